@@ -1,0 +1,49 @@
+package io.tributary.common.app;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.tributary.common.protocol.KafkaProtocolServer;
+import io.tributary.common.protocol.ProtocolMetrics;
+import io.tributary.common.protocol.RequestHandler;
+import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The Kafka-protocol listener of a service: every {@link RequestHandler} bean is registered, and
+ * ApiVersions advertises exactly those. The health indicator {@code kafkaListener} is UP while the
+ * listener accepts connections; the services put it in their readiness group.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(KafkaListenerProperties.class)
+public class KafkaListenerConfiguration {
+
+    /** The listener's name in logs and in the {@code listener} metric tag. */
+    public static final String LISTENER_NAME = "kafka";
+
+    @Bean
+    KafkaListenerLifecycle kafkaListenerLifecycle(
+            KafkaListenerProperties properties, ObjectProvider<RequestHandler> handlers, MeterRegistry registry) {
+        List<RequestHandler> registered = handlers.orderedStream().toList();
+        var server = new KafkaProtocolServer(
+                properties.toConfig(LISTENER_NAME), registered, new ProtocolMetrics(registry, LISTENER_NAME));
+        return new KafkaListenerLifecycle(server);
+    }
+
+    @Bean
+    HealthIndicator kafkaListenerHealthIndicator(KafkaListenerLifecycle lifecycle) {
+        return () -> {
+            KafkaProtocolServer server = lifecycle.server();
+            if (!server.isServing()) {
+                return Health.outOfService().build();
+            }
+            return Health.up()
+                    .withDetail("port", server.port())
+                    .withDetail("connections", server.connectionCount())
+                    .build();
+        };
+    }
+}

@@ -1,0 +1,49 @@
+package io.tributary.common.app;
+
+import io.tributary.common.protocol.ProtocolServerConfig;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * The Kafka-protocol listener ({@code tributary.kafka.*}). Each bound is described on {@link
+ * ProtocolServerConfig}.
+ *
+ * @param host address to bind; {@code 127.0.0.1} by default, {@code 0.0.0.0} for every interface
+ * @param port port to bind; 0 picks a free one
+ * @param maxFrameSize largest request accepted (Kafka's {@code socket.request.max.bytes})
+ * @param maxConnections connections open at once
+ * @param maxInFlightRequestSize request bytes held by all connections together
+ * @param idleTimeout a silent connection is closed after this long
+ * @param shutdownTimeout how long requests in flight may take to finish at shutdown
+ */
+@Validated
+@ConfigurationProperties("tributary.kafka")
+public record KafkaListenerProperties(
+        @DefaultValue("127.0.0.1") @NotBlank String host,
+        @DefaultValue("9092") @Min(0) @Max(65535) int port,
+        @DefaultValue("100MB") @NotNull DataSize maxFrameSize,
+        @DefaultValue("1000") @Min(1) @Max(1_000_000) int maxConnections,
+        @DefaultValue("512MB") @NotNull DataSize maxInFlightRequestSize,
+        @DefaultValue("10m") @NotNull Duration idleTimeout,
+        @DefaultValue("10s") @NotNull Duration shutdownTimeout) {
+
+    /** The core config; its constructor checks the relations between bounds. */
+    public ProtocolServerConfig toConfig(String name) {
+        return new ProtocolServerConfig(
+                name,
+                host,
+                port,
+                Math.toIntExact(maxFrameSize.toBytes()),
+                maxConnections,
+                maxInFlightRequestSize.toBytes(),
+                idleTimeout,
+                shutdownTimeout);
+    }
+}

@@ -1,0 +1,377 @@
+package io.tributary.common.protocol;
+
+import io.micrometer.core.instrument.Timer;
+import io.tributary.common.protocol.ProtocolMetrics.FrameRejection;
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.errors.InvalidRequestException;
+import org.apache.kafka.common.network.Send;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Kafka-protocol listener: accepts connections, reads size-prefixed request frames, dispatches
+ * each by API key to its {@link RequestHandler}, and writes the responses back in request order.
+ * ApiVersions is answered by the server itself from the registered handlers. See the package
+ * documentation for the frame format and the invariants.
+ *
+ * <p>Threading: one acceptor thread; one virtual thread per connection that reads a request,
+ * handles it and writes its response before it reads the next (blocking I/O; a waiting handler
+ * parks only its own connection's thread). {@link #start()} and {@link #close()} may be called from
+ * any thread, each once.
+ */
+public final class KafkaProtocolServer implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(KafkaProtocolServer.class);
+
+    private final ProtocolServerConfig config;
+    private final Map<ApiKeys, RequestHandler> handlers;
+    private final List<ApiVersionRange> advertised;
+    private final ProtocolMetrics metrics;
+    private final Semaphore inFlightBytes;
+    private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicLong connectionSequence = new AtomicLong();
+    private final AtomicBoolean atCapacityLogged = new AtomicBoolean();
+    private final AtomicBoolean started = new AtomicBoolean();
+    private volatile boolean closing;
+    private volatile ServerSocketChannel serverChannel;
+    private volatile Thread acceptor;
+
+    /**
+     * @param handlers one per API; ApiVersions is the server's own and must not be among them
+     */
+    public KafkaProtocolServer(
+            ProtocolServerConfig config, Collection<? extends RequestHandler> handlers, ProtocolMetrics metrics) {
+        this.config = config;
+        this.metrics = metrics;
+        this.inFlightBytes = new Semaphore(Math.toIntExact(config.maxInFlightRequestBytes()));
+        Map<ApiKeys, RequestHandler> byKey = new EnumMap<>(ApiKeys.class);
+        for (RequestHandler handler : handlers) {
+            ApiKeys key = handler.versions().apiKey();
+            if (key == ApiKeys.API_VERSIONS) {
+                throw new IllegalArgumentException("ApiVersions is answered by the listener itself");
+            }
+            if (byKey.putIfAbsent(key, handler) != null) {
+                throw new IllegalArgumentException("two handlers for " + key);
+            }
+        }
+        this.handlers = byKey;
+        List<ApiVersionRange> ranges = new ArrayList<>();
+        ranges.add(new ApiVersionRange(
+                ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.oldestVersion(), ApiKeys.API_VERSIONS.latestVersion()));
+        byKey.values().forEach(handler -> ranges.add(handler.versions()));
+        this.advertised = List.copyOf(ranges);
+    }
+
+    /**
+     * Binds the port and starts accepting.
+     *
+     * @throws UncheckedIOException when the address cannot be bound
+     */
+    public void start() {
+        if (!started.compareAndSet(false, true)) {
+            throw new IllegalStateException("listener " + config.name() + " was already started");
+        }
+        try {
+            ServerSocketChannel channel = ServerSocketChannel.open();
+            channel.bind(new InetSocketAddress(config.host(), config.port()), 128);
+            serverChannel = channel;
+        } catch (IOException e) {
+            throw new UncheckedIOException(
+                    "cannot listen on %s:%d for %s".formatted(config.host(), config.port(), config.name()), e);
+        }
+        acceptor = Thread.ofPlatform()
+                .name(config.name() + "-acceptor")
+                .daemon(true)
+                .start(this::acceptLoop);
+        log.info(
+                "Kafka-protocol listener {} on {}:{} serving {}",
+                config.name(),
+                config.host(),
+                port(),
+                advertised.stream().map(r -> r.apiKey().name).toList());
+    }
+
+    /** The bound port (useful when the configured port is 0). */
+    public int port() {
+        ServerSocketChannel channel = serverChannel;
+        if (channel == null) {
+            throw new IllegalStateException("listener " + config.name() + " is not started");
+        }
+        return ((InetSocketAddress) channel.socket().getLocalSocketAddress()).getPort();
+    }
+
+    /** Whether the listener is bound and accepting. */
+    public boolean isServing() {
+        ServerSocketChannel channel = serverChannel;
+        return channel != null && channel.isOpen() && !closing;
+    }
+
+    /** What ApiVersions advertises: ApiVersions itself and each handler's range. */
+    public List<ApiVersionRange> advertisedVersions() {
+        return advertised;
+    }
+
+    /** Open connections now. */
+    public int connectionCount() {
+        return connections.size();
+    }
+
+    /**
+     * Stops accepting, lets each connection finish the request it is handling (up to the configured
+     * shutdown timeout), then closes every connection.
+     */
+    @Override
+    public void close() {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        ServerSocketChannel channel = serverChannel;
+        if (channel != null) {
+            closeQuietly(channel);
+        }
+        Thread acceptorThread = acceptor;
+        if (acceptorThread != null) {
+            joinQuietly(acceptorThread, Duration.ofSeconds(5));
+        }
+        for (Connection connection : connections) {
+            connection.stopReading();
+        }
+        long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();
+        for (Connection connection : connections) {
+            long left = Math.max(0, deadline - System.nanoTime());
+            joinQuietly(connection.thread, Duration.ofNanos(left));
+        }
+        for (Connection connection : connections) {
+            connection.forceClose();
+        }
+        log.info("Kafka-protocol listener {} closed", config.name());
+    }
+
+    private void acceptLoop() {
+        ServerSocketChannel channel = serverChannel;
+        while (!closing) {
+            SocketChannel socket;
+            try {
+                socket = channel.accept();
+            } catch (ClosedChannelException e) {
+                return;
+            } catch (IOException e) {
+                if (closing) {
+                    return;
+                }
+                log.warn("Listener {} failed to accept a connection: {}", config.name(), e.toString());
+                continue;
+            }
+            if (connections.size() >= config.maxConnections() || closing) {
+                metrics.connectionRefused();
+                if (atCapacityLogged.compareAndSet(false, true)) {
+                    log.warn(
+                            "Listener {} is at maxConnections={}, closing new connections until one ends",
+                            config.name(),
+                            config.maxConnections());
+                }
+                closeQuietly(socket);
+                continue;
+            }
+            Connection connection = new Connection(socket, config.name() + "-" + connectionSequence.incrementAndGet());
+            connections.add(connection);
+            metrics.connectionOpened();
+            connection.thread = Thread.ofVirtual().name(connection.id).unstarted(connection::serve);
+            connection.thread.start();
+        }
+    }
+
+    /** One client connection and the virtual thread that serves it. */
+    private final class Connection {
+        final SocketChannel socket;
+        final String id;
+        volatile Thread thread;
+
+        Connection(SocketChannel socket, String id) {
+            this.socket = socket;
+            this.id = id;
+        }
+
+        void serve() {
+            ConnectionInfo info = null;
+            try {
+                socket.socket().setTcpNoDelay(true);
+                socket.socket()
+                        .setSoTimeout(Math.toIntExact(config.idleTimeout().toMillis()));
+                info = new ConnectionInfo(id, (InetSocketAddress) socket.getRemoteAddress());
+                DataInputStream in = new DataInputStream(
+                        new BufferedInputStream(socket.socket().getInputStream()));
+                SocketTransferableChannel out = new SocketTransferableChannel(socket);
+                while (!closing && serveOne(in, out, info)) {
+                    // next request
+                }
+            } catch (SocketTimeoutException e) {
+                log.debug("Connection {} idle for {}, closing", id, config.idleTimeout());
+            } catch (IOException e) {
+                log.debug("Connection {} ended: {}", id, e.toString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                forceClose();
+                connections.remove(this);
+                metrics.connectionClosed();
+                if (connections.size() < config.maxConnections()) {
+                    atCapacityLogged.set(false);
+                }
+            }
+        }
+
+        /** Reads, handles and answers one request; false when the connection is to be closed. */
+        private boolean serveOne(DataInputStream in, SocketTransferableChannel out, ConnectionInfo info)
+                throws IOException, InterruptedException {
+            int first = in.read();
+            if (first < 0) {
+                return false;
+            }
+            int size;
+            try {
+                size = (first << 24) | (in.readUnsignedByte() << 16) | (in.readUnsignedShort());
+            } catch (EOFException e) {
+                return reject(info, FrameRejection.TRUNCATED, "the connection ended inside a frame's length");
+            }
+            if (size < 0) {
+                return reject(info, FrameRejection.NEGATIVE_SIZE, "frame length " + size + " is negative");
+            }
+            if (size > config.maxFrameBytes()) {
+                return reject(
+                        info,
+                        FrameRejection.OVERSIZED,
+                        "frame length %d is over maxFrameBytes=%d".formatted(size, config.maxFrameBytes()));
+            }
+            inFlightBytes.acquire(size);
+            try {
+                byte[] frame = new byte[size];
+                try {
+                    in.readFully(frame);
+                } catch (EOFException e) {
+                    return reject(
+                            info,
+                            FrameRejection.TRUNCATED,
+                            "the connection ended inside a %d-byte frame".formatted(size));
+                }
+                Timer.Sample sample = metrics.startRequest();
+                KafkaCodec.Decoded decoded;
+                try {
+                    decoded = KafkaCodec.decode(ByteBuffer.wrap(frame));
+                } catch (MalformedRequestException e) {
+                    return reject(info, FrameRejection.MALFORMED, e.getMessage());
+                }
+                AbstractResponse response = dispatch(decoded, info);
+                if (KafkaCodec.expectsResponse(decoded.body())) {
+                    Send send = KafkaCodec.encode(decoded.header(), response);
+                    while (!send.completed()) {
+                        send.writeTo(out);
+                    }
+                }
+                metrics.requestCompleted(decoded.header().apiKey(), sample, response.errorCounts());
+                return true;
+            } finally {
+                inFlightBytes.release(size);
+            }
+        }
+
+        private boolean reject(ConnectionInfo info, FrameRejection reason, String detail) {
+            metrics.frameRejected(reason);
+            log.warn("Closing connection {} from {} on {}: {}", id, info.remoteAddress(), config.name(), detail);
+            return false;
+        }
+
+        void stopReading() {
+            try {
+                socket.shutdownInput();
+            } catch (IOException e) {
+                forceClose();
+            }
+        }
+
+        void forceClose() {
+            closeQuietly(socket);
+        }
+    }
+
+    private AbstractResponse dispatch(KafkaCodec.Decoded decoded, ConnectionInfo info) {
+        RequestHeader header = decoded.header();
+        AbstractRequest body = decoded.body();
+        ApiKeys api = header.apiKey();
+        if (body instanceof ApiVersionsRequest apiVersions) {
+            if (!apiVersions.hasUnsupportedRequestVersion() && !apiVersions.isValid()) {
+                return KafkaCodec.errorResponse(
+                        body, new InvalidRequestException("client software name or version is not valid"));
+            }
+            return KafkaCodec.apiVersionsResponse(apiVersions, advertised);
+        }
+        RequestHandler handler = handlers.get(api);
+        if (handler == null || !handler.versions().contains(header.apiVersion())) {
+            return KafkaCodec.unsupportedVersion(body, api, header.apiVersion());
+        }
+        try {
+            AbstractResponse response = handler.handle(new KafkaRequest(header, body, info));
+            if (response == null) {
+                throw new IllegalStateException("the " + api.name + " handler returned no response");
+            }
+            return response;
+        } catch (RuntimeException e) {
+            log.warn(
+                    "{} v{} from {} (client {}) failed on {}",
+                    api.name,
+                    header.apiVersion(),
+                    info.remoteAddress(),
+                    header.clientId(),
+                    config.name(),
+                    e);
+            return KafkaCodec.errorResponse(body, e);
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            log.debug("Ignoring a failure to close {}: {}", closeable, e.toString());
+        }
+    }
+
+    private static void joinQuietly(Thread thread, Duration timeout) {
+        if (thread == null) {
+            return;
+        }
+        try {
+            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeout.toNanos())));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

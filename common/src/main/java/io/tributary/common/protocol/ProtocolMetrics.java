@@ -1,0 +1,139 @@
+package io.tributary.common.protocol;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * The listener's meters. Names below are Micrometer's; Prometheus sees them with dots as
+ * underscores and the unit suffixes Micrometer adds.
+ *
+ * <ul>
+ *   <li>{@code tributary.protocol.requests{api}}: requests handled, counter
+ *   <li>{@code tributary.protocol.errors{api,error}}: error codes in responses (one per partition or
+ *       resource that failed, as Kafka counts them), counter
+ *   <li>{@code tributary.protocol.request.latency{api}}: from frame read to response written, with a
+ *       histogram, timer
+ *   <li>{@code tributary.protocol.connections.active}: open connections, gauge
+ *   <li>{@code tributary.protocol.connections.accepted}, {@code .refused}: connections taken and
+ *       turned away for being over {@code maxConnections}, counters
+ *   <li>{@code tributary.protocol.frames.rejected{reason}}: connections closed for a bad frame
+ *       ({@code negative_size}, {@code oversized}, {@code malformed}, {@code truncated}), counter
+ * </ul>
+ *
+ * Thread-safe.
+ */
+public final class ProtocolMetrics {
+
+    /** Why a connection was closed for its bytes. */
+    public enum FrameRejection {
+        NEGATIVE_SIZE,
+        OVERSIZED,
+        MALFORMED,
+        TRUNCATED;
+
+        String tag() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    private final MeterRegistry registry;
+    private final String listener;
+    private final AtomicInteger activeConnections = new AtomicInteger();
+    private final Counter accepted;
+    private final Counter refused;
+    private final Map<ApiKeys, Counter> requests = new ConcurrentHashMap<>();
+    private final Map<ApiKeys, Timer> latency = new ConcurrentHashMap<>();
+    private final Map<String, Counter> errors = new ConcurrentHashMap<>();
+    private final Map<FrameRejection, Counter> rejections = new ConcurrentHashMap<>();
+
+    /**
+     * @param registry where the meters go
+     * @param listener the listener's name, a tag on every meter (one process may run more than one)
+     */
+    public ProtocolMetrics(MeterRegistry registry, String listener) {
+        this.registry = registry;
+        this.listener = listener;
+        Gauge.builder("tributary.protocol.connections.active", activeConnections, AtomicInteger::get)
+                .description("Open Kafka-protocol connections")
+                .tag("listener", listener)
+                .register(registry);
+        accepted = Counter.builder("tributary.protocol.connections.accepted")
+                .description("Kafka-protocol connections accepted")
+                .tag("listener", listener)
+                .register(registry);
+        refused = Counter.builder("tributary.protocol.connections.refused")
+                .description("Kafka-protocol connections closed at once because the listener was at maxConnections")
+                .tag("listener", listener)
+                .register(registry);
+        for (FrameRejection reason : FrameRejection.values()) {
+            rejections.put(
+                    reason,
+                    Counter.builder("tributary.protocol.frames.rejected")
+                            .description(
+                                    "Connections closed because a frame was negative, oversized, truncated or unreadable")
+                            .tag("listener", listener)
+                            .tag("reason", reason.tag())
+                            .register(registry));
+        }
+    }
+
+    void connectionOpened() {
+        accepted.increment();
+        activeConnections.incrementAndGet();
+    }
+
+    void connectionClosed() {
+        activeConnections.decrementAndGet();
+    }
+
+    void connectionRefused() {
+        refused.increment();
+    }
+
+    void frameRejected(FrameRejection reason) {
+        rejections.get(reason).increment();
+    }
+
+    Timer.Sample startRequest() {
+        return Timer.start(registry);
+    }
+
+    void requestCompleted(ApiKeys api, Timer.Sample sample, Map<Errors, Integer> errorCounts) {
+        requests.computeIfAbsent(
+                        api,
+                        key -> Counter.builder("tributary.protocol.requests")
+                                .description("Kafka-protocol requests handled")
+                                .tag("listener", listener)
+                                .tag("api", key.name)
+                                .register(registry))
+                .increment();
+        errorCounts.forEach((error, count) -> {
+            if (error != Errors.NONE && count > 0) {
+                errors.computeIfAbsent(
+                                api.name + '/' + error.name(),
+                                key -> Counter.builder("tributary.protocol.errors")
+                                        .description("Error codes in Kafka-protocol responses")
+                                        .tag("listener", listener)
+                                        .tag("api", api.name)
+                                        .tag("error", error.name())
+                                        .register(registry))
+                        .increment(count);
+            }
+        });
+        sample.stop(latency.computeIfAbsent(
+                api,
+                key -> Timer.builder("tributary.protocol.request.latency")
+                        .description("Time from reading a Kafka-protocol request to writing its response")
+                        .tag("listener", listener)
+                        .tag("api", key.name)
+                        .publishPercentileHistogram()
+                        .register(registry)));
+    }
+}

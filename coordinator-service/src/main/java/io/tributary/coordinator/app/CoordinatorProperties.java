@@ -1,0 +1,43 @@
+package io.tributary.coordinator.app;
+
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotEmpty;
+import jakarta.validation.constraints.NotNull;
+import java.nio.file.Path;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * The coordinator's identity, storage and Raft peers ({@code tributary.coordinator.*}).
+ *
+ * @param id this coordinator's index among {@code peers}
+ * @param dataDir where the Raft log and snapshots live
+ * @param raftHost the address the Raft transport binds
+ * @param raftPort the Raft transport's port
+ * @param peers every voter's Raft address ({@code host:port}), in id order; 1 or 3 of them
+ */
+@Validated
+@ConfigurationProperties("tributary.coordinator")
+public record CoordinatorProperties(
+        @DefaultValue("0") @Min(0) @Max(2) int id,
+        @DefaultValue("data/coordinator-0") @NotNull Path dataDir,
+        @DefaultValue("127.0.0.1") @NotBlank String raftHost,
+        @DefaultValue("9291") @Min(0) @Max(65535) int raftPort,
+        @DefaultValue("127.0.0.1:9291") @NotEmpty List<String> peers) {
+
+    public CoordinatorProperties {
+        peers = List.copyOf(peers);
+        if (peers.size() != 1 && peers.size() != 3) {
+            throw new IllegalArgumentException(
+                    "tributary.coordinator.peers must list 1 or 3 voters, got " + peers.size());
+        }
+        if (id >= peers.size()) {
+            throw new IllegalArgumentException(
+                    "tributary.coordinator.id=%d is not an index into the %d peers".formatted(id, peers.size()));
+        }
+    }
+}
