@@ -1,0 +1,255 @@
+package io.tributary.systemtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.dataformat.yaml.YAMLMapper;
+
+/**
+ * The deployment files outside the chart, checked by the real tools: {@code docker-compose.yml} by
+ * Debian's docker-compose 1.29 ({@code config -q}), the Prometheus configuration and the alert
+ * rules by promtool ({@code check config}, {@code check rules}, {@code test rules}), and the
+ * dashboard's queries by promtool as well. Each tool is a Debian package that {@code bin/test}
+ * installs; a missing tool fails the test with the package to install.
+ */
+class DeployFilesTest {
+
+    private static final YAMLMapper YAML = new YAMLMapper();
+    private static final JsonMapper JSON = new JsonMapper();
+    private static final List<String> TRIBUTARY_SERVICES =
+            List.of("coordinator-0", "broker-0", "broker-1", "broker-2", "gateway-0");
+
+    @TempDir
+    Path work;
+
+    private final Path root = HelmChart.repoRoot();
+
+    @Test
+    void dockerComposeFileIsValidForComposeV1() {
+        Result result = run("docker-compose", "docker-compose", "-f", "docker-compose.yml", "config", "-q");
+
+        assertThat(result.exitCode()).as(result.output()).isZero();
+    }
+
+    @Test
+    void dockerComposeRejectsAnUnknownKeySoTheCheckAbove() throws IOException {
+        Path broken = work.resolve("docker-compose.yml");
+        Files.writeString(
+                broken,
+                Files.readString(root.resolve("docker-compose.yml"))
+                        .replace("    hostname: gateway-0\n", "    hostname: gateway-0\n    portz: [\"1:1\"]\n"));
+
+        Result result = run("docker-compose", "docker-compose", "-f", broken.toString(), "config", "-q");
+
+        assertThat(result.exitCode()).as(result.output()).isNotZero();
+        assertThat(result.output()).contains("portz");
+    }
+
+    @Test
+    void dockerComposeRunsTheClusterWithHealthChecksVolumesAndTheSharedMonitoringFiles() throws IOException {
+        Result result = run("docker-compose", "docker-compose", "-f", "docker-compose.yml", "config");
+        assertThat(result.exitCode()).as(result.output()).isZero();
+        JsonNode config = YAML.readTree(result.output());
+        JsonNode services = config.get("services");
+
+        assertThat(names(services))
+                .containsExactlyInAnyOrder(
+                        "coordinator-0", "broker-0", "broker-1", "broker-2", "gateway-0", "prometheus", "grafana");
+        for (String name : TRIBUTARY_SERVICES) {
+            JsonNode service = services.get(name);
+            assertThat(service.at("/healthcheck/test").toString())
+                    .as(name)
+                    .contains(
+                            "/actuator/health/readiness",
+                            service.at("/environment/SERVER_PORT").asString());
+            assertThat(service.at("/read_only").asBoolean()).as(name).isTrue();
+            assertThat(service.at("/environment/TRIBUTARY_INSTANCE").asString()).isEqualTo(name);
+            assertThat(service.at("/build/args/SERVICE").asString())
+                    .as(name)
+                    .isEqualTo(name.substring(0, name.indexOf('-')));
+        }
+        for (String name : List.of("coordinator-0", "broker-0", "broker-1", "broker-2")) {
+            assertThat(services.get(name).get("volumes").toString())
+                    .as(name + " keeps its data in a named volume")
+                    .contains(name + "-data", "/var/lib/tributary");
+        }
+        assertThat(services.at("/gateway-0/environment/TRIBUTARY_GATEWAY_BOOTSTRAP_SERVERS")
+                        .asString())
+                .isEqualTo("broker-0:9092,broker-1:9092,broker-2:9092");
+        assertThat(services.at("/broker-2/environment/TRIBUTARY_BROKER_ID").asString())
+                .isEqualTo("2");
+        assertThat(services.get("prometheus").get("volumes").toString())
+                .contains("helm/tributary/files/alerts.yml", "deploy/prometheus/prometheus.yml");
+        assertThat(services.get("grafana").get("volumes").toString())
+                .contains("helm/tributary/files/dashboards", "deploy/grafana/provisioning");
+        assertThat(names(config.get("volumes")))
+                .contains("coordinator-0-data", "broker-0-data", "prometheus-data", "grafana-data");
+    }
+
+    @Test
+    void prometheusScrapesEveryComposeServiceOnItsActuator() throws IOException {
+        JsonNode prometheus =
+                YAML.readTree(root.resolve("deploy/prometheus/prometheus.yml").toFile());
+        JsonNode compose = YAML.readTree(root.resolve("docker-compose.yml").toFile());
+        List<String> targets = new ArrayList<>();
+        for (JsonNode job : prometheus.get("scrape_configs")) {
+            if (job.get("job_name").asString().startsWith("tributary-")) {
+                assertThat(job.get("metrics_path").asString()).isEqualTo("/actuator/prometheus");
+                job.at("/static_configs/0/targets").forEach(t -> targets.add(t.asString()));
+            }
+        }
+
+        List<String> expected = new ArrayList<>();
+        for (String name : TRIBUTARY_SERVICES) {
+            expected.add(name + ":"
+                    + compose.at("/services/" + name + "/environment/SERVER_PORT")
+                            .asString());
+        }
+        assertThat(targets).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
+    void prometheusConfigPassesPromtool() {
+        Result result = run("promtool", "prometheus", "check", "config", "deploy/prometheus/prometheus.yml");
+
+        assertThat(result.exitCode()).as(result.output()).isZero();
+        assertThat(result.output()).contains("SUCCESS");
+    }
+
+    @Test
+    void alertRulesPassPromtool() {
+        Result result = run("promtool", "prometheus", "check", "rules", "helm/tributary/files/alerts.yml");
+
+        assertThat(result.exitCode()).as(result.output()).isZero();
+        assertThat(result.output()).contains("SUCCESS: 9 rules found");
+    }
+
+    @Test
+    void alertRulesPassTheirUnitTests() {
+        Result result = run("promtool", "prometheus", "test", "rules", "deploy/prometheus/alerts-test.yml");
+
+        assertThat(result.exitCode()).as(result.output()).isZero();
+        assertThat(result.output()).contains("SUCCESS");
+    }
+
+    @Test
+    void aWrongAlertExpectationFailsPromtoolSoTheUnitTestsCanFail() throws IOException {
+        Files.copy(root.resolve("helm/tributary/files/alerts.yml"), work.resolve("alerts.yml"));
+        Path test = work.resolve("alerts-test.yml");
+        String original = Files.readString(root.resolve("deploy/prometheus/alerts-test.yml"));
+        String changed = original.replace(
+                "summary: \"2 Tributary partitions are offline\"", "summary: \"3 Tributary partitions are offline\"");
+        assertThat(changed).isNotEqualTo(original);
+        Files.writeString(test, changed);
+
+        Result result = run("promtool", "prometheus", "test", "rules", test.toString());
+
+        assertThat(result.exitCode()).as(result.output()).isNotZero();
+        assertThat(result.output()).contains("TributaryOfflinePartitions");
+    }
+
+    @Test
+    void everyAlertHasAUnitTest() throws IOException {
+        JsonNode alerts =
+                YAML.readTree(root.resolve("helm/tributary/files/alerts.yml").toFile());
+        String tests = Files.readString(root.resolve("deploy/prometheus/alerts-test.yml"));
+
+        for (JsonNode group : alerts.get("groups")) {
+            for (JsonNode rule : group.get("rules")) {
+                String alert = rule.get("alert").asString();
+                assertThat(tests).as("a promtool test case for " + alert).contains("alertname: " + alert + "\n");
+            }
+        }
+    }
+
+    @Test
+    void everyDashboardQueryIsValidPromql() throws IOException {
+        JsonNode dashboard = JSON.readTree(
+                root.resolve("helm/tributary/files/dashboards/tributary.json").toFile());
+        Map<String, Object> rules = new TreeMap<>();
+        List<Map<String, String>> records = new ArrayList<>();
+        for (JsonNode panel : dashboard.get("panels")) {
+            for (JsonNode target : panel.path("targets")) {
+                String expr = target.get("expr")
+                        .asString()
+                        .replace("$__rate_interval", "5m")
+                        .replace("$job", "tributary-.*")
+                        .replace("$instance", ".*");
+                records.add(
+                        Map.of("record", "dashboard:panel_" + panel.get("id").asInt(), "expr", expr));
+            }
+        }
+        assertThat(records).hasSizeGreaterThan(10);
+        rules.put("groups", List.of(Map.of("name", "dashboard", "rules", records)));
+        Path file = work.resolve("dashboard-queries.yml");
+        YAML.writeValue(file.toFile(), rules);
+
+        Result result = run("promtool", "prometheus", "check", "rules", file.toString());
+
+        assertThat(result.exitCode()).as(result.output()).isZero();
+        assertThat(dashboard.get("uid").asString()).isEqualTo("tributary-overview");
+    }
+
+    // ---- running tools ----------------------------------------------------------------------
+
+    record Result(int exitCode, String output) {}
+
+    private static List<String> names(JsonNode object) {
+        List<String> names = new ArrayList<>();
+        object.properties().forEach(e -> names.add(e.getKey()));
+        return names;
+    }
+
+    /** Runs a command from the repository root; fails clearly when the command is not installed. */
+    private Result run(String command, String debianPackage, String... args) {
+        requireOnPath(command, debianPackage);
+        List<String> line = new ArrayList<>(List.of(command));
+        line.addAll(List.of(args));
+        try {
+            Path output = Files.createTempFile(work, command, ".out");
+            Process process = new ProcessBuilder(line)
+                    .directory(root.toFile())
+                    .redirectErrorStream(true)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectOutput(output.toFile())
+                    .start();
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                fail("%s did not finish in 60 s", String.join(" ", line));
+            }
+            return new Result(process.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted running " + line, e);
+        }
+    }
+
+    static void requireOnPath(String command, String debianPackage) {
+        String path = System.getenv().getOrDefault("PATH", "");
+        for (String dir : path.split(File.pathSeparator)) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, command))) {
+                return;
+            }
+        }
+        fail(
+                "%s is not installed (not on PATH %s). bin/test installs it; by hand: apt-get install -y --no-install-recommends %s",
+                command, path, debianPackage);
+    }
+}
