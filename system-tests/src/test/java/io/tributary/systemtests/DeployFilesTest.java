@@ -1,6 +1,7 @@
 package io.tributary.systemtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import java.io.File;
@@ -14,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -203,6 +206,47 @@ class DeployFilesTest {
 
         assertThat(result.exitCode()).as(result.output()).isZero();
         assertThat(dashboard.get("uid").asString()).isEqualTo("tributary-overview");
+    }
+
+    @Test
+    void aMissingToolFailsNamingTheDebianPackageToInstall() {
+        assertThatThrownBy(() -> requireOnPath("tributary-no-such-tool", "tributary-no-such-package"))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("tributary-no-such-tool is not installed")
+                .hasMessageContaining("apt-get install -y --no-install-recommends tributary-no-such-package");
+    }
+
+    @Test
+    void theDockerfileCopiesOnlyWhatTheBuildContextHasAndRunsAsTheChartsUser() throws IOException {
+        List<String> lines = Files.readAllLines(root.resolve("Dockerfile"));
+        String dockerignore = Files.readString(root.resolve(".dockerignore"));
+        Pattern copy = Pattern.compile("^COPY (?!--from)(.+) (\\S+)$");
+        int copies = 0;
+        for (String line : lines) {
+            Matcher matcher = copy.matcher(line.strip());
+            if (!matcher.matches()) {
+                continue;
+            }
+            for (String source : matcher.group(1).trim().split("\\s+")) {
+                copies++;
+                assertThat(root.resolve(source)).as("COPY source " + source).exists();
+                String top = source.replaceAll("/.*", "");
+                assertThat(dockerignore.lines().map(String::strip))
+                        .as("COPY source %s is excluded by .dockerignore", source)
+                        .doesNotContain(top + "/", top);
+            }
+        }
+        assertThat(copies).isGreaterThan(5);
+        assertThat(dockerignore).contains("**/target/", ".git/");
+        JsonNode values =
+                YAML.readTree(root.resolve("helm/tributary/values.yaml").toFile());
+        String uid = values.at("/podSecurityContext/runAsUser").asString();
+        String gid = values.at("/podSecurityContext/runAsGroup").asString();
+        assertThat(lines).contains("USER " + uid + ":" + gid);
+        assertThat(String.join("\n", lines))
+                .contains("--uid " + uid, "--gid " + gid, "chown tributary:tributary /var/lib/tributary")
+                .contains("FROM ${JRE_IMAGE} AS runtime", "ARG JRE_IMAGE=eclipse-temurin:25-jre")
+                .contains("extract --layers");
     }
 
     // ---- running tools ----------------------------------------------------------------------
