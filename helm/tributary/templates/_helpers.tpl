@@ -247,3 +247,21 @@ readinessProbe:
   failureThreshold: {{ .probes.readiness.failureThreshold }}
   timeoutSeconds: 3
 {{- end -}}
+
+{{/* The Kafka-protocol listener (tributary.kafka.*): bind address, port and bounds. Usage: include "tributary.kafkaListenerEnv" (dict "port" 9092 "kafka" .Values.broker.kafka) */}}
+{{- define "tributary.kafkaListenerEnv" -}}
+- name: TRIBUTARY_KAFKA_HOST
+  value: 0.0.0.0
+- name: TRIBUTARY_KAFKA_PORT
+  value: {{ .port | quote }}
+- name: TRIBUTARY_KAFKA_MAX_FRAME_SIZE
+  value: {{ .kafka.maxFrameSize | quote }}
+- name: TRIBUTARY_KAFKA_MAX_CONNECTIONS
+  value: {{ .kafka.maxConnections | quote }}
+- name: TRIBUTARY_KAFKA_MAX_IN_FLIGHT_REQUEST_SIZE
+  value: {{ .kafka.maxInFlightRequestSize | quote }}
+- name: TRIBUTARY_KAFKA_IDLE_TIMEOUT
+  value: {{ .kafka.idleTimeout | quote }}
+- name: TRIBUTARY_KAFKA_SHUTDOWN_TIMEOUT
+  value: {{ .kafka.shutdownTimeout | quote }}
+{{- end -}}

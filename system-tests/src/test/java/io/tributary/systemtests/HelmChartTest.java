@@ -230,7 +230,9 @@ class HelmChartTest {
                 .containsEntry("TRIBUTARY_COORDINATOR_RAFT_HOST", "0.0.0.0")
                 .containsEntry("TRIBUTARY_COORDINATOR_RAFT_PORT", "9291")
                 .containsEntry("TRIBUTARY_KAFKA_HOST", "0.0.0.0")
-                .containsEntry("TRIBUTARY_COORDINATOR_DATA_DIR", "/var/lib/tributary/coordinator");
+                .containsEntry("TRIBUTARY_COORDINATOR_DATA_DIR", "/var/lib/tributary/coordinator")
+                .containsEntry("TRIBUTARY_KAFKA_PORT", "9191")
+                .containsEntry("TRIBUTARY_KAFKA_MAX_CONNECTIONS", "1000");
         assertThat(coordinators.getSpec().getVolumeClaimTemplates())
                 .singleElement()
                 .satisfies(claim -> assertThat(claim.getMetadata().getName()).isEqualTo("data"));
@@ -462,6 +464,7 @@ class HelmChartTest {
                 Arguments.of("broker.replicas", "three", "/broker/replicas"),
                 Arguments.of("broker.replicas", 0, "/broker/replicas"),
                 Arguments.of("broker.kafka.maxFrameSize", "lots", "maxFrameSize"),
+                Arguments.of("coordinator.kafka.maxConnections", 0, "maxConnections"),
                 Arguments.of("broker.kafka.idleTimeout", "10 minutes", "idleTimeout"),
                 Arguments.of("gateway.ingress.path", "events", "path"),
                 Arguments.of("gateway.service.type", "Magic", "type"),
