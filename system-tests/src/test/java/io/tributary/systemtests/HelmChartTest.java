@@ -512,6 +512,24 @@ class HelmChartTest {
                         .isFalse());
     }
 
+    @Test
+    void theChartReadmeListsExactlyTheDocumentedValues() throws IOException {
+        Set<String> documented = new LinkedHashSet<>();
+        Matcher param = Pattern.compile("(?m)^\\s*## @param (\\S+) ")
+                .matcher(Files.readString(chartDir().resolve("values.yaml")));
+        while (param.find()) {
+            documented.add(param.group(1));
+        }
+        Set<String> listed = new LinkedHashSet<>();
+        Matcher row = Pattern.compile("(?m)^\\| `([^`]+)` \\|")
+                .matcher(Files.readString(chartDir().resolve("README.md")));
+        while (row.find()) {
+            listed.add(row.group(1));
+        }
+
+        assertThat(listed).as("helm/tributary/README.md parameter tables").isEqualTo(documented);
+    }
+
     // ---- helpers ----------------------------------------------------------------------------
 
     private static void collect(JsonNode node, String path, List<String> leaves, Set<String> paths) {
