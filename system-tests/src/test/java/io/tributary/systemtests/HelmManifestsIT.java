@@ -49,6 +49,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * Proves the chart's wiring of configuration on real processes: renders the chart (3 coordinators,
@@ -94,6 +97,9 @@ class HelmManifestsIT {
     private static Path repoRoot;
     private static Path logsDir;
     private static final List<PodRun> pods = new ArrayList<>();
+    /** The Prometheus that scrapes the pods with deploy/prometheus/prometheus.yml, once started. */
+    private static volatile Process prometheus;
+
     private static final HttpClient http = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(3))
@@ -150,6 +156,10 @@ class HelmManifestsIT {
 
     @AfterAll
     static void stopAll() {
+        Process scraper = prometheus;
+        if (scraper != null) {
+            ProcessHandle.of(scraper.pid()).ifPresent(ProcessHandle::destroyForcibly);
+        }
         for (PodRun pod : pods) {
             ProcessHandle.of(pod.process().pid()).ifPresent(ProcessHandle::destroy);
         }
@@ -282,6 +292,81 @@ class HelmManifestsIT {
                     .as(pod.name() + " data directory inside its volume")
                     .isDirectory();
         }
+    }
+
+    @Test
+    @Order(7)
+    void prometheusWithTheComposeConfigScrapesEveryPodKeepsItsTagsAndEvaluatesTheAlerts() throws Exception {
+        DeployFilesTest.requireOnPath("prometheus", "prometheus");
+        Path dir = Files.createDirectories(work.resolve("prometheus"));
+        Files.copy(repoRoot.resolve("helm/tributary/files/alerts.yml"), dir.resolve("alerts.yml"));
+        YAMLMapper yaml = new YAMLMapper();
+        ObjectNode config = (ObjectNode) yaml.readTree(
+                repoRoot.resolve("deploy/prometheus/prometheus.yml").toFile());
+        ((ObjectNode) config.get("global")).put("scrape_interval", "1s").put("evaluation_interval", "1s");
+        ArrayNode jobs = JSON.createArrayNode();
+        Map<String, List<String>> podsByJob = new LinkedHashMap<>();
+        for (JsonNode job : config.get("scrape_configs")) {
+            String name = job.get("job_name").asString();
+            if (!name.startsWith("tributary-")) {
+                continue;
+            }
+            // The same job, metrics path and label handling; the targets are this test's pods.
+            ArrayNode targets = JSON.createArrayNode();
+            for (PodRun pod : pods) {
+                if (name.equals("tributary-" + pod.component())) {
+                    targets.add("127.0.0.1:" + pod.port("http"));
+                    podsByJob.computeIfAbsent(name, k -> new ArrayList<>()).add(pod.name());
+                }
+            }
+            ObjectNode local = ((ObjectNode) job).deepCopy();
+            local.putArray("static_configs").addObject().set("targets", targets);
+            jobs.add(local);
+        }
+        config.set("scrape_configs", jobs);
+        yaml.writeValue(dir.resolve("prometheus.yml").toFile(), config);
+        int port = freePort(new HashSet<>());
+        prometheus = new ProcessBuilder(
+                        "prometheus",
+                        "--config.file=" + dir.resolve("prometheus.yml"),
+                        "--storage.tsdb.path=" + dir.resolve("data"),
+                        "--web.listen-address=127.0.0.1:" + port)
+                .redirectErrorStream(true)
+                .redirectOutput(logsDir.resolve("prometheus.log").toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .start();
+        log.info("prometheus pid {} on port {}", prometheus.pid(), port);
+
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(500))
+                .ignoreExceptionsInstanceOf(IOException.class)
+                .untilAsserted(() -> {
+                    assertThat(prometheus.isAlive()).as("prometheus is running").isTrue();
+                    JsonNode up = query(port, "up");
+                    assertThat(up.size()).as("targets: %s", up).isEqualTo(pods.size());
+                    up.forEach(series -> assertThat(series.at("/value/1").asString())
+                            .as(series.toString())
+                            .isEqualTo("1"));
+                    for (var job : podsByJob.entrySet()) {
+                        List<String> instances = new ArrayList<>();
+                        query(port, "process_uptime_seconds{job=\"" + job.getKey() + "\"}")
+                                .forEach(series -> instances.add(
+                                        series.at("/metric/instance").asString()));
+                        assertThat(instances)
+                                .as("job %s keeps the pods' own instance tags (honor_labels)", job.getKey())
+                                .containsExactlyInAnyOrderElementsOf(job.getValue());
+                    }
+                    // No coordinator reports a Raft leader yet: the rule file is loaded and evaluated.
+                    assertThat(query(port, "ALERTS{alertname=\"TributaryCoordinatorWithoutLeader\"}"))
+                            .isNotEmpty();
+                });
+    }
+
+    private static JsonNode query(int port, String promql) throws IOException, InterruptedException {
+        String encoded = java.net.URLEncoder.encode(promql, java.nio.charset.StandardCharsets.UTF_8);
+        HttpResponse<String> response = get(port, "/api/v1/query?query=" + encoded);
+        assertThat(response.statusCode()).as(promql + ": " + response.body()).isEqualTo(200);
+        return JSON.readTree(response.body()).at("/data/result");
     }
 
     // ---- the pods of the manifests ------------------------------------------------------------
