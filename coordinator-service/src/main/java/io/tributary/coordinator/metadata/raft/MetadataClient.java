@@ -1,0 +1,134 @@
+package io.tributary.coordinator.metadata.raft;
+
+import io.tributary.coordinator.metadata.CommandCodec;
+import io.tributary.coordinator.metadata.ImageCodec;
+import io.tributary.coordinator.metadata.MetadataCommand;
+import io.tributary.coordinator.metadata.MetadataException;
+import io.tributary.coordinator.metadata.MetadataException.ErrorCode;
+import io.tributary.coordinator.metadata.MetadataImage;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * Submits metadata commands to the Raft group (whichever voter leads) and reads images.
+ *
+ * <p>A command rejected by validation, or that changed nothing because it had become invalid by the
+ * time it was applied, throws the typed {@link MetadataException}; a group that cannot be reached
+ * (no leader within the retries) throws an {@link IOException}.
+ *
+ * <p>Thread-safety: safe for concurrent use (Ratis's client is).
+ */
+public final class MetadataClient implements AutoCloseable {
+
+    /** How long one request may take before it is retried (default 3 s). */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(3);
+
+    /** How often a request is tried before giving up (default 100, with 50 ms between: about 5 s). */
+    public static final int DEFAULT_MAX_ATTEMPTS = 100;
+
+    /** The pause between attempts (default 50 ms: a failover takes a few hundred ms). */
+    public static final Duration DEFAULT_RETRY_PAUSE = Duration.ofMillis(50);
+
+    private static final Pattern ERROR =
+            Pattern.compile(Pattern.quote(MetadataStateMachine.ERROR_MARKER) + "(\\d+)\\] (.*)", Pattern.DOTALL);
+
+    private final RaftClient client;
+
+    public MetadataClient(RaftGroup group) {
+        this(group, DEFAULT_REQUEST_TIMEOUT, DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_PAUSE);
+    }
+
+    public MetadataClient(RaftGroup group, Duration requestTimeout, int maxAttempts, Duration retryPause) {
+        RaftProperties properties = new RaftProperties();
+        org.apache.ratis.RaftConfigKeys.Rpc.setType(properties, org.apache.ratis.rpc.SupportedRpcType.NETTY);
+        RaftClientConfigKeys.Rpc.setRequestTimeout(
+                properties, TimeDuration.valueOf(requestTimeout.toMillis(), TimeUnit.MILLISECONDS));
+        this.client = RaftClient.newBuilder()
+                .setRaftGroup(group)
+                .setProperties(properties)
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                        maxAttempts, TimeDuration.valueOf(retryPause.toMillis(), TimeUnit.MILLISECONDS)))
+                .build();
+    }
+
+    /**
+     * Submits a command and waits until it is committed and applied on the leader.
+     *
+     * @return the metadata version after the command
+     * @throws MetadataException if the command is invalid
+     * @throws IOException if the group cannot commit it
+     */
+    public long submit(MetadataCommand command) throws IOException {
+        RaftClientReply reply;
+        try {
+            reply = client.io().send(Message.valueOf(ByteString.copyFrom(CommandCodec.encode(command))));
+        } catch (StateMachineException e) {
+            throw rejected(e);
+        }
+        if (reply.getStateMachineException() != null) {
+            throw rejected(reply.getStateMachineException());
+        }
+        if (!reply.isSuccess()) {
+            throw new IOException("metadata command not committed", reply.getException());
+        }
+        Reply decoded = Reply.decode(reply.getMessage().getContent().toByteArray());
+        if (decoded.error() != null) {
+            throw decoded.error();
+        }
+        return decoded.metadataVersion();
+    }
+
+    private static IOException rejectedOrIo(StateMachineException e) {
+        return new IOException("metadata state machine failed: " + e.getMessage(), e);
+    }
+
+    private static RuntimeException rejected(StateMachineException e) throws IOException {
+        Matcher m = ERROR.matcher(String.valueOf(e.getMessage()));
+        if (m.find()) {
+            return MetadataException.of(ErrorCode.fromWireId(Integer.parseInt(m.group(1))), m.group(2));
+        }
+        throw rejectedOrIo(e);
+    }
+
+    /** Reads the leader's image (a linearizable read). */
+    public MetadataImage readImage() throws IOException {
+        RaftClientReply reply = client.io()
+                .sendReadOnly(Message.valueOf(ByteString.copyFrom(new byte[] {MetadataStateMachine.QUERY_IMAGE})));
+        if (!reply.isSuccess()) {
+            throw new IOException("metadata read failed", reply.getException());
+        }
+        return ImageCodec.decode(reply.getMessage().getContent().toByteArray());
+    }
+
+    /** Asks the leader to take a snapshot now; returns its log index. */
+    public long snapshotLeader(Duration timeout) throws IOException {
+        RaftClientReply reply = client.getSnapshotManagementApi().create(timeout.toMillis());
+        if (!reply.isSuccess()) {
+            throw new IOException("snapshot failed", reply.getException());
+        }
+        return reply.getLogIndex();
+    }
+
+    /** The underlying Ratis client (package-private: for tests). */
+    RaftClient raftClient() {
+        return client;
+    }
+
+    @Override
+    public void close() throws IOException {
+        client.close();
+    }
+}

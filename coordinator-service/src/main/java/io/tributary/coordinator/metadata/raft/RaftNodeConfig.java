@@ -1,0 +1,64 @@
+package io.tributary.coordinator.metadata.raft;
+
+import io.tributary.coordinator.metadata.MetadataLimits;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One metadata voter's configuration (the Spring edge builds it from {@code tributary.coordinator.*}).
+ *
+ * @param id this voter's index in {@code peers}
+ * @param peers every voter's Raft address, in id order; 1 or 3 of them
+ * @param bindHost the address this voter's Netty transport binds (its port is {@code peers[id]}'s)
+ * @param storageDir where this voter keeps its Raft log and snapshots
+ * @param snapshotThresholdEntries a snapshot is taken every this many applied log entries (default
+ *     10,000: a restart replays at most that many commands, and a snapshot of a few thousand
+ *     partitions is well under a megabyte)
+ * @param rpcTimeoutMin the lower bound of the election timeout (default 150 ms; Ratis's own
+ *     default, with the upper bound at twice this)
+ * @param limits bounds checked on commands before they are appended
+ */
+public record RaftNodeConfig(
+        int id,
+        List<InetSocketAddress> peers,
+        String bindHost,
+        Path storageDir,
+        long snapshotThresholdEntries,
+        Duration rpcTimeoutMin,
+        MetadataLimits limits) {
+
+    public static final long DEFAULT_SNAPSHOT_THRESHOLD_ENTRIES = 10_000;
+    public static final Duration DEFAULT_RPC_TIMEOUT_MIN = Duration.ofMillis(150);
+
+    public RaftNodeConfig {
+        peers = List.copyOf(peers);
+        Objects.requireNonNull(bindHost, "bindHost");
+        Objects.requireNonNull(storageDir, "storageDir");
+        Objects.requireNonNull(rpcTimeoutMin, "rpcTimeoutMin");
+        Objects.requireNonNull(limits, "limits");
+        if (peers.size() != 1 && peers.size() != 3) {
+            throw new IllegalArgumentException("a metadata group has 1 or 3 voters, got " + peers.size());
+        }
+        if (id < 0 || id >= peers.size()) {
+            throw new IllegalArgumentException("voter id " + id + " is not an index into " + peers);
+        }
+        if (snapshotThresholdEntries < 1) {
+            throw new IllegalArgumentException("snapshotThresholdEntries must be 1 or more");
+        }
+    }
+
+    /** A config with the documented defaults for the bounds. */
+    public static RaftNodeConfig withDefaults(int id, List<InetSocketAddress> peers, String bindHost, Path storageDir) {
+        return new RaftNodeConfig(
+                id,
+                peers,
+                bindHost,
+                storageDir,
+                DEFAULT_SNAPSHOT_THRESHOLD_ENTRIES,
+                DEFAULT_RPC_TIMEOUT_MIN,
+                MetadataLimits.DEFAULTS);
+    }
+}
