@@ -49,9 +49,8 @@ public final class MetadataRaftNode implements AutoCloseable {
         this.stateMachine = new MetadataStateMachine(new CommandValidator(config.limits()));
         RaftProperties properties = new RaftProperties();
         RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.NETTY);
-        NettyConfigKeys.Server.setHost(properties, config.bindHost());
-        NettyConfigKeys.Server.setPort(
-                properties, config.peers().get(config.id()).getPort());
+        NettyConfigKeys.Server.setHost(properties, config.bindAddress().getHostString());
+        NettyConfigKeys.Server.setPort(properties, config.bindAddress().getPort());
         RaftServerConfigKeys.setStorageDir(
                 properties, List.of(config.storageDir().toFile()));
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);

@@ -12,7 +12,8 @@ import java.util.Objects;
  *
  * @param id this voter's index in {@code peers}
  * @param peers every voter's Raft address, in id order; 1 or 3 of them
- * @param bindHost the address this voter's Netty transport binds (its port is {@code peers[id]}'s)
+ * @param bindAddress the address and port this voter's Netty transport binds (usually {@code
+ *     peers[id]}; differs behind address translation)
  * @param storageDir where this voter keeps its Raft log and snapshots
  * @param snapshotThresholdEntries a snapshot is taken every this many applied log entries (default
  *     10,000: a restart replays at most that many commands, and a snapshot of a few thousand
@@ -24,7 +25,7 @@ import java.util.Objects;
 public record RaftNodeConfig(
         int id,
         List<InetSocketAddress> peers,
-        String bindHost,
+        InetSocketAddress bindAddress,
         Path storageDir,
         long snapshotThresholdEntries,
         Duration rpcTimeoutMin,
@@ -35,7 +36,7 @@ public record RaftNodeConfig(
 
     public RaftNodeConfig {
         peers = List.copyOf(peers);
-        Objects.requireNonNull(bindHost, "bindHost");
+        Objects.requireNonNull(bindAddress, "bindAddress");
         Objects.requireNonNull(storageDir, "storageDir");
         Objects.requireNonNull(rpcTimeoutMin, "rpcTimeoutMin");
         Objects.requireNonNull(limits, "limits");
@@ -51,11 +52,11 @@ public record RaftNodeConfig(
     }
 
     /** A config with the documented defaults for the bounds. */
-    public static RaftNodeConfig withDefaults(int id, List<InetSocketAddress> peers, String bindHost, Path storageDir) {
+    public static RaftNodeConfig withDefaults(int id, List<InetSocketAddress> peers, Path storageDir) {
         return new RaftNodeConfig(
                 id,
                 peers,
-                bindHost,
+                peers.get(id),
                 storageDir,
                 DEFAULT_SNAPSHOT_THRESHOLD_ENTRIES,
                 DEFAULT_RPC_TIMEOUT_MIN,

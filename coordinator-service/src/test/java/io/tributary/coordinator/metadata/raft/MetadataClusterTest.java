@@ -58,7 +58,7 @@ class MetadataClusterTest {
         nodes[i] = new MetadataRaftNode(new RaftNodeConfig(
                 i,
                 peers,
-                "127.0.0.1",
+                peers.get(i),
                 dir.resolve("c" + i),
                 snapshotThresholdEntries,
                 RaftNodeConfig.DEFAULT_RPC_TIMEOUT_MIN,
