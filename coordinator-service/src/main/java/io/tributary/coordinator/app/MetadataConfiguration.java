@@ -39,6 +39,7 @@ class MetadataConfiguration {
                 InetSocketAddress.createUnresolved(coordinator.raftHost(), coordinator.raftPort()),
                 coordinator.dataDir(),
                 metadata.snapshotThresholdEntries(),
+                metadata.logSegmentSize().toBytes(),
                 metadata.electionTimeoutMin(),
                 metadata.limits());
     }

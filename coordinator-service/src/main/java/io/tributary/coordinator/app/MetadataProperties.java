@@ -20,6 +20,7 @@ import org.springframework.validation.annotation.Validated;
  * @param sessionTimeout a broker silent this long is fenced
  * @param preferredLeaderDelay a broker unfenced this long gets its preferred leaderships back
  * @param snapshotThresholdEntries a snapshot every this many applied Raft entries
+ * @param logSegmentSize the Raft log's segment size (closed segments behind the snapshot are deleted)
  * @param electionTimeoutMin the lower bound of the Raft election timeout (the upper is twice it)
  * @param maxCommandSize the largest command accepted
  * @param maxPartitionsPerTopic the most partitions one topic may have
@@ -31,6 +32,7 @@ public record MetadataProperties(
         @DefaultValue("6s") @NotNull Duration sessionTimeout,
         @DefaultValue("30s") @NotNull Duration preferredLeaderDelay,
         @DefaultValue("10000") @Min(1) long snapshotThresholdEntries,
+        @DefaultValue("8MB") @NotNull DataSize logSegmentSize,
         @DefaultValue("150ms") @NotNull Duration electionTimeoutMin,
         @DefaultValue("1MB") @NotNull DataSize maxCommandSize,
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxPartitionsPerTopic) {

@@ -51,7 +51,7 @@ class LivenessSimulationTest {
     private static final int STEPS = 400;
 
     static LongStream seeds() {
-        return LongStream.range(0, 200);
+        return LongStream.range(0, 100);
     }
 
     @ParameterizedTest

@@ -24,6 +24,7 @@ import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 
 /**
@@ -58,6 +59,17 @@ public final class MetadataRaftNode implements AutoCloseable {
         // No snapshot on stop: a restart replays at most snapshotThresholdEntries entries anyway, and
         // a stop that writes a file is a slower stop.
         RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(properties, false);
+        // Keep the two newest snapshots; delete closed log segments the newest one covers. A
+        // follower that needs a deleted entry gets the snapshot file instead.
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, 2);
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
+        RaftServerConfigKeys.Log.setPurgeGap(properties, (int)
+                Math.min(config.snapshotThresholdEntries(), RaftServerConfigKeys.Log.PURGE_GAP_DEFAULT));
+        SizeInBytes segment = SizeInBytes.valueOf(config.logSegmentBytes());
+        RaftServerConfigKeys.Log.setSegmentSizeMax(properties, segment);
+        if (config.logSegmentBytes() < RaftServerConfigKeys.Log.PREALLOCATED_SIZE_DEFAULT.getSize()) {
+            RaftServerConfigKeys.Log.setPreallocatedSize(properties, segment);
+        }
         long minMs = config.rpcTimeoutMin().toMillis();
         RaftServerConfigKeys.Rpc.setTimeoutMin(
                 properties, TimeDuration.valueOf(minMs, java.util.concurrent.TimeUnit.MILLISECONDS));

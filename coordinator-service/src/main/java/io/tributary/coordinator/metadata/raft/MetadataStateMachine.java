@@ -32,6 +32,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -102,12 +103,22 @@ public class MetadataStateMachine extends BaseStateMachine {
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
-        load(storage.getLatestSnapshot());
+        getLifeCycle().startAndTransition(() -> load(storage.getLatestSnapshot()));
     }
 
+    /** Ratis pauses the state machine before it installs a snapshot from the leader. */
+    @Override
+    public void pause() {
+        getLifeCycle().transition(LifeCycle.State.PAUSING);
+        getLifeCycle().transition(LifeCycle.State.PAUSED);
+    }
+
+    /** After a snapshot from the leader is installed: load it, then run again. */
     @Override
     public void reinitialize() throws IOException {
+        getLifeCycle().transition(LifeCycle.State.STARTING);
         load(storage.loadLatestSnapshot());
+        getLifeCycle().transition(LifeCycle.State.RUNNING);
     }
 
     @Override

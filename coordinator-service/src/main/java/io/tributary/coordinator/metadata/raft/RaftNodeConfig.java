@@ -18,6 +18,9 @@ import java.util.Objects;
  * @param snapshotThresholdEntries a snapshot is taken every this many applied log entries (default
  *     10,000: a restart replays at most that many commands, and a snapshot of a few thousand
  *     partitions is well under a megabyte)
+ * @param logSegmentBytes the Raft log rolls to a new segment file at this size; closed segments
+ *     older than the latest snapshot are deleted (default 8 MiB: a few segments bound the disk use
+ *     of a log of small commands, and a follower that is further behind gets the snapshot instead)
  * @param rpcTimeoutMin the lower bound of the election timeout (default 150 ms; Ratis's own
  *     default, with the upper bound at twice this)
  * @param limits bounds checked on commands before they are appended
@@ -28,10 +31,12 @@ public record RaftNodeConfig(
         InetSocketAddress bindAddress,
         Path storageDir,
         long snapshotThresholdEntries,
+        long logSegmentBytes,
         Duration rpcTimeoutMin,
         MetadataLimits limits) {
 
     public static final long DEFAULT_SNAPSHOT_THRESHOLD_ENTRIES = 10_000;
+    public static final long DEFAULT_LOG_SEGMENT_BYTES = 8L << 20;
     public static final Duration DEFAULT_RPC_TIMEOUT_MIN = Duration.ofMillis(150);
 
     public RaftNodeConfig {
@@ -46,6 +51,9 @@ public record RaftNodeConfig(
         if (id < 0 || id >= peers.size()) {
             throw new IllegalArgumentException("voter id " + id + " is not an index into " + peers);
         }
+        if (logSegmentBytes < 1024) {
+            throw new IllegalArgumentException("logSegmentBytes must be 1024 or more, got " + logSegmentBytes);
+        }
         if (snapshotThresholdEntries < 1) {
             throw new IllegalArgumentException("snapshotThresholdEntries must be 1 or more");
         }
@@ -59,6 +67,7 @@ public record RaftNodeConfig(
                 peers.get(id),
                 storageDir,
                 DEFAULT_SNAPSHOT_THRESHOLD_ENTRIES,
+                DEFAULT_LOG_SEGMENT_BYTES,
                 DEFAULT_RPC_TIMEOUT_MIN,
                 MetadataLimits.DEFAULTS);
     }

@@ -53,6 +53,7 @@ class MetadataClusterTest {
     }
 
     private long snapshotThresholdEntries = RaftNodeConfig.DEFAULT_SNAPSHOT_THRESHOLD_ENTRIES;
+    private long logSegmentBytes = RaftNodeConfig.DEFAULT_LOG_SEGMENT_BYTES;
 
     private void start(int i) throws IOException {
         nodes[i] = new MetadataRaftNode(new RaftNodeConfig(
@@ -61,6 +62,7 @@ class MetadataClusterTest {
                 peers.get(i),
                 dir.resolve("c" + i),
                 snapshotThresholdEntries,
+                logSegmentBytes,
                 RaftNodeConfig.DEFAULT_RPC_TIMEOUT_MIN,
                 MetadataLimits.DEFAULTS));
         nodes[i].start();
@@ -116,9 +118,12 @@ class MetadataClusterTest {
 
     private void awaitSameImage(int... voters) {
         await().atMost(TIMEOUT).untilAsserted(() -> {
-            byte[] leader = ImageCodec.encode(client.readImage());
+            MetadataImage leader = client.readImage();
             for (int v : voters) {
-                assertThat(bytes(v)).as("voter %d", v).isEqualTo(leader);
+                assertThat(nodes[v].stateMachine().image().version())
+                        .as("voter %d's metadata version", v)
+                        .isEqualTo(leader.version());
+                assertThat(bytes(v)).as("voter %d's image bytes", v).isEqualTo(ImageCodec.encode(leader));
             }
         });
     }
@@ -242,5 +247,27 @@ class MetadataClusterTest {
                 }
             });
         }
+    }
+
+    @Test
+    void aVoterBehindThePurgedLogCatchesUpFromTheLeadersSnapshot() throws IOException {
+        snapshotThresholdEntries = 8;
+        logSegmentBytes = 2048;
+        startCluster();
+        registerBrokers(3);
+        int follower = (awaitLeader() + 1) % 3;
+        stop(follower);
+        int written = 40;
+        for (int t = 0; t < written; t++) {
+            createTopic("t" + t);
+        }
+
+        start(follower);
+
+        awaitSameImage(0, 1, 2);
+        assertThat(nodes[follower].stateMachine().image().topics()).hasSize(written);
+        assertThat(nodes[follower].stateMachine().appliedCommandsSinceStart())
+                .as("the follower got a snapshot rather than every entry it missed")
+                .isLessThan(written);
     }
 }
