@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
@@ -19,6 +20,7 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.TimeDuration;
 
@@ -53,7 +55,7 @@ public final class MetadataClient implements AutoCloseable {
 
     public MetadataClient(RaftGroup group, Duration requestTimeout, int maxAttempts, Duration retryPause) {
         RaftProperties properties = new RaftProperties();
-        org.apache.ratis.RaftConfigKeys.Rpc.setType(properties, org.apache.ratis.rpc.SupportedRpcType.NETTY);
+        RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.NETTY);
         RaftClientConfigKeys.Rpc.setRequestTimeout(
                 properties, TimeDuration.valueOf(requestTimeout.toMillis(), TimeUnit.MILLISECONDS));
         this.client = RaftClient.newBuilder()
@@ -76,10 +78,10 @@ public final class MetadataClient implements AutoCloseable {
         try {
             reply = client.io().send(Message.valueOf(ByteString.copyFrom(CommandCodec.encode(command))));
         } catch (StateMachineException e) {
-            throw rejected(e);
+            throw rejection(e);
         }
         if (reply.getStateMachineException() != null) {
-            throw rejected(reply.getStateMachineException());
+            throw rejection(reply.getStateMachineException());
         }
         if (!reply.isSuccess()) {
             throw new IOException("metadata command not committed", reply.getException());
@@ -91,16 +93,16 @@ public final class MetadataClient implements AutoCloseable {
         return decoded.metadataVersion();
     }
 
-    private static IOException rejectedOrIo(StateMachineException e) {
-        return new IOException("metadata state machine failed: " + e.getMessage(), e);
-    }
-
-    private static RuntimeException rejected(StateMachineException e) throws IOException {
+    /**
+     * The typed error of a command the leader refused to append, or an {@link IOException} when the
+     * state machine failed otherwise.
+     */
+    private static IOException rejection(StateMachineException e) {
         Matcher m = ERROR.matcher(String.valueOf(e.getMessage()));
         if (m.find()) {
-            return MetadataException.of(ErrorCode.fromWireId(Integer.parseInt(m.group(1))), m.group(2));
+            throw MetadataException.of(ErrorCode.fromWireId(Integer.parseInt(m.group(1))), m.group(2));
         }
-        throw rejectedOrIo(e);
+        return new IOException("metadata state machine failed: " + e.getMessage(), e);
     }
 
     /** Reads the leader's image (a linearizable read). */
@@ -111,20 +113,6 @@ public final class MetadataClient implements AutoCloseable {
             throw new IOException("metadata read failed", reply.getException());
         }
         return ImageCodec.decode(reply.getMessage().getContent().toByteArray());
-    }
-
-    /** Asks the leader to take a snapshot now; returns its log index. */
-    public long snapshotLeader(Duration timeout) throws IOException {
-        RaftClientReply reply = client.getSnapshotManagementApi().create(timeout.toMillis());
-        if (!reply.isSuccess()) {
-            throw new IOException("snapshot failed", reply.getException());
-        }
-        return reply.getLogIndex();
-    }
-
-    /** The underlying Ratis client (package-private: for tests). */
-    RaftClient raftClient() {
-        return client;
     }
 
     @Override

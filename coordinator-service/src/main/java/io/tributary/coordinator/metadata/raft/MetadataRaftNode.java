@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.netty.NettyConfigKeys;
@@ -71,10 +72,8 @@ public final class MetadataRaftNode implements AutoCloseable {
             RaftServerConfigKeys.Log.setPreallocatedSize(properties, segment);
         }
         long minMs = config.rpcTimeoutMin().toMillis();
-        RaftServerConfigKeys.Rpc.setTimeoutMin(
-                properties, TimeDuration.valueOf(minMs, java.util.concurrent.TimeUnit.MILLISECONDS));
-        RaftServerConfigKeys.Rpc.setTimeoutMax(
-                properties, TimeDuration.valueOf(2 * minMs, java.util.concurrent.TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMin(properties, TimeDuration.valueOf(minMs, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(properties, TimeDuration.valueOf(2 * minMs, TimeUnit.MILLISECONDS));
         try {
             this.server = RaftServer.newBuilder()
                     .setServerId(peerId(config.id()))

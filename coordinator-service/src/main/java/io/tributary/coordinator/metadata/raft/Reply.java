@@ -57,13 +57,19 @@ record Reply(long metadataVersion, MetadataException error) {
                 throw new CorruptCommandException("reply: unknown format version " + version);
             }
             int status = buf.get();
+            Reply reply;
             if (status == 0) {
-                return applied(buf.getLong());
+                reply = applied(buf.getLong());
+            } else {
+                byte[] message = new byte[buf.getInt()];
+                buf.get(message);
+                reply = failed(MetadataException.of(
+                        ErrorCode.fromWireId(status), new String(message, StandardCharsets.UTF_8)));
             }
-            byte[] message = new byte[buf.getInt()];
-            buf.get(message);
-            return failed(
-                    MetadataException.of(ErrorCode.fromWireId(status), new String(message, StandardCharsets.UTF_8)));
+            if (buf.hasRemaining()) {
+                throw new CorruptCommandException("reply: " + buf.remaining() + " trailing bytes");
+            }
+            return reply;
         } catch (BufferUnderflowException | NegativeArraySizeException e) {
             throw new CorruptCommandException("reply: truncated", e);
         }
