@@ -8,6 +8,8 @@ import java.net.InetSocketAddress;
 import java.time.InstantSource;
 import java.util.List;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -66,6 +68,24 @@ class MetadataConfiguration {
                 node,
                 client,
                 metadata.heartbeatInterval());
+    }
+
+    /**
+     * {@code metadataRaft}: UP while this voter knows a leader (writes can be committed), with its
+     * role, the leader, term, commit index and metadata version; OUT_OF_SERVICE while it does not.
+     * Not in the readiness group: voters must reach each other to elect a leader at all.
+     */
+    @Bean
+    HealthIndicator metadataRaftHealthIndicator(MetadataRaftNode node) {
+        return () -> {
+            Health.Builder health = node.leaderId().isPresent() ? Health.up() : Health.outOfService();
+            node.role().ifPresent(role -> health.withDetail("role", role.name()));
+            node.leaderId().ifPresent(leader -> health.withDetail("leader", leader));
+            return health.withDetail("term", node.currentTerm())
+                    .withDetail("commitIndex", node.commitIndex())
+                    .withDetail("metadataVersion", node.stateMachine().image().version())
+                    .build();
+        };
     }
 
     @Bean

@@ -61,15 +61,19 @@ class CoordinatorApplicationTest {
     @Autowired
     MetadataClient client;
 
-    private String prometheus() throws IOException, InterruptedException {
+    private String get(String path) throws IOException, InterruptedException {
         try (HttpClient http = HttpClient.newHttpClient()) {
             HttpResponse<String> response = http.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/actuator/prometheus"))
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
-            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.statusCode()).as(path).isEqualTo(200);
             return response.body();
         }
+    }
+
+    private String prometheus() throws IOException, InterruptedException {
+        return get("/actuator/prometheus");
     }
 
     @Test
@@ -88,5 +92,10 @@ class CoordinatorApplicationTest {
                         .containsPattern("tributary_metadata_raft_role\\{.*role=\"leader\".*\\} 1\\.0")
                         .containsPattern("tributary_metadata_raft_role\\{.*role=\"follower\".*\\} 0\\.0")
                         .containsPattern("tributary_metadata_raft_commit_index\\{.*\\} [1-9]"));
+        assertThat(get("/actuator/health/metadataRaft"))
+                .contains("\"status\":\"UP\"")
+                .contains("\"role\":\"LEADER\"")
+                .contains("\"leader\":\"c0\"")
+                .contains("\"metadataVersion\":1");
     }
 }

@@ -146,6 +146,16 @@ public final class MetadataRaftNode implements AutoCloseable {
         return info().map(DivisionInfo::getCurrentRole);
     }
 
+    /** The group's leader as this voter knows it ({@code c0}, {@code c1}...), if it knows one. */
+    public Optional<String> leaderId() {
+        return info().map(DivisionInfo::getLeaderId).map(Object::toString);
+    }
+
+    /** This voter's current Raft term, or -1 if it is not running. */
+    public long currentTerm() {
+        return info().map(DivisionInfo::getCurrentTerm).orElse(-1L);
+    }
+
     /** This voter's commit index, or -1 if it is not running. */
     public long commitIndex() {
         try {
