@@ -72,13 +72,14 @@ class MetadataConfiguration {
 
     /**
      * {@code metadataRaft}: UP while this voter knows a leader (writes can be committed), with its
-     * role, the leader, term, commit index and metadata version; OUT_OF_SERVICE while it does not.
-     * Not in the readiness group: voters must reach each other to elect a leader at all.
+     * role, the leader, term, commit index and metadata version; UNKNOWN while it does not (an
+     * election takes a moment and must not turn the whole process's health red). Not in the
+     * readiness group: voters must reach each other to elect a leader at all.
      */
     @Bean
     HealthIndicator metadataRaftHealthIndicator(MetadataRaftNode node) {
         return () -> {
-            Health.Builder health = node.leaderId().isPresent() ? Health.up() : Health.outOfService();
+            Health.Builder health = node.leaderId().isPresent() ? Health.up() : Health.unknown();
             node.role().ifPresent(role -> health.withDetail("role", role.name()));
             node.leaderId().ifPresent(leader -> health.withDetail("leader", leader));
             return health.withDetail("term", node.currentTerm())
