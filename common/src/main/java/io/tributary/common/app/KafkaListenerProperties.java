@@ -34,6 +34,21 @@ public record KafkaListenerProperties(
         @DefaultValue("10m") @NotNull Duration idleTimeout,
         @DefaultValue("10s") @NotNull Duration shutdownTimeout) {
 
+    public KafkaListenerProperties {
+        if (maxFrameSize != null && (maxFrameSize.toBytes() < 64 || maxFrameSize.toBytes() > Integer.MAX_VALUE)) {
+            throw new IllegalArgumentException(
+                    "tributary.kafka.max-frame-size must be between 64B and 2147483647B, got " + maxFrameSize);
+        }
+        if (maxInFlightRequestSize != null
+                && maxFrameSize != null
+                && (maxInFlightRequestSize.toBytes() < maxFrameSize.toBytes()
+                        || maxInFlightRequestSize.toBytes() > Integer.MAX_VALUE)) {
+            throw new IllegalArgumentException(
+                    "tributary.kafka.max-in-flight-request-size must be between max-frame-size (%s) and 2147483647B, got %s"
+                            .formatted(maxFrameSize, maxInFlightRequestSize));
+        }
+    }
+
     /** The core config; its constructor checks the relations between bounds. */
     public ProtocolServerConfig toConfig(String name) {
         return new ProtocolServerConfig(

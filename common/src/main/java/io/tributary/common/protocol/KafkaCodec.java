@@ -3,6 +3,7 @@ package io.tributary.common.protocol;
 import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.Map;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.message.ApiVersionsRequestData;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
@@ -108,14 +109,21 @@ public final class KafkaCodec {
         return new ApiVersionsResponse(data);
     }
 
-    /** The request's own error response carrying the error code Kafka maps {@code error} to. */
+    /**
+     * The request's own error response carrying the error code Kafka maps {@code error} to; null for
+     * a request that gets no response even when it fails (an acks=0 produce).
+     */
     public static AbstractResponse errorResponse(AbstractRequest request, Throwable error) {
         return request.getErrorResponse(error);
     }
 
-    /** The error response for a version of an API this listener does not implement. */
-    public static AbstractResponse unsupportedVersion(AbstractRequest request, ApiKeys apiKey, short version) {
-        return request.getErrorResponse(
-                new UnsupportedVersionException("%s v%d is not supported by this listener".formatted(apiKey, version)));
+    /** The error codes {@code request} failing with {@code error} counts as, also when it gets no response. */
+    public static Map<Errors, Integer> errorCounts(AbstractRequest request, Throwable error) {
+        return request.errorCounts(error);
+    }
+
+    /** The error for a version of an API this listener does not implement. */
+    public static UnsupportedVersionException unsupportedVersion(ApiKeys apiKey, short version) {
+        return new UnsupportedVersionException("%s v%d is not supported by this listener".formatted(apiKey, version));
     }
 }

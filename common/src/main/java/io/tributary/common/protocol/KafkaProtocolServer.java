@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.network.Send;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
@@ -59,6 +60,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
     private final AtomicLong connectionSequence = new AtomicLong();
     private final AtomicBoolean atCapacityLogged = new AtomicBoolean();
     private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean closeStarted = new AtomicBoolean();
     private volatile boolean closing;
     private volatile ServerSocketChannel serverChannel;
     private volatile Thread acceptor;
@@ -149,7 +151,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closing) {
+        if (!closeStarted.compareAndSet(false, true)) {
             return;
         }
         closing = true;
@@ -170,7 +172,12 @@ public final class KafkaProtocolServer implements AutoCloseable {
             joinQuietly(connection.thread, Duration.ofNanos(left));
         }
         for (Connection connection : connections) {
+            // Past the deadline: close the socket and wake a thread parked on the in-flight budget.
             connection.forceClose();
+            Thread thread = connection.thread;
+            if (thread != null) {
+                thread.interrupt();
+            }
         }
         log.info("Kafka-protocol listener {} closed", config.name());
     }
@@ -289,18 +296,50 @@ public final class KafkaProtocolServer implements AutoCloseable {
                 } catch (MalformedRequestException e) {
                     return reject(info, FrameRejection.MALFORMED, e.getMessage());
                 }
-                AbstractResponse response = dispatch(decoded, info);
-                if (KafkaCodec.expectsResponse(decoded.body())) {
-                    Send send = KafkaCodec.encode(decoded.header(), response);
-                    while (!send.completed()) {
-                        send.writeTo(out);
-                    }
+                try {
+                    return answer(decoded, info, out, sample);
+                } catch (RuntimeException e) {
+                    // kafka-clients could not build or encode an answer for a request it parsed (a
+                    // hostile body such as an acks=0 produce without records): treat it as malformed.
+                    return reject(
+                            info,
+                            FrameRejection.MALFORMED,
+                            "%s v%d could not be answered: %s"
+                                    .formatted(
+                                            decoded.header().apiKey().name,
+                                            decoded.header().apiVersion(),
+                                            e));
                 }
-                metrics.requestCompleted(decoded.header().apiKey(), sample, response.errorCounts());
-                return true;
             } finally {
                 inFlightBytes.release(size);
             }
+        }
+
+        /** Dispatches a decoded request and writes its answer; false when the connection is to be closed. */
+        private boolean answer(
+                KafkaCodec.Decoded decoded, ConnectionInfo info, SocketTransferableChannel out, Timer.Sample sample)
+                throws IOException {
+            Answer answer = dispatch(decoded, info);
+            if (answer.response() == null) {
+                // A failed request that gets no response, not even an error (an acks=0 produce):
+                // as Kafka does, close the connection, which is how such a client learns of it.
+                metrics.requestCompleted(decoded.header().apiKey(), sample, answer.errorCounts());
+                log.warn(
+                        "Closing connection {} from {} on {}: a {} request that expects no response failed",
+                        id,
+                        info.remoteAddress(),
+                        config.name(),
+                        decoded.header().apiKey().name);
+                return false;
+            }
+            if (KafkaCodec.expectsResponse(decoded.body())) {
+                Send send = KafkaCodec.encode(decoded.header(), answer.response());
+                while (!send.completed()) {
+                    send.writeTo(out);
+                }
+            }
+            metrics.requestCompleted(decoded.header().apiKey(), sample, answer.errorCounts());
+            return true;
         }
 
         private boolean reject(ConnectionInfo info, FrameRejection reason, String detail) {
@@ -322,27 +361,44 @@ public final class KafkaProtocolServer implements AutoCloseable {
         }
     }
 
-    private AbstractResponse dispatch(KafkaCodec.Decoded decoded, ConnectionInfo info) {
+    /**
+     * What a request gets: its response, and the error codes to count for it. The response is null
+     * only for a failed request that Kafka answers with nothing at all (an acks=0 produce).
+     */
+    private record Answer(AbstractResponse response, Map<Errors, Integer> errorCounts) {
+
+        static Answer of(AbstractResponse response) {
+            return new Answer(response, response.errorCounts());
+        }
+
+        static Answer failed(AbstractRequest request, Throwable error) {
+            AbstractResponse response = KafkaCodec.errorResponse(request, error);
+            return response == null
+                    ? new Answer(null, KafkaCodec.errorCounts(request, error))
+                    : new Answer(response, response.errorCounts());
+        }
+    }
+
+    private Answer dispatch(KafkaCodec.Decoded decoded, ConnectionInfo info) {
         RequestHeader header = decoded.header();
         AbstractRequest body = decoded.body();
         ApiKeys api = header.apiKey();
         if (body instanceof ApiVersionsRequest apiVersions) {
             if (!apiVersions.hasUnsupportedRequestVersion() && !apiVersions.isValid()) {
-                return KafkaCodec.errorResponse(
-                        body, new InvalidRequestException("client software name or version is not valid"));
+                return Answer.failed(body, new InvalidRequestException("client software name or version is not valid"));
             }
-            return KafkaCodec.apiVersionsResponse(apiVersions, advertised);
+            return Answer.of(KafkaCodec.apiVersionsResponse(apiVersions, advertised));
         }
         RequestHandler handler = handlers.get(api);
         if (handler == null || !handler.versions().contains(header.apiVersion())) {
-            return KafkaCodec.unsupportedVersion(body, api, header.apiVersion());
+            return Answer.failed(body, KafkaCodec.unsupportedVersion(api, header.apiVersion()));
         }
         try {
             AbstractResponse response = handler.handle(new KafkaRequest(header, body, info));
             if (response == null) {
                 throw new IllegalStateException("the " + api.name + " handler returned no response");
             }
-            return response;
+            return Answer.of(response);
         } catch (RuntimeException e) {
             log.warn(
                     "{} v{} from {} (client {}) failed on {}",
@@ -352,7 +408,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
                     header.clientId(),
                     config.name(),
                     e);
-            return KafkaCodec.errorResponse(body, e);
+            return Answer.failed(body, e);
         }
     }
 

@@ -1,0 +1,502 @@
+package io.tributary.systemtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
+import org.apache.kafka.common.requests.ApiVersionsResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Drives the real {@code bin/tributary} against the jars the reactor just packaged: {@code up} with
+ * one coordinator and three brokers, {@code status}, {@code kill} and {@code start} of one broker,
+ * {@code down}. The cluster runs beside any developer cluster: its run state and data live in a
+ * temporary directory and every port is shifted by a {@code TRIBUTARY_PORT_OFFSET} whose ports were
+ * free. The tests run in order on the one cluster; {@link #tearDown()} always runs {@code down} and
+ * then kills by PID whatever it left behind.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class LocalClusterScriptIT {
+
+    private static final Logger log = LoggerFactory.getLogger(LocalClusterScriptIT.class);
+
+    private static final List<String> NAMES = List.of("coordinator-0", "broker-0", "broker-1", "broker-2", "gateway-0");
+    private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(4);
+    private static final Pattern PID_LINE = Pattern.compile("(?m)^pid=(\\d+)$");
+
+    @TempDir
+    static Path work;
+
+    private static Path repoRoot;
+    private static Path stateDir;
+    private static Path dataDir;
+    private static Path logsDir;
+    private static int portOffset;
+    /** Every cluster PID seen, with its command line then: a reused PID has another one. */
+    private static final Map<Long, String> pidsSeen = new ConcurrentHashMap<>();
+
+    private static final AtomicInteger commandCount = new AtomicInteger();
+    private static final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+
+    @BeforeAll
+    static void chooseDirectoriesAndPorts() throws IOException {
+        repoRoot = Path.of(System.getProperty("tributary.repo.root", ".."))
+                .toAbsolutePath()
+                .normalize();
+        assertThat(repoRoot.resolve("bin/tributary"))
+                .as("bin/tributary under the repository root (system property tributary.repo.root)")
+                .isExecutable();
+        stateDir = work.resolve("state");
+        dataDir = work.resolve("data");
+        // The logs outlive the test, for whoever has to find out why it failed.
+        logsDir = Path.of(System.getProperty("tributary.build.dir", "target"))
+                .toAbsolutePath()
+                .resolve("local-cluster-script-logs");
+        if (Files.isDirectory(logsDir)) {
+            try (Stream<Path> old = Files.list(logsDir)) {
+                for (Path file : old.toList()) {
+                    Files.delete(file);
+                }
+            }
+        }
+        portOffset = choosePortOffset();
+        log.info(
+                "repo {}, state {}, data {}, logs {}, port offset {}",
+                repoRoot,
+                stateDir,
+                dataDir,
+                logsDir,
+                portOffset);
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(LocalClusterScriptIT::killLeftovers, "local-cluster-leftover-killer"));
+    }
+
+    @AfterAll
+    static void tearDown() {
+        try {
+            Result down = tributary("down");
+            if (down.exitCode() != 0) {
+                log.warn("bin/tributary down exited {} in tearDown", down.exitCode());
+            }
+        } catch (RuntimeException e) {
+            log.warn("bin/tributary down failed in tearDown", e);
+        } finally {
+            killLeftovers();
+        }
+    }
+
+    @Test
+    @Order(0)
+    void anUnknownCommandExitsNonZeroWithTheUsage() {
+        Result result = tributary("frobnicate");
+
+        assertThat(result.exitCode()).isNotZero();
+        assertThat(result.output()).contains("unknown command 'frobnicate'", "Usage: bin/tributary");
+    }
+
+    @Test
+    @Order(0)
+    void upRefusesZeroBrokersAndStartsNothing() {
+        Path otherState = work.resolve("refused-state");
+        Map<String, String> env = Map.of("TRIBUTARY_STATE", otherState.toString());
+
+        Result result = tributary(
+                env,
+                "up",
+                "--brokers",
+                "0",
+                "--data",
+                work.resolve("refused-data").toString());
+
+        assertThat(result.exitCode()).isNotZero();
+        assertThat(result.output()).contains("--brokers must be 1..9");
+        Result status = tributary(env, "status");
+        assertThat(status.exitCode()).isNotZero();
+        assertThat(status.output()).contains("no cluster is recorded");
+        assertThat(work.resolve("refused-data")).doesNotExist();
+    }
+
+    @Test
+    @Order(1)
+    void upBringsOneCoordinatorThreeBrokersAndTheGatewayToReady() {
+        Result result = tributary(
+                "up",
+                "--coordinators",
+                "1",
+                "--brokers",
+                "3",
+                "--data",
+                dataDir.toString(),
+                "--logs",
+                logsDir.toString());
+
+        assertThat(result.exitCode()).as(result.output()).isZero();
+        for (String name : NAMES) {
+            assertThat(result.output()).contains(name + " ready after");
+        }
+        assertThat(result.output())
+                .contains("all 5 processes ready", "http://127.0.0.1:" + (8080 + portOffset) + "/swagger-ui.html");
+    }
+
+    @Test
+    @Order(2)
+    void statusListsAllFiveAsRunningAndReadyOnTheirPorts() {
+        Map<String, StatusRow> status = status();
+
+        assertThat(status).containsOnlyKeys(NAMES);
+        for (StatusRow row : status.values()) {
+            assertThat(row.state()).as(row.name()).isEqualTo("running");
+            assertThat(row.ready()).as(row.name()).isEqualTo("yes");
+            assertThat(isAlive(row.pid())).as(row.name() + " pid " + row.pid()).isTrue();
+            assertThat(row.httpPort()).as(row.name()).isEqualTo(httpPort(row.name()));
+            assertThat(row.kafkaPort()).as(row.name()).isEqualTo(kafkaPort(row.name()));
+        }
+    }
+
+    @Test
+    @Order(3)
+    void everyReadinessEndpointAnswersUp() throws Exception {
+        for (String name : NAMES) {
+            HttpResponse<String> response = readiness(httpPort(name));
+
+            assertThat(response.statusCode()).as(name).isEqualTo(200);
+            assertThat(response.body()).as(name).contains("\"status\":\"UP\"");
+        }
+    }
+
+    @Test
+    @Order(4)
+    void everyBrokerAndTheCoordinatorAnswerApiVersionsOnTheirKafkaPorts() throws IOException {
+        for (String name : NAMES) {
+            if (name.startsWith("gateway")) {
+                continue;
+            }
+            ApiVersionsResponse response = apiVersions(kafkaPort(name));
+
+            assertThat(Errors.forCode(response.data().errorCode())).as(name).isEqualTo(Errors.NONE);
+            assertThat(response.data().apiKeys().find(ApiKeys.API_VERSIONS.id))
+                    .as(name + " advertises ApiVersions")
+                    .isNotNull();
+        }
+    }
+
+    @Test
+    @Order(5)
+    void killLeavesTheBrokerDeadAndStatusShowsItNotRunning() {
+        long pid = status().get("broker-1").pid();
+
+        Result kill = tributary("kill", "broker-1");
+
+        assertThat(kill.exitCode()).as(kill.output()).isZero();
+        assertThat(isAlive(pid)).as("broker-1 pid " + pid + " after kill").isFalse();
+        StatusRow row = status().get("broker-1");
+        assertThat(row.state()).isEqualTo("stopped");
+        assertThat(row.ready()).isEqualTo("no");
+        assertThat(status().get("broker-0").state()).isEqualTo("running");
+    }
+
+    @Test
+    @Order(6)
+    void startBringsTheKilledBrokerBackToReady() throws Exception {
+        long killedPid = status().get("broker-1").pid();
+
+        Result start = tributary("start", "broker-1");
+
+        assertThat(start.exitCode()).as(start.output()).isZero();
+        StatusRow row = status().get("broker-1");
+        assertThat(row.state()).isEqualTo("running");
+        assertThat(row.ready()).isEqualTo("yes");
+        assertThat(row.pid()).isNotEqualTo(killedPid);
+        assertThat(readiness(httpPort("broker-1")).statusCode()).isEqualTo(200);
+        assertThat(apiVersions(kafkaPort("broker-1")).data().errorCode()).isEqualTo(Errors.NONE.code());
+    }
+
+    @Test
+    @Order(7)
+    void downLeavesNoneOfTheRecordedProcessesAlive() {
+        Map<String, StatusRow> before = status();
+        assertThat(before).containsOnlyKeys(NAMES);
+
+        Result down = tributary("down");
+
+        assertThat(down.exitCode()).as(down.output()).isZero();
+        assertThat(pidsSeen).hasSizeGreaterThanOrEqualTo(NAMES.size() + 1);
+        for (long pid : pidsSeen.keySet()) {
+            assertThat(isAlive(pid)).as("pid " + pid + " after down").isFalse();
+        }
+        Result status = tributary("status");
+        assertThat(status.exitCode()).isNotZero();
+        assertThat(status.output()).contains("no cluster is recorded");
+    }
+
+    // ---- bin/tributary ----------------------------------------------------------------------
+
+    record Result(int exitCode, String output) {}
+
+    record StatusRow(String name, long pid, String state, String ready, int httpPort, int kafkaPort) {}
+
+    private static Result tributary(String... args) {
+        return tributary(Map.of(), args);
+    }
+
+    /** Runs bin/tributary with this cluster's state dir and port offset (overridable by env). */
+    private static Result tributary(Map<String, String> env, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(repoRoot.resolve("bin/tributary").toString());
+        command.addAll(List.of(args));
+        Path output = work.resolve("command-%02d.out".formatted(commandCount.incrementAndGet()));
+        var builder = new ProcessBuilder(command)
+                .directory(repoRoot.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectErrorStream(true)
+                // A file, not a pipe: the cluster's processes must not be able to hold our output open.
+                .redirectOutput(output.toFile());
+        Map<String, String> environment = builder.environment();
+        environment.keySet().removeIf(key -> key.startsWith("TRIBUTARY_"));
+        environment.put("TRIBUTARY_STATE", stateDir.toString());
+        environment.put("TRIBUTARY_PORT_OFFSET", Integer.toString(portOffset));
+        // The reactor has just packaged the jars; never build from inside the build.
+        environment.put("TRIBUTARY_SKIP_BUILD", "1");
+        // The JDK running the tests is 21+ (the enforcer checked); run the cluster on it too.
+        environment.put("JAVA_HOME", System.getProperty("java.home"));
+        environment.putAll(env);
+        try {
+            Process process = builder.start();
+            if (!process.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                fail(
+                        "bin/tributary %s did not finish within %s:%n%s",
+                        String.join(" ", args), COMMAND_TIMEOUT, Files.readString(output));
+            }
+            var result = new Result(process.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
+            log.info("bin/tributary {} -> exit {}\n{}", String.join(" ", args), result.exitCode(), result.output());
+            rememberRecordedPids();
+            return result;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while running bin/tributary", e);
+        }
+    }
+
+    /** {@code bin/tributary status}, parsed by its columns. */
+    private static Map<String, StatusRow> status() {
+        Result result = tributary("status");
+        Map<String, StatusRow> rows = new LinkedHashMap<>();
+        List<String> lines = result.output().lines().toList();
+        assertThat(lines).as(result.output()).isNotEmpty();
+        assertThat(lines.getFirst().split("\\s+"))
+                .as("status header")
+                .containsExactly("NAME", "PID", "STATE", "READY", "HTTP", "KAFKA", "RAFT");
+        for (String line : lines.subList(1, lines.size())) {
+            String[] columns = line.trim().split("\\s+");
+            assertThat(columns).as(line).hasSize(7);
+            var row = new StatusRow(
+                    columns[0],
+                    Long.parseLong(columns[1]),
+                    columns[2],
+                    columns[3],
+                    Integer.parseInt(columns[4]),
+                    columns[5].equals("-") ? -1 : Integer.parseInt(columns[5]));
+            rows.put(row.name(), row);
+            remember(row.pid());
+        }
+        return rows;
+    }
+
+    // ---- ports ------------------------------------------------------------------------------
+
+    private static int httpPort(String name) {
+        int index = index(name);
+        return portOffset
+                + switch (kind(name)) {
+                    case "gateway" -> 8080;
+                    case "broker" -> 8081 + index;
+                    default -> 8091 + index;
+                };
+    }
+
+    private static int kafkaPort(String name) {
+        int index = index(name);
+        return switch (kind(name)) {
+            case "gateway" -> -1;
+            case "broker" -> portOffset + 9092 + index;
+            default -> portOffset + 9191 + index;
+        };
+    }
+
+    private static String kind(String name) {
+        return name.substring(0, name.lastIndexOf('-'));
+    }
+
+    private static int index(String name) {
+        return Integer.parseInt(name.substring(name.lastIndexOf('-') + 1));
+    }
+
+    /** An offset below the ephemeral range whose ports are all free and clear of offset 0. */
+    private static int choosePortOffset() {
+        var random = ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int offset = 100 * random.nextInt(20, 231);
+            if (allFree(offset)) {
+                return offset;
+            }
+        }
+        throw new IllegalStateException("no TRIBUTARY_PORT_OFFSET with free ports found in 200 attempts");
+    }
+
+    private static boolean allFree(int offset) {
+        List<Integer> ports = new ArrayList<>(List.of(8080, 8091, 9191, 9291));
+        for (int i = 0; i < 3; i++) {
+            ports.add(8081 + i);
+            ports.add(9092 + i);
+        }
+        for (int port : ports) {
+            try (var socket = new ServerSocket()) {
+                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port + offset));
+            } catch (IOException taken) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // ---- probes -----------------------------------------------------------------------------
+
+    private static HttpResponse<String> readiness(int port) throws IOException, InterruptedException {
+        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health/readiness"))
+                .timeout(Duration.ofSeconds(10))
+                .build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** One ApiVersions round trip over a raw socket: a size-prefixed request, a size-prefixed response. */
+    private static ApiVersionsResponse apiVersions(int port) throws IOException {
+        ApiVersionsRequest request = new ApiVersionsRequest.Builder().build();
+        var header = new RequestHeader(ApiKeys.API_VERSIONS, request.version(), "tributary-system-test", 7);
+        ByteBuffer serialized = request.serializeWithHeader(header);
+        byte[] frame = new byte[serialized.remaining()];
+        serialized.get(frame);
+        try (var socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5_000);
+            socket.setSoTimeout(10_000);
+            var out = new DataOutputStream(socket.getOutputStream());
+            out.writeInt(frame.length);
+            out.write(frame);
+            out.flush();
+            var in = new DataInputStream(socket.getInputStream());
+            int size = in.readInt();
+            assertThat(size).as("response size from port " + port).isBetween(1, 1 << 20);
+            byte[] response = new byte[size];
+            in.readFully(response);
+            AbstractResponse parsed = AbstractResponse.parseResponse(ByteBuffer.wrap(response), header);
+            assertThat(parsed).isInstanceOf(ApiVersionsResponse.class);
+            return (ApiVersionsResponse) parsed;
+        }
+    }
+
+    // ---- processes --------------------------------------------------------------------------
+
+    /**
+     * Alive: /proc/PID exists, is not a zombie (this machine's init may be slow to reap), and still
+     * has the command line it had when the test first saw it, so a reused PID does not count.
+     */
+    private static boolean isAlive(long pid) {
+        String seen = pidsSeen.get(pid);
+        return seen != null && seen.equals(commandLine(pid));
+    }
+
+    /** The command line of a live, non-zombie process; empty otherwise. */
+    private static String commandLine(long pid) {
+        Path proc = Path.of("/proc", Long.toString(pid));
+        try {
+            String stat = Files.readString(proc.resolve("stat"));
+            char state = stat.substring(stat.lastIndexOf(')') + 2).charAt(0);
+            if (state == 'Z' || state == 'X') {
+                return "";
+            }
+            return new String(Files.readAllBytes(proc.resolve("cmdline")), StandardCharsets.UTF_8);
+        } catch (IOException gone) {
+            return "";
+        }
+    }
+
+    /** Remembers a cluster process (a Tributary jar) the first time it is seen alive. */
+    private static void remember(long pid) {
+        String commandLine = commandLine(pid);
+        if (commandLine.contains("-jar") && commandLine.contains("tributary-")) {
+            pidsSeen.putIfAbsent(pid, commandLine);
+        }
+    }
+
+    /** The PIDs in the run state, so that the last resort knows them even if status never ran. */
+    private static void rememberRecordedPids() {
+        if (stateDir == null || !Files.isDirectory(stateDir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.list(stateDir)) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".env")).toList()) {
+                PID_LINE.matcher(Files.readString(file))
+                        .results()
+                        .forEach(match -> remember(Long.parseLong(match.group(1))));
+            }
+        } catch (IOException e) {
+            log.warn("could not read the run state in {}", stateDir, e);
+        }
+    }
+
+    /** The last resort: SIGKILL to any cluster process that is still alive. */
+    private static void killLeftovers() {
+        rememberRecordedPids();
+        for (long pid : pidsSeen.keySet()) {
+            if (isAlive(pid)) {
+                log.warn("pid {} outlived bin/tributary down; killing it", pid);
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        }
+    }
+}
