@@ -7,6 +7,10 @@ import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
+/**
+ * Beyond {@link ArchitectureTest}'s Spring-free rules: the core never reaches into the Spring edge,
+ * and stays deterministic (no wall clock, no unseeded randomness, no sleeping).
+ */
 @AnalyzeClasses(packages = "io.tributary.coordinator", importOptions = ImportOption.DoNotIncludeTests.class)
 class CoreArchitectureTest {
 
@@ -16,15 +20,6 @@ class CoreArchitectureTest {
         "io.tributary.coordinator.liveness..",
         "io.tributary.coordinator.group.."
     };
-
-    @ArchTest
-    static final ArchRule coreDoesNotDependOnSpring = noClasses()
-            .that()
-            .resideInAnyPackage(CORE)
-            .should()
-            .dependOnClassesThat()
-            .resideInAnyPackage("org.springframework..", "jakarta..")
-            .because("the core is plain Java; Spring stays at the edge (STYLE.md, Layout)");
 
     @ArchTest
     static final ArchRule coreDoesNotDependOnTheEdge = noClasses()
