@@ -67,8 +67,10 @@ public final class BrokerLiveness {
     }
 
     /**
-     * Decides what the passage of time implies: fences for expired sessions, then preferred leader
-     * elections for brokers back long enough. Call it every heartbeat interval on the leader.
+     * Decides what the passage of time implies: fences for expired sessions, preferred leader
+     * elections for brokers back long enough, and unclean elections for offline partitions of topics
+     * that allow them (unclean election turned on after the partition went offline) and have a live
+     * replica. Call it every heartbeat interval on the leader.
      */
     public List<MetadataCommand> tick(MetadataImage image) {
         Instant now = clock.instant();
@@ -106,6 +108,21 @@ public final class BrokerLiveness {
         }
         if (!preferred.isEmpty()) {
             commands.add(new ElectLeaders(ElectionType.PREFERRED, preferred));
+        }
+        List<TopicPartition> unclean = new ArrayList<>();
+        for (Topic t : image.topics().values()) {
+            if (!t.uncleanLeaderElectionEnabled()) {
+                continue;
+            }
+            for (int i = 0; i < t.partitions().size(); i++) {
+                PartitionState p = t.partitions().get(i);
+                if (p.offline() && p.replicas().stream().anyMatch(r -> image.isLive(r) && !expiring(r, commands))) {
+                    unclean.add(new TopicPartition(t.name(), i));
+                }
+            }
+        }
+        if (!unclean.isEmpty()) {
+            commands.add(new ElectLeaders(ElectionType.UNCLEAN, unclean));
         }
         return commands;
     }

@@ -7,7 +7,8 @@
  * <pre>
  *  broker ──heartbeat──► BrokerLiveness.heartbeat ──► UnfenceBroker (a fenced broker is back)
  *  leader's timer ─────► BrokerLiveness.tick ───────► FenceBroker (session timeout missed)
- *                                                 └──► ElectLeaders PREFERRED (back for the delay)
+ *                                                 ├──► ElectLeaders PREFERRED (back for the delay)
+ *                                                 └──► ElectLeaders UNCLEAN (offline, topic allows it)
  * </pre>
  *
  * <p>Invariants: only the Raft leader runs it; a new leader starts from nothing and gives every

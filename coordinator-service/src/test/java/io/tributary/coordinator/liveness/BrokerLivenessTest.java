@@ -78,4 +78,19 @@ class BrokerLivenessTest {
         assertThat(liveness.tick(moved))
                 .containsExactly(new ElectLeaders(ElectionType.PREFERRED, List.of(new TopicPartition("t", 0))));
     }
+
+    @Test
+    void anOfflinePartitionIsElectedUncleanlyOnceItsTopicAllowsIt() {
+        MetadataImage offline = image.apply(createTopic("t", List.of(List.of(0, 1))))
+                .apply(new MetadataCommand.AlterPartition("t", 0, 0, 0, 0, List.of(0)))
+                .apply(new FenceBroker(0, incarnation(0, 0)));
+        liveness.heartbeat(offline, 1, incarnation(1, 0));
+        assertThat(liveness.tick(offline)).isEmpty();
+
+        MetadataImage allowed = offline.apply(new MetadataCommand.AlterTopicConfigs(
+                "t", java.util.Map.of("unclean.leader.election.enable", "true"), List.of()));
+
+        assertThat(liveness.tick(allowed))
+                .containsExactly(new ElectLeaders(ElectionType.UNCLEAN, List.of(new TopicPartition("t", 0))));
+    }
 }
