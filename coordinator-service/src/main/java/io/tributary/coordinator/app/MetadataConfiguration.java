@@ -7,6 +7,8 @@ import io.tributary.coordinator.metadata.raft.RaftNodeConfig;
 import java.net.InetSocketAddress;
 import java.time.InstantSource;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -22,6 +24,8 @@ import org.springframework.context.annotation.Configuration;
 @EnableConfigurationProperties(MetadataProperties.class)
 class MetadataConfiguration {
 
+    private static final Logger log = LoggerFactory.getLogger(MetadataConfiguration.class);
+
     /** Parses {@code host:port}. */
     static InetSocketAddress address(String hostPort) {
         int colon = hostPort.lastIndexOf(':');
@@ -35,6 +39,15 @@ class MetadataConfiguration {
     static RaftNodeConfig raftNodeConfig(CoordinatorProperties coordinator, MetadataProperties metadata) {
         List<InetSocketAddress> peers =
                 coordinator.peers().stream().map(MetadataConfiguration::address).toList();
+        int advertisedPort = peers.get(coordinator.id()).getPort();
+        if (coordinator.raftPort() != advertisedPort) {
+            log.warn(
+                    "tributary.coordinator.raft-port={} differs from this voter's port {} in"
+                            + " tributary.coordinator.peers; fine behind address translation, otherwise the"
+                            + " other voters and this process's own client cannot reach it",
+                    coordinator.raftPort(),
+                    advertisedPort);
+        }
         return new RaftNodeConfig(
                 coordinator.id(),
                 peers,
