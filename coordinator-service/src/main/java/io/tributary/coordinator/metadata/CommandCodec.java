@@ -32,7 +32,8 @@ import java.util.List;
  * type 4  CreateTopics      int32 topic count T, T x (string name, uuid topicId,
  *                             int32 partition count P, P x int list replicas, string map configs)
  * type 5  DeleteTopic       string name
- * type 6  AddPartitions     string topic, int32 partition count P, P x int list replicas
+ * type 6  AddPartitions     string topic, int32 currentPartitionCount,
+ *                           int32 partition count P, P x int list replicas
  * type 7  AlterTopicConfigs string topic, string map set, string list remove
  * type 8  AlterPartition    string topic, int32 partition, int32 leaderId, int32 leaderEpoch,
  *                           int32 partitionEpoch, int list newIsr
@@ -87,7 +88,7 @@ public final class CommandCodec {
             }
             case DeleteTopic c -> w.int8(DELETE_TOPIC).string(c.name());
             case AddPartitions c -> {
-                w.int8(ADD_PARTITIONS).string(c.topic());
+                w.int8(ADD_PARTITIONS).string(c.topic()).int32(c.currentPartitionCount());
                 writeAssignments(w, c.assignments());
             }
             case AlterTopicConfigs c ->
@@ -148,7 +149,7 @@ public final class CommandCodec {
                 yield new CreateTopics(topics);
             }
             case DELETE_TOPIC -> new DeleteTopic(r.string());
-            case ADD_PARTITIONS -> new AddPartitions(r.string(), readAssignments(r));
+            case ADD_PARTITIONS -> new AddPartitions(r.string(), r.int32(), readAssignments(r));
             case ALTER_TOPIC_CONFIGS -> new AlterTopicConfigs(r.string(), r.stringMap(), r.stringList());
             case ALTER_PARTITION ->
                 new AlterPartition(r.string(), r.int32(), r.int32(), r.int32(), r.int32(), r.intList());

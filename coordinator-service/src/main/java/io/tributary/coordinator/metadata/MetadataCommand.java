@@ -83,8 +83,13 @@ public sealed interface MetadataCommand {
         }
     }
 
-    /** Adds partitions to a topic, numbered after the existing ones, with the topic's replication factor. */
-    record AddPartitions(String topic, List<List<Integer>> assignments) implements MetadataCommand {
+    /**
+     * Adds partitions to a topic, numbered after the existing ones, with the topic's replication
+     * factor. {@code currentPartitionCount} must be the topic's partition count when it is applied,
+     * so that a client retrying a command that was applied after all cannot add the partitions twice.
+     */
+    record AddPartitions(String topic, int currentPartitionCount, List<List<Integer>> assignments)
+            implements MetadataCommand {
         public AddPartitions {
             Objects.requireNonNull(topic, "topic");
             assignments = assignments.stream().map(List::copyOf).toList();

@@ -329,6 +329,10 @@ public record MetadataImage(long version, SortedMap<Integer, Broker> brokers, So
         if (c.assignments().isEmpty()) {
             throw new InvalidRequestException("no partition to add to topic '" + c.topic() + "'");
         }
+        if (c.currentPartitionCount() != t.partitions().size()) {
+            throw new InvalidRequestException("topic '%s' has %d partitions, not %d: partitions were added meanwhile"
+                    .formatted(c.topic(), t.partitions().size(), c.currentPartitionCount()));
+        }
         List<PartitionState> parts = new ArrayList<>(t.partitions());
         parts.addAll(newPartitions(t.name(), c.assignments(), t.replicationFactor()));
         return withTopic(t.withPartitions(parts));

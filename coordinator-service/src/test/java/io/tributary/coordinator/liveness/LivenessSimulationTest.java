@@ -218,7 +218,8 @@ class LivenessSimulationTest {
             } else if (roll < 32) {
                 pick(List.copyOf(image.topics().values())).ifPresent(t -> {
                     try {
-                        submit(new AddPartitions(t.name(), ReplicaPlacer.place(image, 1, t.replicationFactor())));
+                        submit(new AddPartitions(
+                                t.name(), t.partitions().size(), ReplicaPlacer.place(image, 1, t.replicationFactor())));
                     } catch (MetadataException e) {
                         // too few live brokers for the topic's replication factor
                     }

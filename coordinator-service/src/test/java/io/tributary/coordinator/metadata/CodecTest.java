@@ -82,7 +82,7 @@ class CodecTest {
             case 2 -> new UnfenceBroker(r.nextInt(), uuid);
             case 3 -> new CreateTopics(List.of(new NewTopic(name(r), uuid, assignments(r), strings(r))));
             case 4 -> new DeleteTopic(name(r));
-            case 5 -> new AddPartitions(name(r), assignments(r));
+            case 5 -> new AddPartitions(name(r), r.nextInt(), assignments(r));
             case 6 -> new AlterTopicConfigs(name(r), strings(r), List.of(name(r)));
             case 7 -> new AlterPartition(name(r), r.nextInt(), r.nextInt(), r.nextInt(), r.nextInt(), ints(r));
             default ->

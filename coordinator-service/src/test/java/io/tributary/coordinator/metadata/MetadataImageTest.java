@@ -209,12 +209,17 @@ class MetadataImageTest {
     void addPartitionsKeepsTheReplicationFactorAndDeleteRemovesTheTopic() {
         MetadataImage image = threeBrokers
                 .apply(createTopic("t", List.of(List.of(0, 1))))
-                .apply(new AddPartitions("t", List.of(List.of(2, 0))));
+                .apply(new AddPartitions("t", 1, List.of(List.of(2, 0))));
         assertThat(image.topic("t").partitions()).hasSize(2);
         assertThatThrownBy(() -> threeBrokers
                         .apply(createTopic("t", List.of(List.of(0, 1))))
-                        .apply(new AddPartitions("t", List.of(List.of(2)))))
+                        .apply(new AddPartitions("t", 1, List.of(List.of(2)))))
                 .isInstanceOf(InvalidReplicationFactorException.class);
+        MetadataImage grown = image;
+        assertThatThrownBy(() -> grown.apply(new AddPartitions("t", 1, List.of(List.of(1, 2)))))
+                .as("a retried AddPartitions that was applied already")
+                .isInstanceOf(InvalidRequestException.class)
+                .hasMessageContaining("has 2 partitions, not 1");
         image = image.apply(new DeleteTopic("t"));
         assertThat(image.topics()).isEmpty();
         MetadataImage deleted = image;

@@ -18,11 +18,14 @@ import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Submits metadata commands to the Raft group (whichever voter leads) and reads images.
@@ -30,6 +33,19 @@ import org.apache.ratis.util.TimeDuration;
  * <p>A command rejected by validation, or that changed nothing because it had become invalid by the
  * time it was applied, throws the typed {@link MetadataException}; a group that cannot be reached
  * (no leader within the retries) throws an {@link IOException}.
+ *
+ * <p>Ratis retries a request under its own call id (its retry cache applies it once), but its
+ * blocking client gives up with an {@link AlreadyClosedException} when the connection to a leader
+ * that is going away is closed under it. This client then sends the command again, up to {@link
+ * #DEFAULT_MAX_RESENDS} times, as a new request: if the first one was applied after all, the second
+ * is applied too. Every command is safe under that: fence, unfence, registering the same
+ * incarnation, elections and config changes are idempotent; a second create, delete, ISR change or
+ * partition addition is refused with its typed error ({@link
+ * io.tributary.coordinator.metadata.TopicExistsException}, {@link
+ * io.tributary.coordinator.metadata.UnknownTopicException}, {@link
+ * io.tributary.coordinator.metadata.StaleEpochException}, {@link
+ * io.tributary.coordinator.metadata.InvalidRequestException}), as Kafka's own retried admin
+ * requests are.
  *
  * <p>Thread-safety: safe for concurrent use (Ratis's client is).
  */
@@ -43,6 +59,11 @@ public final class MetadataClient implements AutoCloseable {
 
     /** The pause between attempts (default 50 ms: a failover takes a few hundred ms). */
     public static final Duration DEFAULT_RETRY_PAUSE = Duration.ofMillis(50);
+
+    /** How often a command is sent again after Ratis gave up on a closed connection (default 10). */
+    public static final int DEFAULT_MAX_RESENDS = 10;
+
+    private static final Logger log = LoggerFactory.getLogger(MetadataClient.class);
 
     private static final Pattern ERROR =
             Pattern.compile(Pattern.quote(MetadataStateMachine.ERROR_MARKER) + "(\\d+)\\] (.*)", Pattern.DOTALL);
@@ -74,9 +95,10 @@ public final class MetadataClient implements AutoCloseable {
      * @throws IOException if the group cannot commit it
      */
     public long submit(MetadataCommand command) throws IOException {
+        Message message = Message.valueOf(ByteString.copyFrom(CommandCodec.encode(command)));
         RaftClientReply reply;
         try {
-            reply = client.io().send(Message.valueOf(ByteString.copyFrom(CommandCodec.encode(command))));
+            reply = resending(() -> client.io().send(message));
         } catch (StateMachineException e) {
             throw rejection(e);
         }
@@ -105,10 +127,27 @@ public final class MetadataClient implements AutoCloseable {
         return new IOException("metadata state machine failed: " + e.getMessage(), e);
     }
 
+    private interface Request {
+        RaftClientReply send() throws IOException;
+    }
+
+    private static RaftClientReply resending(Request request) throws IOException {
+        for (int resend = 0; ; resend++) {
+            try {
+                return request.send();
+            } catch (AlreadyClosedException e) {
+                if (resend >= DEFAULT_MAX_RESENDS) {
+                    throw e;
+                }
+                log.debug("metadata request sent again after {}", e.getMessage());
+            }
+        }
+    }
+
     /** Reads the leader's image (a linearizable read). */
     public MetadataImage readImage() throws IOException {
-        RaftClientReply reply = client.io()
-                .sendReadOnly(Message.valueOf(ByteString.copyFrom(new byte[] {MetadataStateMachine.QUERY_IMAGE})));
+        Message query = Message.valueOf(ByteString.copyFrom(new byte[] {MetadataStateMachine.QUERY_IMAGE}));
+        RaftClientReply reply = resending(() -> client.io().sendReadOnly(query));
         if (!reply.isSuccess()) {
             throw new IOException("metadata read failed", reply.getException());
         }
