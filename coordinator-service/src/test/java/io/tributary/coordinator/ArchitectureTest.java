@@ -21,4 +21,7 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule groupIsSpringFree = ArchitectureRules.springFree("io.tributary.coordinator.group..");
+
+    @ArchTest
+    static final ArchRule livenessIsSpringFree = ArchitectureRules.springFree("io.tributary.coordinator.liveness..");
 }

@@ -1,5 +1,18 @@
 /**
- * Replica placement: replicas on distinct brokers, spread across racks, leaders balanced,
- * deterministic for the same inputs. Core: plain Java, no Spring (an architecture test enforces it).
+ * Replica placement: which brokers hold each new partition, and which of them is its preferred
+ * leader. Core: plain Java, no Spring (an architecture test enforces it).
+ *
+ * <p>Invariants, for the same inputs always the same output:
+ *
+ * <ul>
+ *   <li>the replicas of a partition are distinct live brokers;
+ *   <li>they span {@code min(replicationFactor, rackCount)} racks (a broker without a rack counts
+ *       as a rack of its own);
+ *   <li>the preferred leaders (first replicas) of one placement differ by at most one per broker;
+ *   <li>a replication factor above the number of live brokers is refused, never silently reduced.
+ * </ul>
+ *
+ * <p>Placement runs before a command is appended (its result is in the command), never while a
+ * command is applied: a change to this algorithm cannot make replaying an old log diverge.
  */
 package io.tributary.coordinator.placement;

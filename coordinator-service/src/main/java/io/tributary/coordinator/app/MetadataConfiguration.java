@@ -1,0 +1,109 @@
+package io.tributary.coordinator.app;
+
+import io.tributary.coordinator.liveness.BrokerLiveness;
+import io.tributary.coordinator.metadata.raft.MetadataClient;
+import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
+import io.tributary.coordinator.metadata.raft.RaftNodeConfig;
+import java.net.InetSocketAddress;
+import java.time.InstantSource;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Wires the metadata core: this coordinator's Raft voter (from {@link CoordinatorProperties}), a
+ * client of the group, the liveness loop and the metrics. The beans are plain core objects; this
+ * class only turns properties into core config records.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(MetadataProperties.class)
+class MetadataConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(MetadataConfiguration.class);
+
+    /** Parses {@code host:port}. */
+    static InetSocketAddress address(String hostPort) {
+        int colon = hostPort.lastIndexOf(':');
+        if (colon <= 0 || colon == hostPort.length() - 1) {
+            throw new IllegalArgumentException("a Raft peer must be host:port, got '" + hostPort + "'");
+        }
+        return InetSocketAddress.createUnresolved(
+                hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+    }
+
+    static RaftNodeConfig raftNodeConfig(CoordinatorProperties coordinator, MetadataProperties metadata) {
+        List<InetSocketAddress> peers =
+                coordinator.peers().stream().map(MetadataConfiguration::address).toList();
+        int advertisedPort = peers.get(coordinator.id()).getPort();
+        if (coordinator.raftPort() != advertisedPort) {
+            log.warn(
+                    "tributary.coordinator.raft-port={} differs from this voter's port {} in"
+                            + " tributary.coordinator.peers; fine behind address translation, otherwise the"
+                            + " other voters and this process's own client cannot reach it",
+                    coordinator.raftPort(),
+                    advertisedPort);
+        }
+        return new RaftNodeConfig(
+                coordinator.id(),
+                peers,
+                InetSocketAddress.createUnresolved(coordinator.raftHost(), coordinator.raftPort()),
+                coordinator.dataDir(),
+                metadata.snapshotThresholdEntries(),
+                metadata.logSegmentSize().toBytes(),
+                metadata.electionTimeoutMin(),
+                metadata.limits());
+    }
+
+    @Bean
+    MetadataRaftNode metadataRaftNode(CoordinatorProperties coordinator, MetadataProperties metadata) {
+        return new MetadataRaftNode(raftNodeConfig(coordinator, metadata));
+    }
+
+    @Bean
+    RaftLifecycle raftLifecycle(MetadataRaftNode node) {
+        return new RaftLifecycle(node);
+    }
+
+    @Bean(destroyMethod = "close")
+    MetadataClient metadataClient(MetadataRaftNode node) {
+        return new MetadataClient(node.group());
+    }
+
+    @Bean
+    LivenessLoop livenessLoop(MetadataRaftNode node, MetadataClient client, MetadataProperties metadata) {
+        return new LivenessLoop(
+                new BrokerLiveness(metadata.livenessConfig(), InstantSource.system()),
+                node,
+                client,
+                metadata.heartbeatInterval());
+    }
+
+    /**
+     * {@code metadataRaft}: UP while this voter knows a leader (writes can be committed), with its
+     * role, the leader, term, commit index and metadata version; UNKNOWN while it does not (an
+     * election takes a moment and must not turn the whole process's health red). Not in the
+     * readiness group: voters must reach each other to elect a leader at all.
+     */
+    @Bean
+    HealthIndicator metadataRaftHealthIndicator(MetadataRaftNode node) {
+        return () -> {
+            Health.Builder health = node.leaderId().isPresent() ? Health.up() : Health.unknown();
+            node.role().ifPresent(role -> health.withDetail("role", role.name()));
+            node.leaderId().ifPresent(leader -> health.withDetail("leader", leader));
+            return health.withDetail("term", node.currentTerm())
+                    .withDetail("commitIndex", node.commitIndex())
+                    .withDetail("metadataVersion", node.stateMachine().image().version())
+                    .build();
+        };
+    }
+
+    @Bean
+    MetadataMetrics metadataMetrics(MetadataRaftNode node) {
+        return new MetadataMetrics(node);
+    }
+}

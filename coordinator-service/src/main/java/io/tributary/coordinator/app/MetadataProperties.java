@@ -1,0 +1,47 @@
+package io.tributary.coordinator.app;
+
+import io.tributary.coordinator.liveness.LivenessConfig;
+import io.tributary.coordinator.metadata.MetadataLimits;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * Bounds of the metadata state machine and of broker liveness ({@code tributary.coordinator.metadata.*});
+ * each is described on the core record it becomes ({@link MetadataLimits}, {@link LivenessConfig},
+ * {@link io.tributary.coordinator.metadata.raft.RaftNodeConfig}).
+ *
+ * @param heartbeatInterval how often brokers heartbeat and the leader checks sessions
+ * @param sessionTimeout a broker silent this long is fenced
+ * @param preferredLeaderDelay a broker unfenced this long gets its preferred leaderships back
+ * @param snapshotThresholdEntries a snapshot every this many applied Raft entries
+ * @param logSegmentSize the Raft log's segment size (closed segments behind the snapshot are deleted)
+ * @param electionTimeoutMin the lower bound of the Raft election timeout (the upper is twice it)
+ * @param maxCommandSize the largest command accepted
+ * @param maxPartitionsPerTopic the most partitions one topic may have
+ */
+@Validated
+@ConfigurationProperties("tributary.coordinator.metadata")
+public record MetadataProperties(
+        @DefaultValue("1s") @NotNull Duration heartbeatInterval,
+        @DefaultValue("6s") @NotNull Duration sessionTimeout,
+        @DefaultValue("30s") @NotNull Duration preferredLeaderDelay,
+        @DefaultValue("10000") @Min(1) long snapshotThresholdEntries,
+        @DefaultValue("8MB") @NotNull DataSize logSegmentSize,
+        @DefaultValue("150ms") @NotNull Duration electionTimeoutMin,
+        @DefaultValue("1MB") @NotNull DataSize maxCommandSize,
+        @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxPartitionsPerTopic) {
+
+    LivenessConfig livenessConfig() {
+        return new LivenessConfig(heartbeatInterval, sessionTimeout, preferredLeaderDelay);
+    }
+
+    MetadataLimits limits() {
+        return new MetadataLimits(Math.toIntExact(maxCommandSize.toBytes()), maxPartitionsPerTopic);
+    }
+}

@@ -1,0 +1,184 @@
+package io.tributary.coordinator.metadata;
+
+import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
+import io.tributary.coordinator.metadata.MetadataCommand.AlterPartition;
+import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
+import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteTopic;
+import io.tributary.coordinator.metadata.MetadataCommand.ElectLeaders;
+import io.tributary.coordinator.metadata.MetadataCommand.ElectionType;
+import io.tributary.coordinator.metadata.MetadataCommand.FenceBroker;
+import io.tributary.coordinator.metadata.MetadataCommand.NewTopic;
+import io.tributary.coordinator.metadata.MetadataCommand.RegisterBroker;
+import io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The binary encoding of a {@link MetadataCommand}: the bytes of one Raft log entry (Ratis's
+ * {@code StateMachineLogEntry.logData}) and of a client's write request. Primitive types are those of
+ * {@link Bytes} (big-endian; strings are an int32 length and UTF-8).
+ *
+ * <pre>
+ * offset 0  int8   format version, 1
+ * offset 1  int8   command type (below)
+ * offset 2  ...    the command's fields, in this order:
+ *
+ * type 1  RegisterBroker    int32 brokerId, uuid incarnationId,
+ *                           int32 endpoint count N, N x (string listener, string host, int32 port),
+ *                           optional string rack, int64 timestampMs
+ * type 2  FenceBroker       int32 brokerId, uuid incarnationId
+ * type 3  UnfenceBroker     int32 brokerId, uuid incarnationId
+ * type 4  CreateTopics      int32 topic count T, T x (string name, uuid topicId,
+ *                             int32 partition count P, P x int list replicas, string map configs)
+ * type 5  DeleteTopic       string name
+ * type 6  AddPartitions     string topic, int32 currentPartitionCount,
+ *                           int32 partition count P, P x int list replicas
+ * type 7  AlterTopicConfigs string topic, string map set, string list remove
+ * type 8  AlterPartition    string topic, int32 partition, int32 leaderId, int32 leaderEpoch,
+ *                           int32 partitionEpoch, int list newIsr
+ * type 9  ElectLeaders      int8 election type (0 preferred, 1 unclean),
+ *                           int32 count N, N x (string topic, int32 partition)
+ * </pre>
+ *
+ * <p>Nothing may follow the last field. A reader rejects an unknown version or type, a negative or
+ * impossible count, truncation and trailing bytes with a {@link CorruptCommandException}. A new field
+ * or type needs a new format version; readers keep reading every older version, because the Raft log
+ * and snapshots written by an older coordinator are replayed by a newer one.
+ *
+ * <p>Thread-safety: stateless.
+ */
+public final class CommandCodec {
+
+    /** The format version this class writes. */
+    public static final int VERSION = 1;
+
+    private static final int REGISTER_BROKER = 1;
+    private static final int FENCE_BROKER = 2;
+    private static final int UNFENCE_BROKER = 3;
+    private static final int CREATE_TOPICS = 4;
+    private static final int DELETE_TOPIC = 5;
+    private static final int ADD_PARTITIONS = 6;
+    private static final int ALTER_TOPIC_CONFIGS = 7;
+    private static final int ALTER_PARTITION = 8;
+    private static final int ELECT_LEADERS = 9;
+
+    private CommandCodec() {}
+
+    /** Encodes a command. */
+    public static byte[] encode(MetadataCommand command) {
+        Bytes.Writer w = new Bytes.Writer().int8(VERSION);
+        switch (command) {
+            case RegisterBroker c -> {
+                w.int8(REGISTER_BROKER).int32(c.brokerId()).uuid(c.incarnationId());
+                w.int32(c.endpoints().size());
+                c.endpoints()
+                        .forEach(e -> w.string(e.listener()).string(e.host()).int32(e.port()));
+                w.optionalString(c.rack()).int64(c.timestampMs());
+            }
+            case FenceBroker c -> w.int8(FENCE_BROKER).int32(c.brokerId()).uuid(c.incarnationId());
+            case UnfenceBroker c -> w.int8(UNFENCE_BROKER).int32(c.brokerId()).uuid(c.incarnationId());
+            case CreateTopics c -> {
+                w.int8(CREATE_TOPICS).int32(c.topics().size());
+                for (NewTopic t : c.topics()) {
+                    w.string(t.name()).uuid(t.topicId());
+                    writeAssignments(w, t.assignments());
+                    w.stringMap(t.configs());
+                }
+            }
+            case DeleteTopic c -> w.int8(DELETE_TOPIC).string(c.name());
+            case AddPartitions c -> {
+                w.int8(ADD_PARTITIONS).string(c.topic()).int32(c.currentPartitionCount());
+                writeAssignments(w, c.assignments());
+            }
+            case AlterTopicConfigs c ->
+                w.int8(ALTER_TOPIC_CONFIGS).string(c.topic()).stringMap(c.set()).stringList(c.remove());
+            case AlterPartition c ->
+                w.int8(ALTER_PARTITION)
+                        .string(c.topic())
+                        .int32(c.partition())
+                        .int32(c.leaderId())
+                        .int32(c.leaderEpoch())
+                        .int32(c.partitionEpoch())
+                        .intList(c.newIsr());
+            case ElectLeaders c -> {
+                w.int8(ELECT_LEADERS).int8(c.type() == ElectionType.PREFERRED ? 0 : 1);
+                w.int32(c.partitions().size());
+                c.partitions().forEach(tp -> w.string(tp.topic()).int32(tp.partition()));
+            }
+        }
+        return w.toByteArray();
+    }
+
+    private static void writeAssignments(Bytes.Writer w, List<List<Integer>> assignments) {
+        w.int32(assignments.size());
+        assignments.forEach(w::intList);
+    }
+
+    /**
+     * Decodes a command.
+     *
+     * @throws CorruptCommandException if the bytes are not a command of a known version
+     */
+    public static MetadataCommand decode(byte[] bytes) {
+        Bytes.Reader r = new Bytes.Reader(bytes, "metadata command");
+        int version = r.int8();
+        if (version != VERSION) {
+            throw r.corrupt("unknown format version " + version);
+        }
+        int type = r.int8();
+        MetadataCommand command = switch (type) {
+            case REGISTER_BROKER -> {
+                int id = r.int32();
+                var incarnation = r.uuid();
+                int n = r.count(12);
+                List<Endpoint> endpoints = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    endpoints.add(new Endpoint(r.string(), r.string(), r.int32()));
+                }
+                yield new RegisterBroker(id, incarnation, endpoints, r.optionalString(), r.int64());
+            }
+            case FENCE_BROKER -> new FenceBroker(r.int32(), r.uuid());
+            case UNFENCE_BROKER -> new UnfenceBroker(r.int32(), r.uuid());
+            case CREATE_TOPICS -> {
+                int n = r.count(28);
+                List<NewTopic> topics = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    topics.add(new NewTopic(r.string(), r.uuid(), readAssignments(r), r.stringMap()));
+                }
+                yield new CreateTopics(topics);
+            }
+            case DELETE_TOPIC -> new DeleteTopic(r.string());
+            case ADD_PARTITIONS -> new AddPartitions(r.string(), r.int32(), readAssignments(r));
+            case ALTER_TOPIC_CONFIGS -> new AlterTopicConfigs(r.string(), r.stringMap(), r.stringList());
+            case ALTER_PARTITION ->
+                new AlterPartition(r.string(), r.int32(), r.int32(), r.int32(), r.int32(), r.intList());
+            case ELECT_LEADERS -> {
+                int t = r.int8();
+                ElectionType electionType = switch (t) {
+                    case 0 -> ElectionType.PREFERRED;
+                    case 1 -> ElectionType.UNCLEAN;
+                    default -> throw r.corrupt("unknown election type " + t);
+                };
+                int n = r.count(8);
+                List<TopicPartition> partitions = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    partitions.add(new TopicPartition(r.string(), r.int32()));
+                }
+                yield new ElectLeaders(electionType, partitions);
+            }
+            default -> throw r.corrupt("unknown command type " + type);
+        };
+        r.expectEnd();
+        return command;
+    }
+
+    private static List<List<Integer>> readAssignments(Bytes.Reader r) {
+        int n = r.count(4);
+        List<List<Integer>> assignments = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            assignments.add(r.intList());
+        }
+        return assignments;
+    }
+}

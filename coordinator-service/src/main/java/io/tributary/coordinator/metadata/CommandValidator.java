@@ -1,0 +1,73 @@
+package io.tributary.coordinator.metadata;
+
+import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
+import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
+
+/**
+ * Checks a command before it is appended to the Raft log: it decodes, it is within
+ * {@link MetadataLimits}, and it applies to the current image. The Raft leader runs this on its
+ * latest applied image; entries appended but not yet applied may still make a validated command
+ * fail when it is applied, which {@link MetadataImage#apply} handles deterministically (the command
+ * changes nothing and its reply carries the error).
+ *
+ * <p>Thread-safety: immutable.
+ */
+public final class CommandValidator {
+
+    private final MetadataLimits limits;
+
+    public CommandValidator(MetadataLimits limits) {
+        this.limits = limits;
+    }
+
+    /**
+     * Decodes and validates an encoded command.
+     *
+     * @return the decoded command
+     * @throws InvalidRequestException if it is too large or does not decode
+     * @throws MetadataException if it is not valid against {@code image}
+     */
+    public MetadataCommand validate(MetadataImage image, byte[] encoded) {
+        if (encoded.length > limits.maxCommandBytes()) {
+            throw new InvalidRequestException("command of %d bytes is larger than the limit of %d bytes"
+                    .formatted(encoded.length, limits.maxCommandBytes()));
+        }
+        MetadataCommand command;
+        try {
+            command = CommandCodec.decode(encoded);
+        } catch (CorruptCommandException e) {
+            throw new InvalidRequestException("command does not decode: " + e.getMessage());
+        }
+        validate(image, command);
+        return command;
+    }
+
+    /**
+     * Validates a command against an image.
+     *
+     * @return the image after the command
+     * @throws MetadataException if the command is not valid
+     */
+    public MetadataImage validate(MetadataImage image, MetadataCommand command) {
+        switch (command) {
+            case CreateTopics c ->
+                c.topics()
+                        .forEach(t ->
+                                checkPartitionCount(t.name(), t.assignments().size()));
+            case AddPartitions c ->
+                checkPartitionCount(
+                        c.topic(),
+                        image.topic(c.topic()).partitions().size()
+                                + c.assignments().size());
+            default -> {}
+        }
+        return image.apply(command);
+    }
+
+    private void checkPartitionCount(String topic, int partitions) {
+        if (partitions > limits.maxPartitionsPerTopic()) {
+            throw new InvalidRequestException("topic '%s' would have %d partitions; the limit is %d"
+                    .formatted(topic, partitions, limits.maxPartitionsPerTopic()));
+        }
+    }
+}

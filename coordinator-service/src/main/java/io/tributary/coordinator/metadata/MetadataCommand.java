@@ -1,0 +1,139 @@
+package io.tributary.coordinator.metadata;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * A change to cluster metadata, as it is written to the Raft log (by {@link CommandCodec}) and
+ * applied by {@link MetadataImage#apply}. Commands are fully resolved before they are appended:
+ * replica assignments, topic ids and timestamps are in the command, so applying one reads no clock,
+ * draws no random number and runs no placement.
+ */
+public sealed interface MetadataCommand {
+
+    /**
+     * Registers a broker, or a new incarnation of a registered one. The broker starts fenced; its
+     * first heartbeat unfences it. A new incarnation of an unfenced broker first fences the old one
+     * (its leaderships move as in {@link FenceBroker}).
+     */
+    record RegisterBroker(
+            int brokerId, UUID incarnationId, List<Endpoint> endpoints, Optional<String> rack, long timestampMs)
+            implements MetadataCommand {
+        public RegisterBroker {
+            Objects.requireNonNull(incarnationId, "incarnationId");
+            endpoints = List.copyOf(endpoints);
+            Objects.requireNonNull(rack, "rack");
+        }
+    }
+
+    /**
+     * Fences a broker (it missed its session timeout, or it is shutting down): it leaves every ISR
+     * except as the last member, and each partition it led gets the first other live ISR member (in
+     * replica order) as leader, or goes offline when there is none and unclean election is off for
+     * the topic.
+     */
+    record FenceBroker(int brokerId, UUID incarnationId) implements MetadataCommand {
+        public FenceBroker {
+            Objects.requireNonNull(incarnationId, "incarnationId");
+        }
+    }
+
+    /**
+     * Unfences a broker (it heartbeats again). Offline partitions whose ISR holds it get it as leader;
+     * offline partitions of topics with unclean election on get it as leader and sole ISR member when
+     * it is one of their replicas.
+     */
+    record UnfenceBroker(int brokerId, UUID incarnationId) implements MetadataCommand {
+        public UnfenceBroker {
+            Objects.requireNonNull(incarnationId, "incarnationId");
+        }
+    }
+
+    /** Creates topics, all or none. */
+    record CreateTopics(List<NewTopic> topics) implements MetadataCommand {
+        public CreateTopics {
+            topics = List.copyOf(topics);
+        }
+    }
+
+    /**
+     * A topic to create.
+     *
+     * @param name the name (Kafka's rules: 1..249 of {@code [a-zA-Z0-9._-]}, not {@code .} or {@code ..})
+     * @param topicId a new, non-zero topic id
+     * @param assignments the replicas of partition {@code i} at index {@code i}, all of one size
+     * @param configs config overrides ({@link TopicConfigs})
+     */
+    record NewTopic(String name, UUID topicId, List<List<Integer>> assignments, Map<String, String> configs) {
+        public NewTopic {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(topicId, "topicId");
+            assignments = assignments.stream().map(List::copyOf).toList();
+            configs = Map.copyOf(configs);
+        }
+    }
+
+    /** Deletes a topic. */
+    record DeleteTopic(String name) implements MetadataCommand {
+        public DeleteTopic {
+            Objects.requireNonNull(name, "name");
+        }
+    }
+
+    /**
+     * Adds partitions to a topic, numbered after the existing ones, with the topic's replication
+     * factor. {@code currentPartitionCount} must be the topic's partition count when it is applied,
+     * so that a client retrying a command that was applied after all cannot add the partitions twice.
+     */
+    record AddPartitions(String topic, int currentPartitionCount, List<List<Integer>> assignments)
+            implements MetadataCommand {
+        public AddPartitions {
+            Objects.requireNonNull(topic, "topic");
+            assignments = assignments.stream().map(List::copyOf).toList();
+        }
+    }
+
+    /** Sets and removes config overrides of a topic (Kafka's incremental alter). */
+    record AlterTopicConfigs(String topic, Map<String, String> set, List<String> remove) implements MetadataCommand {
+        public AlterTopicConfigs {
+            Objects.requireNonNull(topic, "topic");
+            set = Map.copyOf(set);
+            remove = List.copyOf(remove);
+        }
+    }
+
+    /**
+     * An ISR change proposed by a partition's leader, accepted only at the current leader epoch and
+     * partition epoch. The new ISR holds the leader, only replicas, and only unfenced brokers.
+     */
+    record AlterPartition(
+            String topic, int partition, int leaderId, int leaderEpoch, int partitionEpoch, List<Integer> newIsr)
+            implements MetadataCommand {
+        public AlterPartition {
+            Objects.requireNonNull(topic, "topic");
+            newIsr = List.copyOf(newIsr);
+        }
+    }
+
+    /**
+     * Elects leaders. {@link ElectionType#PREFERRED} moves leadership to the preferred replica where
+     * it is live and in the ISR; {@link ElectionType#UNCLEAN} gives offline partitions of topics with
+     * {@code unclean.leader.election.enable=true} a leader from outside the ISR. Partitions where the
+     * election is not possible are left as they are.
+     */
+    record ElectLeaders(ElectionType type, List<TopicPartition> partitions) implements MetadataCommand {
+        public ElectLeaders {
+            Objects.requireNonNull(type, "type");
+            partitions = List.copyOf(partitions);
+        }
+    }
+
+    /** The kind of a leader election. */
+    enum ElectionType {
+        PREFERRED,
+        UNCLEAN
+    }
+}

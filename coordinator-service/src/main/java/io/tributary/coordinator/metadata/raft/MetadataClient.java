@@ -1,0 +1,161 @@
+package io.tributary.coordinator.metadata.raft;
+
+import io.tributary.coordinator.metadata.CommandCodec;
+import io.tributary.coordinator.metadata.ImageCodec;
+import io.tributary.coordinator.metadata.MetadataCommand;
+import io.tributary.coordinator.metadata.MetadataException;
+import io.tributary.coordinator.metadata.MetadataException.ErrorCode;
+import io.tributary.coordinator.metadata.MetadataImage;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Submits metadata commands to the Raft group (whichever voter leads) and reads images.
+ *
+ * <p>A command rejected by validation, or that changed nothing because it had become invalid by the
+ * time it was applied, throws the typed {@link MetadataException}; a group that cannot be reached
+ * (no leader within the retries) throws an {@link IOException}.
+ *
+ * <p>Ratis retries a request under its own call id (its retry cache applies it once), but its
+ * blocking client gives up with an {@link AlreadyClosedException} when the connection to a leader
+ * that is going away is closed under it. This client then sends the command again, up to {@link
+ * #DEFAULT_MAX_RESENDS} times, as a new request: if the first one was applied after all, the second
+ * is applied too. Every command is safe under that: fence, unfence, registering the same
+ * incarnation, elections and config changes are idempotent; a second create, delete, ISR change or
+ * partition addition is refused with its typed error ({@link
+ * io.tributary.coordinator.metadata.TopicExistsException}, {@link
+ * io.tributary.coordinator.metadata.UnknownTopicException}, {@link
+ * io.tributary.coordinator.metadata.StaleEpochException}, {@link
+ * io.tributary.coordinator.metadata.InvalidRequestException}), as Kafka's own retried admin
+ * requests are.
+ *
+ * <p>Thread-safety: safe for concurrent use (Ratis's client is).
+ */
+public final class MetadataClient implements AutoCloseable {
+
+    /** How long one request may take before it is retried (default 3 s). */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(3);
+
+    /** How often a request is tried before giving up (default 100, with 50 ms between: about 5 s). */
+    public static final int DEFAULT_MAX_ATTEMPTS = 100;
+
+    /** The pause between attempts (default 50 ms: a failover takes a few hundred ms). */
+    public static final Duration DEFAULT_RETRY_PAUSE = Duration.ofMillis(50);
+
+    /** How often a command is sent again after Ratis gave up on a closed connection (default 10). */
+    public static final int DEFAULT_MAX_RESENDS = 10;
+
+    private static final Logger log = LoggerFactory.getLogger(MetadataClient.class);
+
+    private static final Pattern ERROR =
+            Pattern.compile(Pattern.quote(MetadataStateMachine.ERROR_MARKER) + "(\\d+)\\] (.*)", Pattern.DOTALL);
+
+    private final RaftClient client;
+
+    public MetadataClient(RaftGroup group) {
+        this(group, DEFAULT_REQUEST_TIMEOUT, DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_PAUSE);
+    }
+
+    public MetadataClient(RaftGroup group, Duration requestTimeout, int maxAttempts, Duration retryPause) {
+        RaftProperties properties = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.NETTY);
+        RaftClientConfigKeys.Rpc.setRequestTimeout(
+                properties, TimeDuration.valueOf(requestTimeout.toMillis(), TimeUnit.MILLISECONDS));
+        this.client = RaftClient.newBuilder()
+                .setRaftGroup(group)
+                .setProperties(properties)
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                        maxAttempts, TimeDuration.valueOf(retryPause.toMillis(), TimeUnit.MILLISECONDS)))
+                .build();
+    }
+
+    /**
+     * Submits a command and waits until it is committed and applied on the leader.
+     *
+     * @return the metadata version after the command
+     * @throws MetadataException if the command is invalid
+     * @throws IOException if the group cannot commit it
+     */
+    public long submit(MetadataCommand command) throws IOException {
+        Message message = Message.valueOf(ByteString.copyFrom(CommandCodec.encode(command)));
+        RaftClientReply reply;
+        try {
+            reply = resending(() -> client.io().send(message));
+        } catch (StateMachineException e) {
+            throw rejection(e);
+        }
+        if (reply.getStateMachineException() != null) {
+            throw rejection(reply.getStateMachineException());
+        }
+        if (!reply.isSuccess()) {
+            throw new IOException("metadata command not committed", reply.getException());
+        }
+        Reply decoded = Reply.decode(reply.getMessage().getContent().toByteArray());
+        if (decoded.error() != null) {
+            throw decoded.error();
+        }
+        return decoded.metadataVersion();
+    }
+
+    /**
+     * The typed error of a command the leader refused to append, or an {@link IOException} when the
+     * state machine failed otherwise.
+     */
+    private static IOException rejection(StateMachineException e) {
+        Matcher m = ERROR.matcher(String.valueOf(e.getMessage()));
+        if (m.find()) {
+            throw MetadataException.of(ErrorCode.fromWireId(Integer.parseInt(m.group(1))), m.group(2));
+        }
+        return new IOException("metadata state machine failed: " + e.getMessage(), e);
+    }
+
+    private interface Request {
+        RaftClientReply send() throws IOException;
+    }
+
+    private static RaftClientReply resending(Request request) throws IOException {
+        for (int resend = 0; ; resend++) {
+            try {
+                return request.send();
+            } catch (AlreadyClosedException e) {
+                if (resend >= DEFAULT_MAX_RESENDS) {
+                    throw e;
+                }
+                log.debug("metadata request sent again after {}", e.getMessage());
+            }
+        }
+    }
+
+    /** Reads the leader's image (a linearizable read). */
+    public MetadataImage readImage() throws IOException {
+        Message query = Message.valueOf(ByteString.copyFrom(new byte[] {MetadataStateMachine.QUERY_IMAGE}));
+        RaftClientReply reply = resending(() -> client.io().sendReadOnly(query));
+        if (!reply.isSuccess()) {
+            throw new IOException("metadata read failed", reply.getException());
+        }
+        return ImageCodec.decode(reply.getMessage().getContent().toByteArray());
+    }
+
+    @Override
+    public void close() throws IOException {
+        client.close();
+    }
+}

@@ -1,0 +1,177 @@
+package io.tributary.coordinator.metadata.raft;
+
+import io.tributary.coordinator.metadata.CommandValidator;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.netty.NettyConfigKeys;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * One voter of the metadata Raft group: a Ratis server on the Netty transport with a
+ * {@link MetadataStateMachine}. The group id is fixed (derived from {@link #GROUP_NAME}); peer ids
+ * are {@code c0}, {@code c1}, {@code c2} by index in the configured peers.
+ *
+ * <p>Thread-safety: start and close from one thread; the query methods from any.
+ */
+public final class MetadataRaftNode implements AutoCloseable {
+
+    /** The name the metadata group's id is derived from. */
+    public static final String GROUP_NAME = "tributary-metadata";
+
+    private final RaftNodeConfig config;
+    private final RaftGroup group;
+    private final MetadataStateMachine stateMachine;
+    private final RaftServer server;
+
+    public MetadataRaftNode(RaftNodeConfig config) {
+        this.config = config;
+        this.group = group(config.peers());
+        this.stateMachine = new MetadataStateMachine(new CommandValidator(config.limits()));
+        RaftProperties properties = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.NETTY);
+        NettyConfigKeys.Server.setHost(properties, config.bindAddress().getHostString());
+        NettyConfigKeys.Server.setPort(properties, config.bindAddress().getPort());
+        RaftServerConfigKeys.setStorageDir(
+                properties, List.of(config.storageDir().toFile()));
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, config.snapshotThresholdEntries());
+        // No snapshot on stop: a restart replays at most snapshotThresholdEntries entries anyway, and
+        // a stop that writes a file is a slower stop.
+        RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(properties, false);
+        // Keep the two newest snapshots; delete closed log segments the newest one covers. A
+        // follower that needs a deleted entry gets the snapshot file instead.
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, 2);
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
+        RaftServerConfigKeys.Log.setPurgeGap(properties, (int)
+                Math.min(config.snapshotThresholdEntries(), RaftServerConfigKeys.Log.PURGE_GAP_DEFAULT));
+        SizeInBytes segment = SizeInBytes.valueOf(config.logSegmentBytes());
+        RaftServerConfigKeys.Log.setSegmentSizeMax(properties, segment);
+        if (config.logSegmentBytes() < RaftServerConfigKeys.Log.PREALLOCATED_SIZE_DEFAULT.getSize()) {
+            RaftServerConfigKeys.Log.setPreallocatedSize(properties, segment);
+        }
+        long minMs = config.rpcTimeoutMin().toMillis();
+        RaftServerConfigKeys.Rpc.setTimeoutMin(properties, TimeDuration.valueOf(minMs, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(properties, TimeDuration.valueOf(2 * minMs, TimeUnit.MILLISECONDS));
+        try {
+            this.server = RaftServer.newBuilder()
+                    .setServerId(peerId(config.id()))
+                    .setGroup(group)
+                    .setProperties(properties)
+                    .setStateMachine(stateMachine)
+                    .setOption(startupOption(config, group))
+                    .build();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot build metadata voter " + config.id(), e);
+        }
+    }
+
+    /** Recover an existing group directory; format a new one (Ratis refuses to format over one). */
+    private static RaftStorage.StartupOption startupOption(RaftNodeConfig config, RaftGroup group) {
+        Path groupDir = config.storageDir().resolve(group.getGroupId().getUuid().toString());
+        return Files.isDirectory(groupDir) ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT;
+    }
+
+    /** The metadata Raft group of these voters. */
+    public static RaftGroup group(List<InetSocketAddress> peers) {
+        List<RaftPeer> raftPeers = new ArrayList<>();
+        for (int i = 0; i < peers.size(); i++) {
+            InetSocketAddress a = peers.get(i);
+            raftPeers.add(RaftPeer.newBuilder()
+                    .setId(peerId(i))
+                    .setAddress(a.getHostString() + ":" + a.getPort())
+                    .build());
+        }
+        UUID uuid = UUID.nameUUIDFromBytes(GROUP_NAME.getBytes(StandardCharsets.UTF_8));
+        return RaftGroup.valueOf(RaftGroupId.valueOf(uuid), raftPeers);
+    }
+
+    static RaftPeerId peerId(int index) {
+        return RaftPeerId.valueOf("c" + index);
+    }
+
+    /** Starts the voter (it recovers its snapshot and log, then joins the group). */
+    public void start() throws IOException {
+        server.start();
+    }
+
+    public int id() {
+        return config.id();
+    }
+
+    public RaftGroup group() {
+        return group;
+    }
+
+    public MetadataStateMachine stateMachine() {
+        return stateMachine;
+    }
+
+    private Optional<DivisionInfo> info() {
+        try {
+            return Optional.of(server.getDivision(group.getGroupId()).getInfo());
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Whether this voter is the leader and ready to take writes. */
+    public boolean isLeader() {
+        return info().map(DivisionInfo::isLeaderReady).orElse(false);
+    }
+
+    /** This voter's Raft role, if it is running. */
+    public Optional<RaftPeerRole> role() {
+        return info().map(DivisionInfo::getCurrentRole);
+    }
+
+    /** The group's leader as this voter knows it ({@code c0}, {@code c1}...), if it knows one. */
+    public Optional<String> leaderId() {
+        return info().map(DivisionInfo::getLeaderId).map(Object::toString);
+    }
+
+    /** This voter's current Raft term, or -1 if it is not running. */
+    public long currentTerm() {
+        return info().map(DivisionInfo::getCurrentTerm).orElse(-1L);
+    }
+
+    /** This voter's commit index, or -1 if it is not running. */
+    public long commitIndex() {
+        try {
+            return server.getDivision(group.getGroupId()).getRaftLog().getLastCommittedIndex();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** Takes a snapshot now (tests, and operators before maintenance); returns its log index. */
+    public long takeSnapshot() throws IOException {
+        return stateMachine.takeSnapshot();
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+    }
+}
