@@ -364,13 +364,13 @@ class HelmChartTest {
     @Test
     void configValuesBecomeTheApplicationYamlAndRollThePods() throws IOException {
         List<HasMetadata> plain = render(Optional.empty(), Map.of());
-        List<HasMetadata> configured =
-                render(Optional.empty(), Map.of("coordinator.config.tributary.coordinator.snapshot-interval", "5m"));
+        List<HasMetadata> configured = render(
+                Optional.empty(), Map.of("coordinator.config.tributary.coordinator.metadata.session-timeout", "10s"));
 
         ConfigMap config = named(configured, ConfigMap.class, "demo-tributary-coordinator");
         JsonNode yaml = YAML.readTree(config.getData().get("application.yaml"));
-        assertThat(yaml.at("/tributary/coordinator/snapshot-interval").asString())
-                .isEqualTo("5m");
+        assertThat(yaml.at("/tributary/coordinator/metadata/session-timeout").asString())
+                .isEqualTo("10s");
         assertThat(checksum(configured, "demo-tributary-coordinator"))
                 .isNotEqualTo(checksum(plain, "demo-tributary-coordinator"));
         assertThat(checksum(configured, "demo-tributary-broker")).isEqualTo(checksum(plain, "demo-tributary-broker"));

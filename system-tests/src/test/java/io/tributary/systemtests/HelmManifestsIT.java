@@ -62,7 +62,9 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * directories, and only these substitutions: per-pod DNS names become 127.0.0.1, bind addresses
  * 0.0.0.0 become 127.0.0.1, and each container port becomes a free local port. Every pod must
  * then pass the probes the manifest declares, tag its metrics with its pod name, serve its Kafka
- * listener on the port the manifest gives it, and read the rendered application.yaml.
+ * listener on the port the manifest gives it, and read the rendered application.yaml; the three
+ * coordinators elect one Raft leader through the peer list the chart derived from pod names; and a
+ * Prometheus run with {@code deploy/prometheus/prometheus.yml} scrapes them all.
  *
  * <p>Processes are stopped by PID in {@link #stopAll()}, also when a test fails.
  */
@@ -292,6 +294,37 @@ class HelmManifestsIT {
                     .as(pod.name() + " data directory inside its volume")
                     .isDirectory();
         }
+    }
+
+    @Test
+    @Order(6)
+    void theCoordinatorsElectOneRaftLeaderThroughThePeerListTheChartDerivedFromPodNames() {
+        List<PodRun> coordinators =
+                pods.stream().filter(p -> p.component().equals("coordinator")).toList();
+        assertThat(coordinators).hasSize(3);
+        Pattern role = Pattern.compile("\"role\":\"(\\w+)\"");
+        Pattern leader = Pattern.compile("\"leader\":\"(\\w+)\"");
+
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(500))
+                .ignoreExceptionsInstanceOf(IOException.class)
+                .untilAsserted(() -> {
+                    List<String> roles = new ArrayList<>();
+                    Set<String> leaders = new HashSet<>();
+                    for (PodRun pod : coordinators) {
+                        String body = get(pod.port("http"), "/actuator/health/metadataRaft")
+                                .body();
+                        Matcher r = role.matcher(body);
+                        Matcher l = leader.matcher(body);
+                        assertThat(r.find() && l.find())
+                                .as(pod.name() + ": " + body)
+                                .isTrue();
+                        roles.add(r.group(1));
+                        leaders.add(l.group(1));
+                    }
+                    assertThat(leaders).as("the leader each voter names").hasSize(1);
+                    assertThat(roles).as("roles").containsExactlyInAnyOrder("LEADER", "FOLLOWER", "FOLLOWER");
+                });
     }
 
     @Test
