@@ -389,9 +389,27 @@ class HelmManifestsIT {
                                 .as("job %s keeps the pods' own instance tags (honor_labels)", job.getKey())
                                 .containsExactlyInAnyOrderElementsOf(job.getValue());
                     }
-                    // No coordinator reports a Raft leader yet: the rule file is loaded and evaluated.
+                    // The leader alert's metric exists and counts exactly one leader; the alert is quiet.
+                    JsonNode leaders = query(port, "sum(tributary_metadata_raft_role{role=\"leader\"})");
+                    assertThat(leaders.at("/0/value/1").asString())
+                            .as("leaders: %s", leaders)
+                            .isEqualTo("1");
                     assertThat(query(port, "ALERTS{alertname=\"TributaryCoordinatorWithoutLeader\"}"))
-                            .isNotEmpty();
+                            .isEmpty();
+                    // Every rule of the alerts file is loaded and evaluates without error.
+                    HttpResponse<String> rules = get(port, "/api/v1/rules");
+                    List<String> healthy = new ArrayList<>();
+                    JSON.readTree(rules.body())
+                            .at("/data/groups")
+                            .forEach(group -> group.get("rules").forEach(rule -> {
+                                if (rule.get("health").asString().equals("ok")) {
+                                    healthy.add(rule.get("name").asString());
+                                }
+                            }));
+                    assertThat(healthy)
+                            .as("alert rules evaluated without error")
+                            .hasSize(9)
+                            .contains("TributaryCoordinatorWithoutLeader", "TributaryOfflinePartitions");
                 });
     }
 
