@@ -20,8 +20,11 @@ class StorageCoreArchitectureTest {
     static void importClasses() {
         mainClasses = new ClassFileImporter()
                 .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
                 .importPackages("io.tributary.broker.log");
-        allClasses = new ClassFileImporter().importPackages("io.tributary.broker.log");
+        allClasses = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+                .importPackages("io.tributary.broker.log");
     }
 
     @Test
