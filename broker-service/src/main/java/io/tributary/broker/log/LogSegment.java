@@ -45,32 +45,44 @@ public final class LogSegment implements AutoCloseable {
 
     private static final String SUFFIX = ".log";
 
+    /** A timestamp field not read from the file yet. */
+    private static final long UNKNOWN = Long.MIN_VALUE;
+
     private final long baseOffset;
     private final Path path;
     private final FileRecords file;
+    private final long openedMs;
+    /** The max timestamp of the first batch, or UNKNOWN until read (writer-maintained, lazily). */
+    private volatile long firstBatchTimestampMs = UNKNOWN;
+    /** The largest batch max-timestamp in the file, or UNKNOWN until scanned (lazily). */
+    private volatile long largestTimestampMs = UNKNOWN;
 
-    private LogSegment(long baseOffset, Path path, FileRecords file) {
+    private LogSegment(long baseOffset, Path path, FileRecords file, long openedMs) {
         this.baseOffset = baseOffset;
         this.path = path;
         this.file = file;
+        this.openedMs = openedMs;
     }
 
-    /** Creates an empty segment file; fails if it exists. */
-    public static LogSegment create(Path dir, long baseOffset) {
+    /** Creates an empty segment file at {@code nowMs}; fails if it exists. */
+    public static LogSegment create(Path dir, long baseOffset, long nowMs) {
         Path path = dir.resolve(fileName(baseOffset));
         try {
             Files.createFile(path);
-            return new LogSegment(baseOffset, path, FileRecords.open(path.toFile(), true, 0, false));
+            LogSegment segment =
+                    new LogSegment(baseOffset, path, FileRecords.open(path.toFile(), true, 0, false), nowMs);
+            segment.largestTimestampMs = RecordBatch.NO_TIMESTAMP;
+            return segment;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create segment " + path, e);
         }
     }
 
-    /** Opens an existing segment file for appending at its end. */
-    public static LogSegment open(Path dir, long baseOffset) {
+    /** Opens an existing segment file for appending at its end; {@code nowMs} stands in for its age. */
+    public static LogSegment open(Path dir, long baseOffset, long nowMs) {
         Path path = dir.resolve(fileName(baseOffset));
         try {
-            return new LogSegment(baseOffset, path, FileRecords.open(path.toFile(), true, 0, false));
+            return new LogSegment(baseOffset, path, FileRecords.open(path.toFile(), true, 0, false), nowMs);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open segment " + path, e);
         }
@@ -132,19 +144,78 @@ public final class LogSegment implements AutoCloseable {
         return position;
     }
 
+    /** Tells the segment about a batch just written or validated at its end (writer only). */
+    void observe(BatchHeader header) {
+        if (header.position() == 0) {
+            firstBatchTimestampMs = header.maxTimestamp();
+        }
+        long largest = largestTimestampMs;
+        if (largest != UNKNOWN && header.maxTimestamp() > largest) {
+            largestTimestampMs = header.maxTimestamp();
+        }
+    }
+
     /**
-     * The header of the batch starting at {@code position}, if a whole header lies before {@code
-     * limit}. The header is not validated; callers bound {@code limit} by published sizes.
+     * What {@code segment.ms} measures a segment's age from: its first batch's max timestamp, as
+     * Kafka does, or the time the segment was created or opened when that batch has no timestamp.
+     * Empty segments are never rolled, so this is only asked of non-empty ones.
+     */
+    long rollBaseMs() {
+        long first = firstBatchTimestampMs;
+        if (first == UNKNOWN) {
+            first = readHeader(0, sizeInBytes()).map(BatchHeader::maxTimestamp).orElse(RecordBatch.NO_TIMESTAMP);
+            firstBatchTimestampMs = first;
+        }
+        return first == RecordBatch.NO_TIMESTAMP ? openedMs : first;
+    }
+
+    /**
+     * Whether the first batch carries a timestamp, so that {@code segment.ms} compares record time
+     * with record time; otherwise it compares the clock with {@link #rollBaseMs()}.
+     */
+    boolean rollsByRecordTime() {
+        rollBaseMs();
+        return firstBatchTimestampMs != RecordBatch.NO_TIMESTAMP;
+    }
+
+    /**
+     * The largest batch max-timestamp among the first {@code limit} bytes, or empty if no batch has
+     * a timestamp. Read once by walking the batch headers (not the records), then kept up to date
+     * by {@link #observe}. Called by the writer, for retention.
+     */
+    OptionalLong largestTimestampMs(int limit) {
+        long largest = largestTimestampMs;
+        if (largest == UNKNOWN) {
+            largest = RecordBatch.NO_TIMESTAMP;
+            int position = 0;
+            Optional<BatchHeader> header;
+            while ((header = readHeader(position, limit)).isPresent()) {
+                largest = Math.max(largest, header.get().maxTimestamp());
+                position += header.get().sizeInBytes();
+            }
+            largestTimestampMs = largest;
+        }
+        return largest == RecordBatch.NO_TIMESTAMP ? OptionalLong.empty() : OptionalLong.of(largest);
+    }
+
+    /**
+     * The header of the batch starting at {@code position}, if the whole batch (by its length field)
+     * lies before {@code limit}. The CRC is not checked; callers bound {@code limit} by published
+     * sizes, so they only see batches that were validated when written.
      */
     public Optional<BatchHeader> readHeader(int position, int limit) {
-        if (position + BatchHeader.SIZE > limit) {
+        if ((long) position + BatchHeader.SIZE > limit) {
             return Optional.empty();
         }
         ByteBuffer buffer = ByteBuffer.allocate(BatchHeader.SIZE);
         if (readFully(buffer, position) < BatchHeader.SIZE) {
             return Optional.empty();
         }
-        return Optional.of(BatchHeader.read(buffer, 0, position));
+        BatchHeader header = BatchHeader.read(buffer, 0, position);
+        if (header.sizeInBytes() < BatchHeader.SIZE || (long) position + header.sizeInBytes() > limit) {
+            return Optional.empty();
+        }
+        return Optional.of(header);
     }
 
     /** A copy of the batch whose header is {@code header}, for decoding its records. */
@@ -222,6 +293,8 @@ public final class LogSegment implements AutoCloseable {
     public void truncateTo(int size) {
         try {
             file.truncateTo(size);
+            firstBatchTimestampMs = UNKNOWN;
+            largestTimestampMs = size == 0 ? RecordBatch.NO_TIMESTAMP : UNKNOWN;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot truncate " + path + " to " + size, e);
         }

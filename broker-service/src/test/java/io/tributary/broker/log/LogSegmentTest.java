@@ -34,7 +34,7 @@ class LogSegmentTest {
 
     @Test
     void appendWritesBatchesBackToBackAndReadsThemByPosition() {
-        try (LogSegment segment = LogSegment.create(dir, 10)) {
+        try (LogSegment segment = LogSegment.create(dir, 10, 0)) {
             MemoryRecords first = batchAt(10, 2, 1_000, 5);
             MemoryRecords second = batchAt(12, 3, 2_000, 5);
 
@@ -57,7 +57,7 @@ class LogSegmentTest {
 
     @Test
     void readHeaderStopsAtTheGivenLimit() {
-        try (LogSegment segment = LogSegment.create(dir, 0)) {
+        try (LogSegment segment = LogSegment.create(dir, 0, 0)) {
             MemoryRecords records = batch(1, 1, 1);
             segment.append(records);
 
@@ -70,11 +70,11 @@ class LogSegmentTest {
     @Test
     void reopenedSegmentKeepsItsBatchesAndAppendsAtTheEnd() {
         MemoryRecords first = batchAt(0, 1, 1, 1);
-        try (LogSegment segment = LogSegment.create(dir, 0)) {
+        try (LogSegment segment = LogSegment.create(dir, 0, 0)) {
             segment.append(first);
             segment.flush();
         }
-        try (LogSegment segment = LogSegment.open(dir, 0)) {
+        try (LogSegment segment = LogSegment.open(dir, 0, 0)) {
             assertThat(segment.sizeInBytes()).isEqualTo(first.sizeInBytes());
             assertThat(segment.append(batchAt(1, 1, 1, 1))).isEqualTo(first.sizeInBytes());
             assertThat(scanAll(segment).problem()).isEmpty();
@@ -83,7 +83,7 @@ class LogSegmentTest {
 
     @Test
     void scanReportsEveryGoodBatchAndTheEnd() {
-        try (LogSegment segment = LogSegment.create(dir, 0)) {
+        try (LogSegment segment = LogSegment.create(dir, 0, 0)) {
             segment.append(batchAt(0, 2, 1, 1));
             segment.append(batchAt(2, 2, 1, 1));
             List<Long> bases = new ArrayList<>();
@@ -99,14 +99,14 @@ class LogSegmentTest {
 
     @Test
     void scanStopsAtABatchCutShort() throws IOException {
-        try (LogSegment segment = LogSegment.create(dir, 0)) {
+        try (LogSegment segment = LogSegment.create(dir, 0, 0)) {
             MemoryRecords first = batchAt(0, 2, 1, 1);
             segment.append(first);
             segment.append(batchAt(2, 2, 1, 1));
         }
         cutFile(segment0(), 5);
 
-        try (LogSegment segment = LogSegment.open(dir, 0)) {
+        try (LogSegment segment = LogSegment.open(dir, 0, 0)) {
             LogSegment.ScanResult result = scanAll(segment);
 
             assertThat(result.validBytes()).isEqualTo(batchAt(0, 2, 1, 1).sizeInBytes());
@@ -118,7 +118,7 @@ class LogSegmentTest {
     @Test
     void scanStopsAtABatchWithABadCrc() throws IOException {
         int firstSize;
-        try (LogSegment segment = LogSegment.create(dir, 0)) {
+        try (LogSegment segment = LogSegment.create(dir, 0, 0)) {
             MemoryRecords first = batchAt(0, 2, 1, 1);
             firstSize = first.sizeInBytes();
             segment.append(first);
@@ -126,7 +126,7 @@ class LogSegmentTest {
         }
         flipByte(segment0(), firstSize + BatchHeader.SIZE + 2);
 
-        try (LogSegment segment = LogSegment.open(dir, 0)) {
+        try (LogSegment segment = LogSegment.open(dir, 0, 0)) {
             LogSegment.ScanResult result = scanAll(segment);
 
             assertThat(result.validBytes()).isEqualTo(firstSize);
@@ -136,7 +136,7 @@ class LogSegmentTest {
 
     @Test
     void scanStopsAtOffsetsThatDoNotIncrease() {
-        try (LogSegment segment = LogSegment.create(dir, 0)) {
+        try (LogSegment segment = LogSegment.create(dir, 0, 0)) {
             segment.append(batchAt(0, 2, 1, 1));
             segment.append(batchAt(1, 2, 1, 1));
 
@@ -149,13 +149,13 @@ class LogSegmentTest {
 
     @Test
     void scanStopsAtALengthFieldBelowAHeader() throws IOException {
-        try (LogSegment segment = LogSegment.create(dir, 0)) {
+        try (LogSegment segment = LogSegment.create(dir, 0, 0)) {
             segment.append(batchAt(0, 1, 1, 1));
         }
         try (FileChannel channel = FileChannel.open(segment0(), StandardOpenOption.WRITE)) {
             channel.write(ByteBuffer.allocate(4).putInt(0, 10), BatchHeader.LENGTH_OFFSET);
         }
-        try (LogSegment segment = LogSegment.open(dir, 0)) {
+        try (LogSegment segment = LogSegment.open(dir, 0, 0)) {
             assertThat(scanAll(segment).validBytes()).isZero();
             assertThat(scanAll(segment).problem())
                     .hasValueSatisfying(p -> assertThat(p).contains("below a header"));
@@ -164,7 +164,7 @@ class LogSegmentTest {
 
     @Test
     void truncateCutsTheFile() {
-        try (LogSegment segment = LogSegment.create(dir, 0)) {
+        try (LogSegment segment = LogSegment.create(dir, 0, 0)) {
             MemoryRecords first = batchAt(0, 1, 1, 1);
             segment.append(first);
             segment.append(batchAt(1, 1, 1, 1));
@@ -179,7 +179,7 @@ class LogSegmentTest {
 
     @Test
     void deleteRemovesTheFile() {
-        LogSegment segment = LogSegment.create(dir, 0);
+        LogSegment segment = LogSegment.create(dir, 0, 0);
         segment.delete();
         assertThat(segment0()).doesNotExist();
     }
