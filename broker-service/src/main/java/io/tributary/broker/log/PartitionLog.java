@@ -551,10 +551,12 @@ public final class PartitionLog implements AutoCloseable {
     // Reads (no lock)
 
     /**
-     * Reads whole batches from the one containing {@code fetchOffset}, within one segment, up to
-     * {@code maxBytes} (the first batch is returned whole even when larger, as Kafka does) and
-     * below {@code upperBoundOffset} (exclusive, usually the high watermark: a batch whose last
-     * offset reaches it is not returned).
+     * Reads from the batch containing {@code fetchOffset}, within one segment, up to {@code
+     * maxBytes} and below {@code upperBoundOffset} (exclusive, usually the high watermark: a batch
+     * whose last offset reaches it is not returned). As in Kafka, the first batch is returned whole
+     * even when larger than {@code maxBytes}, and the region may end inside a later batch when the
+     * byte limit falls there (consumers drop a trailing partial batch); it never reaches past the
+     * published log end, so it never holds a batch being written.
      *
      * @throws OffsetOutOfRangeException if {@code fetchOffset} is below the log start or past the end
      */
@@ -578,19 +580,24 @@ public final class PartitionLog implements AutoCloseable {
             int limit = limitOf(segment, snapshot);
             Optional<BatchHeader> first = locate(segment, fetchOffset, limit);
             if (first.isPresent()) {
-                int from = first.get().position();
-                int to = from;
-                Optional<BatchHeader> next = first;
-                while (next.isPresent()
-                        && next.get().lastOffset() < upper
-                        && (to == from || (long) to - from + next.get().sizeInBytes() <= maxBytes)) {
-                    to += next.get().sizeInBytes();
-                    next = segment.readHeader(to, limit);
-                }
-                if (to == from) {
+                BatchHeader head = first.get();
+                if (head.lastOffset() >= upper) {
                     return ReadResult.empty(start, snapshot.nextOffset());
                 }
-                return new ReadResult(segment.slice(from, to - from), start, snapshot.nextOffset());
+                // As Kafka does: the region ends at the first batch reaching the upper bound (found
+                // through the index), or at the published end, and is at most maxBytes long, but
+                // never shorter than the first batch. It may end inside a later batch; Kafka's
+                // clients drop a trailing partial batch, and walking every header to avoid it would
+                // cost one read per batch.
+                int maxPosition = limit;
+                if (upper < snapshot.nextOffset()) {
+                    maxPosition = locate(segment, upper, limit)
+                            .map(BatchHeader::position)
+                            .orElse(limit);
+                }
+                int from = head.position();
+                int size = (int) Math.min((long) maxPosition - from, Math.max(maxBytes, head.sizeInBytes()));
+                return new ReadResult(segment.slice(from, size), start, snapshot.nextOffset());
             }
             if (segment == snapshot.segment()) {
                 break;

@@ -9,7 +9,8 @@ import org.apache.kafka.common.record.internal.Records;
  * the segment's channel, so a Fetch response can send it with {@code FileChannel.transferTo}
  * ({@link Records#writeTo}). Never close it: the segment owns the channel.
  *
- * @param records whole batches, or {@link MemoryRecords#EMPTY}
+ * @param records batches starting with a whole one (a trailing batch may be cut by the byte
+ *     limit, as in Kafka), or {@link MemoryRecords#EMPTY}
  * @param logStartOffset the log start offset when the read began
  * @param logEndOffset the log end offset when the read began
  */

@@ -17,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.kafka.common.TopicIdPartition;
@@ -114,7 +113,7 @@ class PartitionLogTest {
     }
 
     @Test
-    void readStopsBeforeTheBatchThatWouldExceedTheLimit() {
+    void readIsBoundedByTheLimitAfterTheFirstBatchAsInKafka() {
         open(LogConfig.defaults());
         MemoryRecords one = batch(1, 100, 100);
         int size = one.sizeInBytes();
@@ -124,8 +123,11 @@ class PartitionLogTest {
 
         assertThat(log.read(0, 3 * size, Long.MAX_VALUE).records().sizeInBytes())
                 .isEqualTo(3 * size);
-        assertThat(log.read(0, 3 * size - 1, Long.MAX_VALUE).records().sizeInBytes())
-                .isEqualTo(2 * size);
+        ReadResult cut = log.read(0, 3 * size - 1, Long.MAX_VALUE);
+        assertThat(cut.records().sizeInBytes()).isEqualTo(3 * size - 1);
+        assertThat(offsetsOf(cut.records().batches()))
+                .as("the cut batch is not parsed")
+                .containsExactly(0L, 1L);
     }
 
     @Test
@@ -507,20 +509,24 @@ class PartitionLogTest {
     }
 
     @Test
-    void segmentsHoldOnlyWholeBatches() {
+    void readNeverReachesPastThePublishedEnd() {
         open(LogConfig.defaults());
         log.appendAsLeader(batch(2, 100, 1), 0);
 
-        Records records = log.read(0, 1, Long.MAX_VALUE).records();
+        Records records = log.read(0, Integer.MAX_VALUE, Long.MAX_VALUE).records();
 
         assertThat(records.sizeInBytes()).isEqualTo(batch(2, 100, 1).sizeInBytes());
-        assertThat(List.copyOf((java.util.Collection<?>) toList(records))).hasSize(1);
     }
 
-    private static List<Object> toList(Records records) {
-        List<Object> out = new java.util.ArrayList<>();
-        records.batches().forEach(out::add);
-        return out;
+    @Test
+    void readEndsAtTheBatchReachingTheUpperBound() {
+        open(LogConfig.defaults());
+        int size = batch(2, 100, 1).sizeInBytes();
+        for (int i = 0; i < 4; i++) {
+            log.appendAsLeader(batch(2, 100, 1), 0);
+        }
+
+        assertThat(log.read(0, Integer.MAX_VALUE, 5).records().sizeInBytes()).isEqualTo(2 * size);
     }
 
     /** Kafka's network channel abstraction over a file, so a test can exercise transferTo. */
