@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.Uuid;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -63,6 +64,8 @@ public final class IndexStore implements AutoCloseable {
     final WriteOptions syncedWrites;
     final WriteOptions unsyncedWrites;
     private final FlushOptions flushOptions;
+    /** Index writes made since the last memtable flush began; see {@link #flushIndex()}. */
+    private final AtomicLong unflushedIndexWrites = new AtomicLong();
 
     private IndexStore(Path directory) throws RocksDBException {
         this.directory = directory;
@@ -109,11 +112,32 @@ public final class IndexStore implements AutoCloseable {
      * Writes the offset- and time-index memtables to SST files and waits: afterwards every index
      * write made so far survives a crash. Called before a recovery point is persisted.
      */
-    public void flushIndex() {
+    public synchronized void flushIndex() {
+        // One flush makes every partition's index writes durable, so a partition with nothing new
+        // since the last flush (say, at the close of thousands of idle partitions) skips it.
+        // Synchronized: a caller that finds nothing to flush waits for a flush in progress, which
+        // may hold its own writes, to finish.
+        if (unflushedIndexWrites.getAndSet(0) == 0) {
+            return;
+        }
         try {
             db.flush(flushOptions, List.of(offsetIndex, timeIndex));
         } catch (RocksDBException e) {
             throw new IndexStoreException("cannot flush the index in " + directory, e);
+        }
+    }
+
+    /** Counts an index write; called after the write, so a flush that starts later includes it. */
+    void indexWritten() {
+        unflushedIndexWrites.incrementAndGet();
+    }
+
+    /** SST files at level 0 of the offset index (each memtable flush adds one); for tests. */
+    long offsetIndexLevel0Files() {
+        try {
+            return Long.parseLong(db.getProperty(offsetIndex, "rocksdb.num-files-at-level0"));
+        } catch (RocksDBException e) {
+            throw new IndexStoreException("cannot read a RocksDB property", e);
         }
     }
 

@@ -260,6 +260,7 @@ public final class PartitionIndex {
     private void put(ColumnFamilyHandle cf, byte[] key, byte[] value) {
         try {
             db.put(cf, store.indexWrites, key, value);
+            store.indexWritten();
         } catch (RocksDBException e) {
             throw new IndexStoreException("cannot write the index", e);
         }
@@ -268,6 +269,7 @@ public final class PartitionIndex {
     private void delete(ColumnFamilyHandle cf, byte[] key) {
         try {
             db.delete(cf, store.indexWrites, key);
+            store.indexWritten();
         } catch (RocksDBException e) {
             throw new IndexStoreException("cannot write the index", e);
         }
@@ -276,6 +278,7 @@ public final class PartitionIndex {
     private void deleteRange(ColumnFamilyHandle cf, byte[] from, byte[] to) {
         try {
             db.deleteRange(cf, store.indexWrites, from, to);
+            store.indexWritten();
         } catch (RocksDBException e) {
             throw new IndexStoreException("cannot write the index", e);
         }

@@ -145,6 +145,21 @@ class PartitionIndexTest {
     }
 
     @Test
+    void flushIndexWritesMemtablesOnlyWhenSomethingWasWrittenSince() {
+        PartitionIndex index = store.partition(TOPIC, 0);
+        index.putOffset(new OffsetPosition(1, 0, 0));
+        store.flushIndex();
+        long files = store.offsetIndexLevel0Files();
+
+        store.flushIndex();
+        assertThat(store.offsetIndexLevel0Files()).isEqualTo(files);
+
+        index.putOffset(new OffsetPosition(2, 0, 10));
+        store.flushIndex();
+        assertThat(store.offsetIndexLevel0Files()).isEqualTo(files + 1);
+    }
+
+    @Test
     void deleteAllRemovesEveryEntryOfThePartition() {
         PartitionIndex index = store.partition(TOPIC, 0);
         index.putOffset(new OffsetPosition(3, 0, 0));
