@@ -306,7 +306,8 @@ public final class PartitionLog implements AutoCloseable {
             // base offset (the offset itself when no batch contains it, as in Kafka), but never
             // drops below the log start (a batch straddling it may go, the start stays).
             long removedFrom = first.map(BatchHeader::baseOffset).orElse(offset);
-            long newEnd = Math.max(removedFrom, logStartOffset);
+            // An offset in a gap between batches (a follower's copy of a compacted log) is itself the end.
+            long newEnd = Math.max(Math.min(removedFrom, offset), logStartOffset);
             active.truncateTo(cut);
             active.flush();
             index.deleteOffsetsFrom(removedFrom);
@@ -916,6 +917,9 @@ public final class PartitionLog implements AutoCloseable {
                 break;
             }
         }
+        // The log end never falls below the log start (records before it may have been deleted,
+        // or a truncation may have ended the log in a gap, after the last batch).
+        next = Math.max(next, logStartOffset);
         recoveryPoint = Math.min(fromRecoveryPoint, next);
         end = new LogEnd(next, lastGood, lastGood.sizeInBytes());
         log.info(
