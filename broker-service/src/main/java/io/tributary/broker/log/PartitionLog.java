@@ -823,9 +823,8 @@ public final class PartitionLog implements AutoCloseable {
         } else {
             report = recover(savedRecoveryPoint);
         }
-        if (segments.size() > 1) {
-            deleteSegmentsBelowLogStart();
-        }
+        // Finishes a deletion a crash interrupted, and drops index entries below the first segment.
+        deleteSegmentsBelowLogStart();
         // Until the next clean close, a crash must lead to a rescan: record that durably first.
         persistState(PartitionState.Shutdown.UNCLEAN, Durability.SYNC);
         restoreIndexingState();

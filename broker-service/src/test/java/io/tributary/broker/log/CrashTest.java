@@ -43,7 +43,7 @@ class CrashTest {
         long highestSeen = -1;
 
         for (int round = 0; round < KILLS; round++) {
-            int appendsBeforeKill = random.nextInt(1, 400);
+            int appendsBeforeKill = random.nextInt(1, 250);
             Process child = new ProcessBuilder(
                             java,
                             "--enable-native-access=ALL-UNNAMED",
