@@ -225,6 +225,38 @@ class PartitionLogTest {
     }
 
     @Test
+    void batchesWithoutTimestampsRollByTheClock() {
+        open(LogConfig.defaults().withSegmentTime(Duration.ofSeconds(10)));
+        MemoryRecords noTimestamp = MemoryRecords.withRecords(
+                org.apache.kafka.common.record.internal.RecordBatch.MAGIC_VALUE_V2,
+                0L,
+                org.apache.kafka.common.compress.Compression.NONE,
+                org.apache.kafka.common.record.TimestampType.CREATE_TIME,
+                new org.apache.kafka.common.record.internal.SimpleRecord(-1L, null, new byte[1]));
+        log.appendAsLeader(noTimestamp, 0);
+        clock.advance(Duration.ofMillis(9_999));
+        log.appendAsLeader(batch(1, 0, 1), 0);
+        assertThat(log.segmentBaseOffsets()).containsExactly(0L);
+
+        clock.advance(Duration.ofMillis(1));
+        log.appendAsLeader(batch(1, 0, 1), 0);
+
+        assertThat(log.segmentBaseOffsets()).containsExactly(0L, 2L);
+    }
+
+    @Test
+    void flushMsIsAlsoCheckedOnAppend() {
+        open(LogConfig.defaults().withFlushInterval(Optional.of(Duration.ofSeconds(1))));
+        log.appendAsLeader(batch(1, 100, 1), 0);
+        assertThat(log.recoveryPoint()).isZero();
+        clock.advance(Duration.ofSeconds(1));
+
+        log.appendAsLeader(batch(1, 100, 1), 0);
+
+        assertThat(log.recoveryPoint()).isEqualTo(2);
+    }
+
+    @Test
     void explicitRollStartsANewSegmentAtTheLogEnd() {
         open(LogConfig.defaults());
         log.roll();
