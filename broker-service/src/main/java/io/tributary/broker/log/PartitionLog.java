@@ -71,6 +71,14 @@ public final class PartitionLog implements AutoCloseable {
     public static final long MAX_TIMESTAMP = -3L;
 
     /**
+     * A default for the bound on one retention run, {@link #deleteExpiredSegments(int)}: deleting a
+     * segment costs an unlink and two RocksDB range deletions, so 16 keeps a run in the
+     * milliseconds while a scheduler running every few minutes still catches up with any realistic
+     * backlog (Kafka's {@code log.retention.check.interval.ms} is 5 minutes).
+     */
+    public static final int DEFAULT_RETENTION_SEGMENTS_PER_RUN = 16;
+
+    /**
      * The published end of the log: readers read this once and stay below it.
      *
      * @param nextOffset the log end offset
