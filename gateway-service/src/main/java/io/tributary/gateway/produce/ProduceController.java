@@ -179,7 +179,9 @@ public class ProduceController {
                         "The record has %d bytes; the limit is %d."
                                 .formatted(value.length, limits.maxRecordSize().toBytes()));
             }
-            byte[] key = recordKey == null ? null : recordKey.getBytes(StandardCharsets.UTF_8);
+            // the servlet container decodes header bytes as ISO-8859-1, one char per byte: this recovers
+            // the bytes the client sent (UTF-8 from curl and browsers)
+            byte[] key = recordKey == null ? null : recordKey.getBytes(StandardCharsets.ISO_8859_1);
             records = List.of(new OutgoingRecord(
                     java.util.OptionalInt.empty(), key, value, List.of(), java.util.OptionalLong.empty()));
         }

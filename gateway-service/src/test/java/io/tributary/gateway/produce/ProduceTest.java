@@ -75,6 +75,18 @@ class ProduceTest extends GatewayIntegrationTest {
     }
 
     @Test
+    void aFormEncodedWebhookBodyIsProducedByteForByte() {
+        String topic = createTopic("produce-form", 1);
+        byte[] body = "payload=%7B%22a%22%3A1%7D&token=x".getBytes(StandardCharsets.UTF_8);
+
+        HttpResponse<String> r =
+                http.post("/v1/topics/" + topic + "/records?acks=all", "application/x-www-form-urlencoded", body);
+
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(readAll(topic, 0, 1).getFirst().value()).isEqualTo(body);
+    }
+
+    @Test
     void keysGoToThePartitionAPlainKafkaProducerPicks() throws Exception {
         String viaHttp = createTopic("partitioner-http", 7);
         String viaKafka = createTopic("partitioner-kafka", 7);
