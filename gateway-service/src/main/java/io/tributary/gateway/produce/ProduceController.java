@@ -222,6 +222,8 @@ public class ProduceController {
     /**
      * Reads NDJSON line by line, sending each record as it is read and writing each result, in order,
      * as soon as it and all before it are known. At most {@code ndjson-in-flight} are awaited at once.
+     * While more of the body is already there, reading goes on (records are pipelined into the
+     * producer's batches); when the client pauses, every pending result is written and flushed first.
      */
     private void streamNdjson(
             String topic,
@@ -261,6 +263,11 @@ public class ProduceController {
                 writeLine(out, window.poll(), topic, acks, written);
             }
             if (!lines.ready()) {
+                // The client has sent nothing more yet: answer everything sent so far before blocking on
+                // the next read, so a client that waits for a result before sending more is not stuck.
+                while (!window.isEmpty()) {
+                    writeLine(out, window.poll(), topic, acks, written);
+                }
                 out.flush();
             }
         }
