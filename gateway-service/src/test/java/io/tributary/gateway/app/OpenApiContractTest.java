@@ -99,6 +99,20 @@ class OpenApiContractTest extends GatewayIntegrationTest {
         assertThat(operations(served).keySet()).doesNotContainAnyElementsOf(NOT_IMPLEMENTED_YET);
     }
 
+    @Test
+    void aParameterMissingOnOneSideWouldBeCaught() {
+        String fetch = "GET /v1/topics/{topic}/partitions/{partition}/records";
+        JsonNode drifted = contract.deepCopy();
+        var params = (com.fasterxml.jackson.databind.node.ArrayNode) drifted.path("paths")
+                .path("/v1/topics/{topic}/partitions/{partition}/records")
+                .path("get")
+                .path("parameters");
+        params.remove(params.size() - 1);
+
+        assertThat(parameters(drifted, fetch)).isNotEqualTo(parameters(served, fetch));
+        assertThat(parameters(contract, fetch)).isEqualTo(parameters(served, fetch));
+    }
+
     /** "METHOD /path" -> operation, for the API's paths (not springdoc's or actuator's). */
     private static Map<String, JsonNode> operations(JsonNode doc) {
         Map<String, JsonNode> ops = new TreeMap<>();
