@@ -21,6 +21,7 @@ import org.springframework.web.bind.MissingServletRequestParameterException;
 import org.springframework.web.bind.ServletRequestBindingException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.async.AsyncRequestNotUsableException;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.NoHandlerFoundException;
 import org.springframework.web.servlet.resource.NoResourceFoundException;
@@ -125,6 +126,12 @@ class ProblemAdvice {
     @ExceptionHandler(ServletRequestBindingException.class)
     ResponseEntity<byte[]> binding(ServletRequestBindingException e, HttpServletRequest request) {
         return answer(new ProblemException(ProblemType.INVALID_PARAMETER, e.getMessage()), request);
+    }
+
+    /** The client went away mid-answer (an NDJSON stream, a long poll): nothing to answer, nothing to log. */
+    @ExceptionHandler(AsyncRequestNotUsableException.class)
+    void clientGone(AsyncRequestNotUsableException e, HttpServletRequest request) {
+        log.debug("Client left during {} {}: {}", request.getMethod(), request.getRequestURI(), e.getMessage());
     }
 
     @ExceptionHandler(Exception.class)

@@ -89,6 +89,15 @@ class ProblemMappingTest extends GatewayIntegrationTest {
     }
 
     @Test
+    void askingForAMediaTypeTheApiDoesNotSpeakIs406() {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(http.uri("/v1/topics"))
+                .header("Accept", "text/html")
+                .GET());
+
+        assertProblem(r, 406, "not-acceptable");
+    }
+
+    @Test
     void aProblemIsAnsweredEvenToAClientThatAcceptsOnlyHtml() {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(http.uri("/v1/nothing-here"))
                 .header("Accept", "text/html")
