@@ -2,5 +2,31 @@
  * Partition log storage: segment files of Kafka record batches, the RocksDB offset and time index,
  * recovery and retention. Core: plain Java, no Spring (an architecture test enforces it). Its clock,
  * limits and directories come through constructors.
+ *
+ * <h2>Flow of an append</h2>
+ *
+ * <pre>
+ *  MemoryRecords (producer bytes)
+ *     |  AppendValidator: magic 2, max.message.bytes, CRC, count = lastOffsetDelta + 1;
+ *     |  leader: setLastOffset / setPartitionLeaderEpoch / setMaxTimestamp (header rewrite, no re-encoding)
+ *     v
+ *  LogSegment.append (FileChannel write at the end of the active segment)
+ *     v
+ *  index (log.index, RocksDB, no WAL): one offset entry per index.interval.bytes, time entries
+ *     v
+ *  publish the log end (offset, segment, byte position) in one volatile write
+ * </pre>
+ *
+ * <h2>Invariants</h2>
+ *
+ * <ul>
+ *   <li>A segment file holds whole batches back to back, offsets strictly increasing, every base
+ *       offset at least the file's base offset; the file name is the base offset in 20 digits.
+ *   <li>Bytes are never decoded to be appended and never re-encoded; only header fields change.
+ *   <li>Readers see only batches below the published log end, and never wait for the writer.
+ *   <li>The log is the truth; the index is derived and is repaired from the log on recovery.
+ *   <li>Operating errors are the {@link io.tributary.broker.log.LogException} subclasses;
+ *       programmer errors are {@code IllegalArgumentException}/{@code IllegalStateException}.
+ * </ul>
  */
 package io.tributary.broker.log;

@@ -14,6 +14,20 @@ class GatewayConfigurationValidationTest {
                 .hasStackTraceContaining("tributary.gateway.bootstrap-servers");
     }
 
+    @Test
+    void aZeroRecordsPerRequestLimitStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.gateway.produce.max-records-per-request=0"))
+                .hasStackTraceContaining("tributary.gateway.produce")
+                .hasStackTraceContaining("maxRecordsPerRequest");
+    }
+
+    @Test
+    void aZeroConsumerPoolStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.gateway.fetch.consumers=0"))
+                .hasStackTraceContaining("tributary.gateway.fetch")
+                .hasStackTraceContaining("consumers");
+    }
+
     private static void start(String... args) {
         ServiceStartup.startAndClose(GatewayApplication.class, args);
     }

@@ -1,0 +1,13 @@
+package io.tributary.broker.log;
+
+import java.util.OptionalLong;
+
+/**
+ * What an append did (Kafka's {@code LogAppendInfo}, the part a Produce response needs).
+ *
+ * @param firstOffset the offset of the first record written
+ * @param lastOffset the offset of the last record written
+ * @param logAppendTimeMs the broker time stamped into the batches, when the topic uses LogAppendTime
+ * @param logStartOffset the log start offset after the append
+ */
+public record AppendResult(long firstOffset, long lastOffset, OptionalLong logAppendTimeMs, long logStartOffset) {}

@@ -1,0 +1,131 @@
+package io.tributary.broker.log;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import org.apache.kafka.common.errors.CorruptRecordException;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.apache.kafka.common.record.internal.RecordBatch;
+
+/**
+ * Checks incoming batches and, as leader, gives them their offsets by rewriting headers in place.
+ *
+ * <p>Batches stay byte buffers: validation reads header fields at fixed positions and checks the
+ * CRC; offset assignment, the leader epoch and LogAppendTime are written with {@link
+ * MutableRecordBatch#setLastOffset}, {@link MutableRecordBatch#setPartitionLeaderEpoch} and {@link
+ * MutableRecordBatch#setMaxTimestamp}, which recompute the CRC where the field is covered by it.
+ * Records are never decoded to append and never re-encoded.
+ *
+ * <p>Checks, in order, per batch: the bytes hold whole batches only ({@link CorruptBatchException});
+ * magic is 2 ({@link InvalidRecordException}); the batch is no larger than {@code max.message.bytes}
+ * (leader only, as in Kafka, {@link RecordTooLargeException}); the CRC matches ({@link
+ * CorruptBatchException}); the batch has records and its count equals {@code lastOffsetDelta + 1}
+ * (leader only; a follower may receive batches whose records were compacted away, {@link
+ * InvalidRecordException}); as follower, offsets continue the log and increase ({@link
+ * UnexpectedAppendOffsetException}).
+ *
+ * <p>Stateless; thread-safe. The records passed in are modified (leader) and must not be shared.
+ */
+final class AppendValidator {
+
+    private AppendValidator() {}
+
+    /**
+     * Validates {@code records} and assigns offsets from {@code nextOffset}, stamping {@code
+     * leaderEpoch} and, when the topic asks for it, {@code nowMs} as LogAppendTime.
+     */
+    static ValidatedAppend assignOffsetsAsLeader(
+            MemoryRecords records, long nextOffset, int leaderEpoch, LogConfig config, long nowMs) {
+        if (leaderEpoch < 0) {
+            throw new IllegalArgumentException("leader epoch must not be negative: " + leaderEpoch);
+        }
+        List<BatchHeader> headers = new ArrayList<>();
+        long offset = nextOffset;
+        int position = 0;
+        boolean logAppendTime = config.timestampType() == MessageTimestampType.LOG_APPEND_TIME;
+        for (MutableRecordBatch batch : batchesOf(records)) {
+            checkFormat(batch, position);
+            if (batch.sizeInBytes() > config.maxMessageBytes()) {
+                throw new RecordTooLargeException("batch at byte " + position + " is " + batch.sizeInBytes()
+                        + " bytes, more than max.message.bytes " + config.maxMessageBytes());
+            }
+            checkCrc(batch, position);
+            long lastOffsetDelta = batch.lastOffset() - batch.baseOffset();
+            Integer count = batch.countOrNull();
+            if (count == null || count <= 0 || count != lastOffsetDelta + 1) {
+                throw new InvalidRecordException("batch at byte " + position + " has " + count
+                        + " records but a last offset delta of " + lastOffsetDelta);
+            }
+            batch.setLastOffset(offset + lastOffsetDelta);
+            batch.setPartitionLeaderEpoch(leaderEpoch);
+            if (logAppendTime) {
+                batch.setMaxTimestamp(TimestampType.LOG_APPEND_TIME, nowMs);
+            }
+            headers.add(BatchHeader.read(records.buffer(), records.buffer().position() + position, position));
+            offset += lastOffsetDelta + 1;
+            position += batch.sizeInBytes();
+        }
+        checkWhole(records, position);
+        return new ValidatedAppend(records, headers, logAppendTime ? OptionalLong.of(nowMs) : OptionalLong.empty());
+    }
+
+    /** Validates a follower's {@code records}, which keep the leader's offsets, against the log end. */
+    static ValidatedAppend validateAsFollower(MemoryRecords records, long logEndOffset) {
+        List<BatchHeader> headers = new ArrayList<>();
+        long next = logEndOffset;
+        int position = 0;
+        for (MutableRecordBatch batch : batchesOf(records)) {
+            checkFormat(batch, position);
+            checkCrc(batch, position);
+            if (batch.baseOffset() < next || batch.lastOffset() < batch.baseOffset()) {
+                throw new UnexpectedAppendOffsetException("follower batch at byte " + position + " has offsets "
+                        + batch.baseOffset() + ".." + batch.lastOffset() + " but the log continues at " + next);
+            }
+            headers.add(BatchHeader.read(records.buffer(), records.buffer().position() + position, position));
+            next = batch.lastOffset() + 1;
+            position += batch.sizeInBytes();
+        }
+        checkWhole(records, position);
+        return new ValidatedAppend(records, headers, OptionalLong.empty());
+    }
+
+    private static List<MutableRecordBatch> batchesOf(MemoryRecords records) {
+        if (records.sizeInBytes() == 0) {
+            throw new InvalidRecordException("an append needs at least one batch");
+        }
+        List<MutableRecordBatch> batches = new ArrayList<>();
+        try {
+            for (MutableRecordBatch batch : records.batches()) {
+                batches.add(batch);
+            }
+        } catch (CorruptRecordException e) {
+            throw new CorruptBatchException("unreadable batch: " + e.getMessage());
+        }
+        if (batches.isEmpty()) {
+            throw new CorruptBatchException("append of " + records.sizeInBytes() + " bytes holds no whole batch");
+        }
+        return batches;
+    }
+
+    private static void checkFormat(MutableRecordBatch batch, int position) {
+        if (batch.magic() != RecordBatch.MAGIC_VALUE_V2) {
+            throw new InvalidRecordException(
+                    "batch at byte " + position + " has magic " + batch.magic() + "; only magic 2 is stored");
+        }
+    }
+
+    private static void checkCrc(MutableRecordBatch batch, int position) {
+        if (!batch.isValid()) {
+            throw new CorruptBatchException("batch at byte " + position + " fails its CRC check");
+        }
+    }
+
+    private static void checkWhole(MemoryRecords records, int wholeBatchBytes) {
+        if (wholeBatchBytes != records.sizeInBytes()) {
+            throw new CorruptBatchException(
+                    "append of " + records.sizeInBytes() + " bytes ends inside a batch at byte " + wholeBatchBytes);
+        }
+    }
+}

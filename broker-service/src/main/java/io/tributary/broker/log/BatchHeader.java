@@ -1,0 +1,90 @@
+package io.tributary.broker.log;
+
+import java.nio.ByteBuffer;
+import org.apache.kafka.common.record.internal.DefaultRecordBatch;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.Records;
+
+/**
+ * The fixed-position fields of a record batch header (magic v2), read without decoding records.
+ *
+ * <p>The layout is Kafka's {@code DefaultRecordBatch}; the fields this engine reads, by byte offset
+ * from the start of the batch (all big-endian):
+ *
+ * <pre>
+ *  0  baseOffset            int64
+ *  8  length                int32   bytes after this field, so the batch is length + 12 bytes
+ * 12  partitionLeaderEpoch  int32
+ * 16  magic                 int8    2
+ * 17  crc                   uint32  CRC-32C of bytes 21 .. end
+ * 21  attributes            int16
+ * 23  lastOffsetDelta       int32
+ * 27  baseTimestamp         int64
+ * 35  maxTimestamp          int64
+ * 43  producerId            int64
+ * 51  producerEpoch         int16
+ * 53  baseSequence          int32
+ * 57  recordsCount          int32
+ * 61  records ...
+ * </pre>
+ *
+ * @param position where the batch starts in its segment file (0 for a batch in memory)
+ * @param baseOffset the offset of the batch's first record
+ * @param lastOffset {@code baseOffset + lastOffsetDelta}
+ * @param sizeInBytes the whole batch, {@code length + 12}
+ * @param magic the format version; this engine stores only 2
+ * @param partitionLeaderEpoch the leader epoch stamped by the leader that appended it
+ * @param maxTimestamp the largest record timestamp, or the log-append time
+ * @param recordCount the records count field
+ */
+public record BatchHeader(
+        int position,
+        long baseOffset,
+        long lastOffset,
+        int sizeInBytes,
+        byte magic,
+        int partitionLeaderEpoch,
+        long maxTimestamp,
+        int recordCount) {
+
+    /** Bytes of a v2 batch header: the smallest possible batch (no records). */
+    public static final int SIZE = DefaultRecordBatch.RECORD_BATCH_OVERHEAD;
+
+    static final int LENGTH_OFFSET = Records.SIZE_OFFSET;
+    static final int PARTITION_LEADER_EPOCH_OFFSET = 12;
+    static final int MAGIC_OFFSET = Records.MAGIC_OFFSET;
+    static final int LAST_OFFSET_DELTA_OFFSET = DefaultRecordBatch.LAST_OFFSET_DELTA_OFFSET;
+    static final int MAX_TIMESTAMP_OFFSET = 35;
+    static final int RECORDS_COUNT_OFFSET = DefaultRecordBatch.RECORDS_COUNT_OFFSET;
+
+    /**
+     * Reads a header from {@code buffer} at its absolute index {@code at}; the buffer must hold at
+     * least {@link #SIZE} bytes from there. Fields past the magic byte are meaningful only when the
+     * magic is 2.
+     */
+    static BatchHeader read(ByteBuffer buffer, int at, int position) {
+        long baseOffset = buffer.getLong(at);
+        int length = buffer.getInt(at + LENGTH_OFFSET);
+        byte magic = buffer.get(at + MAGIC_OFFSET);
+        int lastOffsetDelta = buffer.getInt(at + LAST_OFFSET_DELTA_OFFSET);
+        return new BatchHeader(
+                position,
+                baseOffset,
+                baseOffset + lastOffsetDelta,
+                length + Records.LOG_OVERHEAD,
+                magic,
+                buffer.getInt(at + PARTITION_LEADER_EPOCH_OFFSET),
+                buffer.getLong(at + MAX_TIMESTAMP_OFFSET),
+                buffer.getInt(at + RECORDS_COUNT_OFFSET));
+    }
+
+    /** {@code lastOffset + 1}. */
+    public long nextOffset() {
+        return lastOffset + 1;
+    }
+
+    /** Whether the header carries a timestamp (batches of a producer without one carry -1). */
+    public boolean hasTimestamp() {
+        return maxTimestamp != RecordBatch.NO_TIMESTAMP;
+    }
+}

@@ -1,0 +1,286 @@
+package io.tributary.broker.log.index;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.common.Uuid;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+
+/**
+ * One partition replica's entries in the {@link IndexStore}.
+ *
+ * <h2>Key and value encodings (all integers big-endian)</h2>
+ *
+ * <p>Every key starts with the same 20-byte partition prefix, so that one partition's entries are
+ * contiguous and ordered by the rest of the key under RocksDB's default bytewise comparator:
+ *
+ * <pre>
+ *  0  topic id, most significant 64 bits    int64
+ *  8  topic id, least significant 64 bits   int64
+ * 16  partition                              int32 (non-negative)
+ * </pre>
+ *
+ * <p>{@code offset_index} (sparse: one entry per {@code index.interval.bytes} of batches, and the
+ * first batch of every segment):
+ *
+ * <pre>
+ * key   (28 bytes)  prefix, then 20: batch base offset   int64 (non-negative)
+ * value (12 bytes)  0: segment base offset  int64,  8: byte position of the batch in that segment  int32
+ * </pre>
+ *
+ * <p>{@code time_index} (written at the same points as the offset index, when the largest batch
+ * max-timestamp seen so far has grown since the previous time entry; keys and values both increase):
+ *
+ * <pre>
+ * key   (28 bytes)  prefix, then 20: max timestamp so far, in ms, XOR 0x8000000000000000  int64
+ * value (8 bytes)   0: base offset of the first batch that reached that timestamp          int64
+ * </pre>
+ *
+ * The sign bit of the timestamp is flipped so that bytewise order is numeric order for negative
+ * timestamps too.
+ *
+ * <p>{@code partition_state}: key = the 20-byte prefix alone; value = {@link PartitionState}'s
+ * encoding.
+ *
+ * <p>Lookups are {@code seekForPrev} (the greatest key at or below the probe) checked against the
+ * prefix. Thread-safe; index writes skip the WAL (see {@link IndexStore}).
+ */
+public final class PartitionIndex {
+
+    static final int PREFIX_BYTES = 20;
+    static final int KEY_BYTES = 28;
+    private static final int OFFSET_VALUE_BYTES = 12;
+
+    private final IndexStore store;
+    private final RocksDB db;
+    private final byte[] prefix;
+
+    PartitionIndex(IndexStore store, RocksDB db, Uuid topicId, int partition) {
+        this.store = store;
+        this.db = db;
+        this.prefix = ByteBuffer.allocate(PREFIX_BYTES)
+                .putLong(topicId.getMostSignificantBits())
+                .putLong(topicId.getLeastSignificantBits())
+                .putInt(partition)
+                .array();
+    }
+
+    // ---- offset index ----
+
+    /** Records that the batch with base offset {@code entry.offset()} starts at the given place. */
+    public void putOffset(OffsetPosition entry) {
+        byte[] value = ByteBuffer.allocate(OFFSET_VALUE_BYTES)
+                .putLong(entry.segmentBaseOffset())
+                .putInt(entry.position())
+                .array();
+        put(store.offsetIndex, offsetKey(entry.offset()), value);
+    }
+
+    /** The entry with the greatest offset at or below {@code offset}. */
+    public Optional<OffsetPosition> floorOffset(long offset) {
+        return floor(store.offsetIndex, offsetKey(offset)).map(PartitionIndex::offsetEntry);
+    }
+
+    /** The entry with the greatest offset. */
+    public Optional<OffsetPosition> lastOffset() {
+        return floorOffset(Long.MAX_VALUE);
+    }
+
+    /** Removes entries with offset at or above {@code offset}. */
+    public void deleteOffsetsFrom(long offset) {
+        deleteRange(store.offsetIndex, offsetKey(offset), upperBound());
+    }
+
+    /** Removes entries with offset below {@code offset}. */
+    public void deleteOffsetsBefore(long offset) {
+        deleteRange(store.offsetIndex, offsetKey(0), offsetKey(offset));
+    }
+
+    /** Every offset entry in order (for recovery checks and tests; proportional to the log). */
+    public List<OffsetPosition> offsetEntries() {
+        List<OffsetPosition> entries = new ArrayList<>();
+        forEach(store.offsetIndex, (key, value) -> entries.add(offsetEntry(key, value)));
+        return entries;
+    }
+
+    // ---- time index ----
+
+    public void putTime(TimestampOffset entry) {
+        put(
+                store.timeIndex,
+                timeKey(entry.timestamp()),
+                ByteBuffer.allocate(8).putLong(entry.offset()).array());
+    }
+
+    /** The entry with the greatest timestamp at or below {@code timestamp}. */
+    public Optional<TimestampOffset> floorTime(long timestamp) {
+        return floor(store.timeIndex, timeKey(timestamp)).map(PartitionIndex::timeEntry);
+    }
+
+    /** The entry with the greatest timestamp (and offset). */
+    public Optional<TimestampOffset> lastTime() {
+        return floorTime(Long.MAX_VALUE);
+    }
+
+    /** Removes entries whose offset is at or above {@code offset} (the newest entries). */
+    public void deleteTimesFrom(long offset) {
+        try (RocksIterator it = db.newIterator(store.timeIndex)) {
+            for (it.seekForPrev(timeKey(Long.MAX_VALUE)); it.isValid() && hasPrefix(it.key()); it.prev()) {
+                if (ByteBuffer.wrap(it.value()).getLong() < offset) {
+                    break;
+                }
+                delete(store.timeIndex, it.key());
+            }
+        }
+    }
+
+    /** Removes entries whose offset is below {@code offset} (the oldest entries). */
+    public void deleteTimesBefore(long offset) {
+        try (RocksIterator it = db.newIterator(store.timeIndex)) {
+            for (it.seek(timeKey(Long.MIN_VALUE)); it.isValid() && hasPrefix(it.key()); it.next()) {
+                if (ByteBuffer.wrap(it.value()).getLong() >= offset) {
+                    break;
+                }
+                delete(store.timeIndex, it.key());
+            }
+        }
+    }
+
+    public List<TimestampOffset> timeEntries() {
+        List<TimestampOffset> entries = new ArrayList<>();
+        forEach(store.timeIndex, (key, value) -> entries.add(timeEntry(key, value)));
+        return entries;
+    }
+
+    // ---- partition state ----
+
+    public Optional<PartitionState> readState() {
+        try {
+            byte[] value = db.get(store.partitionState, prefix);
+            return value == null ? Optional.empty() : Optional.of(PartitionState.decode(value));
+        } catch (RocksDBException e) {
+            throw new IndexStoreException("cannot read partition state", e);
+        }
+    }
+
+    public void writeState(PartitionState state, Durability durability) {
+        try {
+            db.put(
+                    store.partitionState,
+                    durability == Durability.SYNC ? store.syncedWrites : store.unsyncedWrites,
+                    prefix,
+                    state.encode());
+        } catch (RocksDBException e) {
+            throw new IndexStoreException("cannot write partition state", e);
+        }
+    }
+
+    /** Removes every entry of this partition: offsets, times and state. */
+    public void deleteAll() {
+        deleteRange(store.offsetIndex, prefix, upperBound());
+        deleteRange(store.timeIndex, prefix, upperBound());
+        try {
+            db.delete(store.partitionState, store.syncedWrites, prefix);
+        } catch (RocksDBException e) {
+            throw new IndexStoreException("cannot delete partition state", e);
+        }
+    }
+
+    /** See {@link IndexStore#flushIndex()}. */
+    public void flushIndex() {
+        store.flushIndex();
+    }
+
+    // ---- encoding ----
+
+    byte[] offsetKey(long offset) {
+        return ByteBuffer.allocate(KEY_BYTES).put(prefix).putLong(offset).array();
+    }
+
+    byte[] timeKey(long timestamp) {
+        return ByteBuffer.allocate(KEY_BYTES)
+                .put(prefix)
+                .putLong(timestamp ^ Long.MIN_VALUE)
+                .array();
+    }
+
+    /** The first key after every key of this partition: the prefix with its last byte plus one. */
+    private byte[] upperBound() {
+        byte[] bound = Arrays.copyOf(prefix, KEY_BYTES + 1);
+        Arrays.fill(bound, PREFIX_BYTES, bound.length, (byte) 0xff);
+        return bound;
+    }
+
+    private static OffsetPosition offsetEntry(byte[][] kv) {
+        return offsetEntry(kv[0], kv[1]);
+    }
+
+    private static OffsetPosition offsetEntry(byte[] key, byte[] value) {
+        ByteBuffer v = ByteBuffer.wrap(value);
+        return new OffsetPosition(ByteBuffer.wrap(key).getLong(PREFIX_BYTES), v.getLong(), v.getInt());
+    }
+
+    private static TimestampOffset timeEntry(byte[][] kv) {
+        return timeEntry(kv[0], kv[1]);
+    }
+
+    private static TimestampOffset timeEntry(byte[] key, byte[] value) {
+        return new TimestampOffset(
+                ByteBuffer.wrap(key).getLong(PREFIX_BYTES) ^ Long.MIN_VALUE,
+                ByteBuffer.wrap(value).getLong());
+    }
+
+    private boolean hasPrefix(byte[] key) {
+        return key.length == KEY_BYTES && Arrays.equals(key, 0, PREFIX_BYTES, prefix, 0, PREFIX_BYTES);
+    }
+
+    private Optional<byte[][]> floor(ColumnFamilyHandle cf, byte[] probe) {
+        try (RocksIterator it = db.newIterator(cf)) {
+            it.seekForPrev(probe);
+            if (it.isValid() && hasPrefix(it.key())) {
+                return Optional.of(new byte[][] {it.key(), it.value()});
+            }
+            return Optional.empty();
+        }
+    }
+
+    private void forEach(ColumnFamilyHandle cf, java.util.function.BiConsumer<byte[], byte[]> action) {
+        try (RocksIterator it = db.newIterator(cf)) {
+            for (it.seek(prefix); it.isValid() && hasPrefix(it.key()); it.next()) {
+                action.accept(it.key(), it.value());
+            }
+        }
+    }
+
+    private void put(ColumnFamilyHandle cf, byte[] key, byte[] value) {
+        try {
+            db.put(cf, store.indexWrites, key, value);
+            store.indexWritten();
+        } catch (RocksDBException e) {
+            throw new IndexStoreException("cannot write the index", e);
+        }
+    }
+
+    private void delete(ColumnFamilyHandle cf, byte[] key) {
+        try {
+            db.delete(cf, store.indexWrites, key);
+            store.indexWritten();
+        } catch (RocksDBException e) {
+            throw new IndexStoreException("cannot write the index", e);
+        }
+    }
+
+    private void deleteRange(ColumnFamilyHandle cf, byte[] from, byte[] to) {
+        try {
+            db.deleteRange(cf, store.indexWrites, from, to);
+            store.indexWritten();
+        } catch (RocksDBException e) {
+            throw new IndexStoreException("cannot write the index", e);
+        }
+    }
+}

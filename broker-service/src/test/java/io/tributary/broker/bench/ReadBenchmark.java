@@ -1,0 +1,129 @@
+package io.tributary.broker.bench;
+
+import io.tributary.broker.log.LogConfig;
+import io.tributary.broker.log.PartitionLog;
+import io.tributary.broker.log.ReadResult;
+import io.tributary.broker.log.index.IndexStore;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.InstantSource;
+import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
+import java.util.random.RandomGeneratorFactory;
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.Uuid;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Sequential consumption of a 256 MiB log (16 KiB batches of 1 KiB records, one segment, in the page
+ * cache) in 1 MiB fetches: region lookup ({@code PartitionLog.read}) plus {@code transferTo} into a
+ * discarding channel, against two raw baselines over the same segment file in the same run: a
+ * sequential {@code FileChannel.read} into a 1 MiB buffer, and a sequential {@code transferTo} of
+ * 1 MiB regions into the same discarding channel. MB/s = ops/s x {@link #FETCH_BYTES} (each op
+ * moves about that much).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Xmx2g"})
+public class ReadBenchmark {
+
+    static final long LOG_BYTES = 256L * 1024 * 1024;
+    static final int FETCH_BYTES = 1024 * 1024;
+
+    private Path dir;
+    private IndexStore store;
+    private PartitionLog log;
+    private FileChannel raw;
+    private ByteBuffer readBuffer;
+    private final BenchSupport.DiscardingChannel sink = new BenchSupport.DiscardingChannel();
+    private long nextOffset;
+    private long rawPosition;
+    private long rawSize;
+
+    @Setup(Level.Trial)
+    public void setUp() throws IOException {
+        dir = BenchSupport.tempDir("read");
+        store = IndexStore.open(dir.resolve("index"));
+        log = PartitionLog.open(
+                dir.resolve("data"),
+                new TopicIdPartition(Uuid.randomUuid(), 0, "bench"),
+                LogConfig.defaults(),
+                store,
+                InstantSource.system());
+        RandomGenerator random = RandomGeneratorFactory.of("L64X128MixRandom").create(7);
+        while (log.sizeInBytes() < LOG_BYTES) {
+            log.appendAsLeader(BenchSupport.batch(random, 16, 1024, 1_700_000_000_000L), 0);
+        }
+        log.flush();
+        raw = FileChannel.open(log.directory().resolve("00000000000000000000.log"), StandardOpenOption.READ);
+        rawSize = raw.size();
+        readBuffer = ByteBuffer.allocateDirect(FETCH_BYTES);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws IOException {
+        raw.close();
+        log.close();
+        store.close();
+        BenchSupport.deleteRecursively(dir);
+    }
+
+    /** Locate the region for the next offset, then send it with transferTo. */
+    @Benchmark
+    public long partitionLogReadTransferTo() throws IOException {
+        if (nextOffset >= log.logEndOffset()) {
+            nextOffset = 0;
+        }
+        ReadResult result = log.read(nextOffset, FETCH_BYTES, Long.MAX_VALUE);
+        int size = result.records().sizeInBytes();
+        long sent = 0;
+        while (sent < size) {
+            sent += result.records().writeTo(sink, (int) sent, (int) (size - sent));
+        }
+        // Every batch holds 16 records and has the same size: advance without decoding.
+        nextOffset += (size / AppendBenchmark.BATCH_BYTES) * 16L;
+        return sent;
+    }
+
+    /** Baseline: sequential reads of the same file into a 1 MiB buffer. */
+    @Benchmark
+    public int rawFileChannelRead() throws IOException {
+        if (rawPosition >= rawSize) {
+            rawPosition = 0;
+        }
+        readBuffer.clear();
+        int n = raw.read(readBuffer, rawPosition);
+        rawPosition += n;
+        return n;
+    }
+
+    /** Baseline: sequential transferTo of 1 MiB regions of the same file into the same sink. */
+    @Benchmark
+    public long rawFileChannelTransferTo() throws IOException {
+        if (rawPosition >= rawSize) {
+            rawPosition = 0;
+        }
+        long n = raw.transferTo(rawPosition, Math.min(FETCH_BYTES, rawSize - rawPosition), sink);
+        rawPosition += n;
+        return n;
+    }
+}

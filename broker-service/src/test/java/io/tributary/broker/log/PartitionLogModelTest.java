@@ -1,0 +1,328 @@
+package io.tributary.broker.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tributary.broker.log.index.IndexStore;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.random.RandomGenerator;
+import java.util.random.RandomGeneratorFactory;
+import java.util.stream.LongStream;
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Random sequences of append, roll, read, offset-for-timestamp, truncate, truncate-fully,
+ * delete-before, flush and reopen (clean or after a simulated crash), checked after every step
+ * against an in-memory model: a map from offset to (timestamp, value) plus the log start and end.
+ * After each reopen the index must agree with a full scan. The seed is in every failure message;
+ * pin it in {@link #seeds()} to reproduce.
+ */
+class PartitionLogModelTest {
+
+    @TempDir
+    static Path root;
+
+    private static IndexStore store;
+
+    @BeforeAll
+    static void open() {
+        store = IndexStore.open(root.resolve("index"));
+    }
+
+    @AfterAll
+    static void close() {
+        store.close();
+    }
+
+    static LongStream seeds() {
+        return LongStream.range(0, 40);
+    }
+
+    /** A record of the model. */
+    record ModelRecord(long timestamp, String value) {}
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void logBehavesLikeTheModel(long seed) {
+        RandomGenerator random = RandomGeneratorFactory.of("L64X128MixRandom").create(seed);
+        TopicIdPartition tp = new TopicIdPartition(new Uuid(1, seed), (int) seed, "model");
+        Path data = root.resolve("data-" + seed);
+        LogConfig config = LogConfig.defaults()
+                .withSegmentBytes(random.nextInt(2000, 6000))
+                .withIndexIntervalBytes(random.nextInt(0, 1500))
+                .withFlushMessages(random.nextBoolean() ? OptionalLong.of(random.nextInt(1, 20)) : OptionalLong.empty())
+                .withRetentionBytes(
+                        random.nextBoolean() ? OptionalLong.of(random.nextInt(0, 20_000)) : OptionalLong.empty())
+                .withTimestampType(
+                        random.nextInt(4) == 0
+                                ? MessageTimestampType.LOG_APPEND_TIME
+                                : MessageTimestampType.CREATE_TIME);
+        ManualClock clock = new ManualClock(1_000_000);
+        PartitionLog log = PartitionLog.open(data, tp, config, store, clock);
+        TreeMap<Long, ModelRecord> model = new TreeMap<>();
+        TreeMap<Long, Long> batchEnds = new TreeMap<>(); // base offset -> last offset
+        long start = 0;
+        long end = 0;
+        int epoch = 0;
+        List<String> history = new ArrayList<>();
+
+        try {
+            for (int step = 0; step < 120; step++) {
+                String where = "seed " + seed + ", step " + step + ", history " + history;
+                int op = random.nextInt(100);
+                if (op < 40) {
+                    int batches = random.nextInt(1, 3);
+                    List<MemoryRecords> parts = new ArrayList<>();
+                    List<List<ModelRecord>> contents = new ArrayList<>();
+                    for (int b = 0; b < batches; b++) {
+                        int count = random.nextInt(1, 6);
+                        SimpleRecord[] records = new SimpleRecord[count];
+                        List<ModelRecord> content = new ArrayList<>();
+                        for (int r = 0; r < count; r++) {
+                            long ts = random.nextLong(0, 10_000);
+                            String value = "s" + seed + "-" + step + "-" + b + "-" + r + "-"
+                                    + "x".repeat(random.nextInt(0, 120));
+                            records[r] = new SimpleRecord(ts, null, value.getBytes());
+                            content.add(new ModelRecord(ts, value));
+                        }
+                        parts.add(MemoryRecords.withRecords(
+                                RecordBatch.MAGIC_VALUE_V2, 0L, Compression.NONE, TimestampType.CREATE_TIME, records));
+                        contents.add(content);
+                    }
+                    clock.advance(Duration.ofMillis(random.nextInt(1, 100)));
+                    epoch += random.nextInt(5) == 0 ? 1 : 0;
+                    AppendResult result =
+                            log.appendAsLeader(TestBatches.concat(parts.toArray(MemoryRecords[]::new)), epoch);
+                    assertThat(result.firstOffset()).as(where).isEqualTo(end);
+                    long offset = end;
+                    for (List<ModelRecord> content : contents) {
+                        long base = offset;
+                        for (ModelRecord record : content) {
+                            long ts = result.logAppendTimeMs().orElse(record.timestamp());
+                            model.put(offset++, new ModelRecord(ts, record.value()));
+                        }
+                        batchEnds.put(base, offset - 1);
+                    }
+                    end = offset;
+                    history.add("append " + (end - result.firstOffset()));
+                } else if (op < 43) {
+                    // A follower's append: the leader's offsets, possibly after a gap (compaction).
+                    long base = end + random.nextInt(0, 3);
+                    int count = random.nextInt(1, 5);
+                    SimpleRecord[] records = new SimpleRecord[count];
+                    for (int r = 0; r < count; r++) {
+                        long ts = random.nextLong(0, 10_000);
+                        String value = "f" + seed + "-" + step + "-" + r;
+                        records[r] = new SimpleRecord(ts, null, value.getBytes());
+                        model.put(base + r, new ModelRecord(ts, value));
+                    }
+                    MemoryRecords follower = MemoryRecords.withRecords(
+                            RecordBatch.MAGIC_VALUE_V2, base, Compression.NONE, TimestampType.CREATE_TIME, records);
+                    TestBatches.only(follower).setPartitionLeaderEpoch(epoch);
+                    log.appendAsFollower(follower);
+                    batchEnds.put(base, base + count - 1);
+                    end = base + count;
+                    history.add("follower " + base + "+" + count);
+                } else if (op < 45) {
+                    if (random.nextBoolean()) {
+                        log.roll();
+                        history.add("roll");
+                    } else {
+                        RetentionResult result = log.deleteExpiredSegments(random.nextInt(1, 4));
+                        history.add("retention " + result.segmentsDeleted());
+                        assertThat(log.logStartOffset()).as(where).isBetween(start, end);
+                        assertThat(result.logStartOffset()).as(where).isEqualTo(log.logStartOffset());
+                        start = log.logStartOffset();
+                        model.headMap(start, false).clear();
+                    }
+                } else if (op < 65) {
+                    long offset = random.nextLong(Math.max(0, start - 2), end + 3);
+                    int maxBytes = random.nextInt(0, 2000);
+                    long upper = random.nextLong(offset, end + 3);
+                    history.add("read " + offset + " " + maxBytes + " " + upper);
+                    if (offset < start || offset > end) {
+                        PartitionLog current = log;
+                        assertThatThrownBy(() -> current.read(offset, maxBytes, upper))
+                                .as(where)
+                                .isInstanceOf(OffsetOutOfRangeException.class);
+                    } else {
+                        checkRead(where, log.read(offset, maxBytes, upper), offset, maxBytes, upper, model, batchEnds);
+                    }
+                } else if (op < 72) {
+                    long target = random.nextLong(0, 10_200);
+                    history.add("offsetForTimestamp " + target);
+                    long s = start;
+                    Optional<Map.Entry<Long, ModelRecord>> expected = model.tailMap(s, true).entrySet().stream()
+                            .filter(e -> e.getValue().timestamp() >= target)
+                            .findFirst();
+                    Optional<TimestampAndOffset> actual = log.offsetForTimestamp(target);
+                    assertThat(actual.map(TimestampAndOffset::offset))
+                            .as(where)
+                            .isEqualTo(expected.map(Map.Entry::getKey));
+                    assertThat(actual.map(TimestampAndOffset::timestamp))
+                            .as(where)
+                            .isEqualTo(expected.map(e -> e.getValue().timestamp()));
+                    if (batchEnds.containsKey(start)
+                            || model.tailMap(start, true).isEmpty()) {
+                        Optional<Map.Entry<Long, ModelRecord>> max = model.tailMap(s, true).entrySet().stream()
+                                .reduce((a, b) ->
+                                        b.getValue().timestamp() > a.getValue().timestamp() ? b : a);
+                        assertThat(log.offsetOfMaxTimestamp().map(TimestampAndOffset::offset))
+                                .as(where + " max timestamp")
+                                .isEqualTo(max.map(Map.Entry::getKey));
+                    }
+                } else if (op < 80) {
+                    long offset =
+                            random.nextInt(6) == 0 ? random.nextLong(0, end + 1) : random.nextLong(start, end + 1);
+                    history.add("truncateTo " + offset);
+                    log.truncateTo(offset);
+                    if (offset < start) {
+                        model.clear();
+                        batchEnds.clear();
+                        start = offset;
+                        end = offset;
+                    } else if (offset < end) {
+                        Map.Entry<Long, Long> containing = batchEnds.floorEntry(offset);
+                        long cut = containing != null && containing.getValue() >= offset ? containing.getKey() : offset;
+                        model.tailMap(cut, true).clear();
+                        batchEnds.tailMap(cut, true).clear();
+                        end = Math.max(cut, start);
+                    }
+                } else if (op < 83) {
+                    long offset = random.nextLong(0, 100);
+                    history.add("truncateFully " + offset);
+                    log.truncateFullyAndStartAt(offset);
+                    model.clear();
+                    batchEnds.clear();
+                    start = offset;
+                    end = offset;
+                } else if (op < 90) {
+                    long offset = random.nextLong(start, end + 2);
+                    history.add("deleteBefore " + offset);
+                    if (offset > end) {
+                        PartitionLog current = log;
+                        assertThatThrownBy(() -> current.deleteRecordsBefore(offset))
+                                .as(where)
+                                .isInstanceOf(OffsetOutOfRangeException.class);
+                    } else {
+                        log.deleteRecordsBefore(offset);
+                        start = Math.max(start, offset);
+                        model.headMap(start, false).clear();
+                    }
+                } else if (op < 93) {
+                    history.add("flush");
+                    log.flush();
+                    assertThat(log.recoveryPoint()).as(where).isEqualTo(end);
+                } else {
+                    boolean crash = random.nextBoolean();
+                    history.add(crash ? "crash+reopen" : "close+reopen");
+                    if (crash) {
+                        log.closeAsIfCrashed();
+                    } else {
+                        log.close();
+                    }
+                    log = PartitionLog.open(data, tp, config, store, clock);
+                    assertThat(log.openReport().cleanShutdown()).as(where).isEqualTo(!crash);
+                    if (crash) {
+                        // Recovery finds the end of the last batch: an end set by a truncation into a
+                        // gap (after the last batch) is not kept, but never goes below the start.
+                        long lastBatchEnd = batchEnds.isEmpty()
+                                ? start
+                                : batchEnds.lastEntry().getValue() + 1;
+                        end = Math.max(lastBatchEnd, start);
+                    }
+                    assertThat(IndexAudit.violations(log, store.partition(tp.topicId(), tp.partition())))
+                            .as(where)
+                            .isEmpty();
+                }
+                String after = "seed " + seed + ", after step " + step + ", history " + history;
+                assertThat(log.logStartOffset()).as(after + ": log start").isEqualTo(start);
+                assertThat(log.logEndOffset()).as(after + ": log end").isEqualTo(end);
+                if (history.size() > 12) {
+                    history.removeFirst();
+                }
+            }
+            assertThat(IndexAudit.violations(log, store.partition(tp.topicId(), tp.partition())))
+                    .as("seed %d at the end", seed)
+                    .isEmpty();
+        } finally {
+            log.close();
+        }
+    }
+
+    private static void checkRead(
+            String where,
+            ReadResult result,
+            long offset,
+            int maxBytes,
+            long upper,
+            TreeMap<Long, ModelRecord> model,
+            TreeMap<Long, Long> batchEnds) {
+        List<RecordBatch> batches = new ArrayList<>();
+        result.records().batches().forEach(batches::add);
+        Map.Entry<Long, Long> first = batchEnds.ceilingEntry(offset) == null && batchEnds.floorEntry(offset) == null
+                ? null
+                : batchEnds.floorEntry(offset) != null
+                                && batchEnds.floorEntry(offset).getValue() >= offset
+                        ? batchEnds.floorEntry(offset)
+                        : batchEnds.ceilingEntry(offset);
+        if (first == null || first.getValue() >= upper) {
+            assertThat(batches).as(where + ": read should be empty").isEmpty();
+            return;
+        }
+        assertThat(batches).as(where + ": read must make progress").isNotEmpty();
+        assertThat(batches.getFirst().baseOffset()).as(where).isEqualTo(first.getKey());
+        if (result.records().sizeInBytes() > batches.getFirst().sizeInBytes()) {
+            assertThat(result.records().sizeInBytes())
+                    .as(where + ": byte limit")
+                    .isLessThanOrEqualTo(maxBytes);
+        }
+        // The region ends at a batch boundary unless the byte limit cut a later batch.
+        int whole = batches.stream().mapToInt(RecordBatch::sizeInBytes).sum();
+        if (whole < result.records().sizeInBytes()) {
+            assertThat(result.records().sizeInBytes())
+                    .as(where + ": only the byte limit cuts")
+                    .isEqualTo(maxBytes);
+        }
+        long expectedBase = first.getKey();
+        for (RecordBatch batch : batches) {
+            assertThat(batch.isValid()).as(where).isTrue();
+            assertThat(batch.baseOffset())
+                    .as(where + ": batches follow each other")
+                    .isEqualTo(expectedBase);
+            assertThat(batch.lastOffset()).as(where + ": below the upper bound").isLessThan(upper);
+            for (Record record : batch) {
+                ModelRecord expected = model.get(record.offset());
+                if (expected != null) {
+                    assertThat(record.timestamp()).as(where).isEqualTo(expected.timestamp());
+                    assertThat(java.nio.charset.StandardCharsets.UTF_8
+                                    .decode(record.value())
+                                    .toString())
+                            .as(where)
+                            .isEqualTo(expected.value());
+                }
+            }
+            Long nextBase = batchEnds.higherKey(batch.baseOffset());
+            expectedBase = nextBase == null ? -1 : nextBase;
+        }
+    }
+}

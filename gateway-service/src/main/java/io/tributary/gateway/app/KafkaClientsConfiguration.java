@@ -1,0 +1,138 @@
+package io.tributary.gateway.app;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.tributary.gateway.admin.TopicCatalog;
+import io.tributary.gateway.admin.TopicsController;
+import io.tributary.gateway.consume.ConsumerPool;
+import io.tributary.gateway.consume.FetchController;
+import io.tributary.gateway.consume.FetchProperties;
+import io.tributary.gateway.metrics.GatewayMetrics;
+import io.tributary.gateway.produce.Acks;
+import io.tributary.gateway.produce.ProduceController;
+import io.tributary.gateway.produce.ProduceProperties;
+import io.tributary.gateway.produce.Producers;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The gateway's Kafka clients (one AdminClient, one producer per acks level, a bounded consumer
+ * pool) and the controllers that use them. Clients connect lazily: the gateway starts, and stays
+ * live, without a reachable cluster; requests then answer 503.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties({ProduceProperties.class, FetchProperties.class})
+class KafkaClientsConfiguration {
+
+    /** How long a topic's partition count is remembered (partitions are rarely added). */
+    private static final Duration TOPIC_CACHE_TTL = Duration.ofSeconds(10);
+
+    @Bean(destroyMethod = "close")
+    Admin kafkaAdmin(GatewayProperties gateway) {
+        Map<String, Object> config = common(gateway, "tributary-gateway-admin");
+        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int)
+                gateway.clusterTimeout().toMillis());
+        return Admin.create(config);
+    }
+
+    @Bean
+    TopicCatalog topicCatalog(Admin admin, GatewayProperties gateway) {
+        return new TopicCatalog(admin, gateway.clusterTimeout(), TOPIC_CACHE_TTL, InstantSource.system());
+    }
+
+    @Bean(destroyMethod = "close")
+    Producers producers(GatewayProperties gateway, ProduceProperties produce) {
+        return new Producers(acks -> {
+            Map<String, Object> config = common(gateway, "tributary-gateway-acks-" + acks.apiName());
+            config.put(ProducerConfig.ACKS_CONFIG, acks.kafkaValue());
+            config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, acks == Acks.ALL);
+            config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+            config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+            long timeoutMs = gateway.clusterTimeout().toMillis();
+            config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeoutMs);
+            config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+            config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) (timeoutMs + 5));
+            // room for one record at the gateway's limit plus Kafka's batch and record overhead
+            config.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, (int)
+                    Math.min(Integer.MAX_VALUE, produce.maxRecordSize().toBytes() + 64 * 1024));
+            return new KafkaProducer<byte[], byte[]>(config);
+        });
+    }
+
+    @Bean(destroyMethod = "close")
+    ConsumerPool consumerPool(GatewayProperties gateway, FetchProperties fetch) {
+        return new ConsumerPool(
+                () -> {
+                    Map<String, Object> config = common(gateway, "tributary-gateway-fetch");
+                    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+                    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+                    config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+                    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+                    config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+                    config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, fetch.maxRecords());
+                    // A reused consumer first waits out the fetch its previous borrower left in flight (a
+                    // consumer sends one fetch per broker at a time); a short broker-side wait bounds that
+                    // delay. The HTTP long-poll still waits max_wait_ms, in several broker fetches.
+                    config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100);
+                    config.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int)
+                            gateway.clusterTimeout().toMillis());
+                    return new KafkaConsumer<byte[], byte[]>(config);
+                },
+                fetch.consumers(),
+                fetch.acquireTimeout());
+    }
+
+    @Bean
+    GatewayMetrics gatewayMetrics(MeterRegistry registry) {
+        return new GatewayMetrics(registry);
+    }
+
+    @Bean
+    ProduceController produceController(
+            Producers producers,
+            TopicCatalog catalog,
+            ProduceProperties produce,
+            GatewayProperties gateway,
+            GatewayMetrics metrics,
+            JsonMapper json) {
+        return new ProduceController(producers, catalog, produce, gateway.clusterTimeout(), metrics, json);
+    }
+
+    @Bean
+    FetchController fetchController(
+            ConsumerPool pool,
+            TopicCatalog catalog,
+            FetchProperties fetch,
+            GatewayProperties gateway,
+            GatewayMetrics metrics) {
+        return new FetchController(pool, catalog, fetch, gateway.clusterTimeout(), metrics);
+    }
+
+    @Bean
+    TopicsController topicsController(Admin admin, TopicCatalog catalog, GatewayProperties gateway) {
+        return new TopicsController(admin, catalog, gateway.clusterTimeout());
+    }
+
+    private static Map<String, Object> common(GatewayProperties gateway, String clientId) {
+        Map<String, Object> config = new HashMap<>();
+        config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, String.join(",", gateway.bootstrapServers()));
+        config.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
+        config.put(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, (int)
+                Math.min(30_000, gateway.clusterTimeout().toMillis()));
+        return config;
+    }
+}

@@ -1,0 +1,95 @@
+package io.tributary.gateway.testing;
+
+import io.tributary.gateway.app.GatewayApplication;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * Base of the tests that drive a real gateway (random HTTP port) in front of the run's one real Kafka
+ * broker ({@link SharedKafka}). All subclasses share one Spring context and one broker; each test
+ * makes its own topics (names from {@link #uniqueTopic}), so tests do not see each other's records.
+ */
+@ExtendWith(SharedKafka.class)
+@SpringBootTest(classes = GatewayApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+public abstract class GatewayIntegrationTest {
+
+    private static int topics;
+
+    @LocalServerPort
+    protected int httpPort;
+
+    protected GatewayHttp http;
+    protected static Admin admin;
+
+    @DynamicPropertySource
+    static void kafka(DynamicPropertyRegistry registry) {
+        registry.add("tributary.gateway.bootstrap-servers", SharedKafka::bootstrapServers);
+    }
+
+    @BeforeAll
+    static void openAdmin() {
+        admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, SharedKafka.bootstrapServers()));
+    }
+
+    @AfterAll
+    static void closeAdmin() {
+        admin.close();
+    }
+
+    @BeforeEach
+    void connect() {
+        http = new GatewayHttp(httpPort);
+    }
+
+    protected static synchronized String uniqueTopic(String prefix) {
+        return prefix + "-" + (++topics) + "-" + Long.toHexString(System.nanoTime() & 0xffffff);
+    }
+
+    /** Creates a topic directly with Kafka's AdminClient and returns its name. */
+    protected static String createTopic(String prefix, int partitions, Map<String, String> configs) {
+        String name = uniqueTopic(prefix);
+        try {
+            admin.createTopics(java.util.List.of(new NewTopic(name, partitions, (short) 1).configs(configs)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError("could not create topic " + name, e);
+        }
+        // the controller has it; wait until the broker's metadata shows every partition with a leader
+        Awaitility.await("topic " + name + " ready")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> {
+                    try {
+                        var d = admin.describeTopics(List.of(name))
+                                .allTopicNames()
+                                .get()
+                                .get(name);
+                        return d.partitions().size() == partitions
+                                && d.partitions().stream()
+                                        .allMatch(p -> p.leader() != null
+                                                && !p.leader().isEmpty());
+                    } catch (Exception notYet) {
+                        return false;
+                    }
+                });
+        return name;
+    }
+
+    protected static String createTopic(String prefix, int partitions) {
+        return createTopic(prefix, partitions, Map.of());
+    }
+}

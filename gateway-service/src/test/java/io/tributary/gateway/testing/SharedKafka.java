@@ -1,0 +1,45 @@
+package io.tributary.gateway.testing;
+
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * The one Kafka broker of a test run: started by the first test class that needs it, kept in JUnit's
+ * root store, and closed (stopped by PID) when the run ends, whatever the tests' outcome. Test classes
+ * use it through {@link GatewayIntegrationTest}.
+ */
+public final class SharedKafka implements BeforeAllCallback {
+
+    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(SharedKafka.class);
+    private static volatile KafkaBroker broker;
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        broker(context);
+    }
+
+    /** The running broker, started on first use. */
+    public static KafkaBroker broker(ExtensionContext context) {
+        return context.getRoot()
+                .getStore(NAMESPACE)
+                .computeIfAbsent(KafkaBroker.class, k -> startedBroker(), KafkaBroker.class);
+    }
+
+    /** The broker started by {@link #beforeAll}; for {@code @DynamicPropertySource}, which runs after it. */
+    public static String bootstrapServers() {
+        KafkaBroker b = broker;
+        if (b == null) {
+            throw new IllegalStateException("SharedKafka has not started the broker: extend GatewayIntegrationTest");
+        }
+        return b.bootstrapServers();
+    }
+
+    private static KafkaBroker startedBroker() {
+        try {
+            broker = KafkaBroker.start();
+            return broker;
+        } catch (Exception e) {
+            throw new IllegalStateException("Could not start the test Kafka broker: " + e.getMessage(), e);
+        }
+    }
+}
