@@ -20,6 +20,7 @@ WORKDIR /src
 COPY .mvn/ .mvn/
 COPY mvnw pom.xml ./
 COPY common/pom.xml common/
+COPY kafka-peer/pom.xml kafka-peer/
 COPY broker-service/pom.xml broker-service/
 COPY coordinator-service/pom.xml coordinator-service/
 COPY gateway-service/pom.xml gateway-service/

@@ -237,6 +237,14 @@ class DeployFilesTest {
             }
         }
         assertThat(copies).isGreaterThan(5);
+        // Maven needs every module's POM to load the reactor, even to build one service.
+        Matcher module = Pattern.compile("<module>([^<]+)</module>").matcher(Files.readString(root.resolve("pom.xml")));
+        while (module.find()) {
+            String name = module.group(1);
+            assertThat(lines)
+                    .as("the Dockerfile copies the POM of module %s (the reactor needs all of them)", name)
+                    .contains("COPY " + name + "/pom.xml " + name + "/");
+        }
         assertThat(dockerignore).contains("**/target/", ".git/");
         JsonNode values =
                 YAML.readTree(root.resolve("helm/tributary/values.yaml").toFile());
