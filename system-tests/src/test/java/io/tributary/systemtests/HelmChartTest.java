@@ -357,7 +357,7 @@ class HelmChartTest {
         assertThat(env(test)).containsEntry("GATEWAY", "http://demo-tributary-gateway:8080");
         assertThat(env(test)).containsEntry("PRODUCE_CONSUME", "false");
         assertThat(String.join("\n", test.getCommand()))
-                .contains("/actuator/health/readiness", "/v3/api-docs", "/v1/topics/$TOPIC/records", "/events");
+                .contains("/actuator/health/readiness", "/v3/api-docs", "/v1/topics/$TOPIC/partitions/0/records");
         assertThat(env(on.getSpec().getContainers().getFirst())).containsEntry("PRODUCE_CONSUME", "true");
     }
 
