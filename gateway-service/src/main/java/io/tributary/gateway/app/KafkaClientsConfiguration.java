@@ -78,7 +78,7 @@ class KafkaClientsConfiguration {
     @Bean(destroyMethod = "close")
     ConsumerPool consumerPool(GatewayProperties gateway, FetchProperties fetch) {
         return new ConsumerPool(
-                () -> consumer(gateway, "tributary-gateway-fetch", fetch.maxRecords()),
+                () -> consumer(gateway, "tributary-gateway-fetch", fetch.maxRecords(), Map.of()),
                 fetch.consumers(),
                 fetch.acquireTimeout());
     }
@@ -93,14 +93,28 @@ class KafkaClientsConfiguration {
     EventStreamController eventStreamController(
             Admin admin, GatewayProperties gateway, SseProperties sse, GatewayMetrics metrics) {
         ConsumerPool ssePool = new ConsumerPool(
-                () -> consumer(gateway, "tributary-gateway-sse", SSE_MAX_POLL_RECORDS),
+                () -> {
+                    // one poll brings about buffer-size bytes at most (a larger record still comes
+                    // alone), so what a stream holds before its buffer stays near that bound
+                    int bytes =
+                            (int) Math.min(Integer.MAX_VALUE, sse.bufferSize().toBytes());
+                    return consumer(
+                            gateway,
+                            "tributary-gateway-sse",
+                            SSE_MAX_POLL_RECORDS,
+                            Map.of(
+                                    ConsumerConfig.FETCH_MAX_BYTES_CONFIG,
+                                    bytes,
+                                    ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG,
+                                    bytes));
+                },
                 sse.consumers(),
                 SSE_CONSUMER_WAIT);
         return new EventStreamController(admin, ssePool, sse, gateway.clusterTimeout(), metrics);
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(
-            GatewayProperties gateway, String clientId, int maxPollRecords) {
+            GatewayProperties gateway, String clientId, int maxPollRecords, Map<String, Object> extra) {
         Map<String, Object> config = common(gateway, clientId);
         config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
@@ -114,6 +128,7 @@ class KafkaClientsConfiguration {
         config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100);
         config.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int)
                 gateway.clusterTimeout().toMillis());
+        config.putAll(extra);
         return new KafkaConsumer<>(config);
     }
 
