@@ -113,6 +113,38 @@ class EventStreamTest extends GatewayIntegrationTest {
     }
 
     @Test
+    void partitionsAndATimeChooseWhereANewStreamStarts() {
+        String topic = createTopic("sse-from-time", 2);
+        for (int p = 0; p < 2; p++) {
+            StringBuilder body = new StringBuilder("{\"records\":[");
+            for (int i = 0; i < 10; i++) {
+                body.append(i == 0 ? "" : ",")
+                        .append("{\"partition\":")
+                        .append(p)
+                        .append(",\"timestamp\":")
+                        .append(1_700_000_000_000L + i * 1000)
+                        .append(",\"value\":")
+                        .append(i)
+                        .append('}');
+            }
+            body.append("]}");
+            HttpResponse<String> r = http.post("/v1/topics/" + topic + "/records", "application/json", body.toString());
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        }
+        String from = "2023-11-14T22:13:25Z"; // 1_700_000_005_000: the record at offset 5
+        try (SseClient client = SseClient.open(httpPort, "/v1/topics/" + topic + "/events?partitions=1&from=" + from)) {
+            assertThat(client.status()).isEqualTo(200);
+            for (long offset = 5; offset < 10; offset++) {
+                Event e = next(client);
+                assertThat(delivered(e)).isEqualTo(new Delivered(1, offset, Long.toString(offset)));
+                assertThat(CursorCodec.decode(e.id().orElseThrow()).nextOffsets())
+                        .containsExactlyEntriesOf(Map.of(1, offset + 1));
+            }
+            client.expectNoEventFor(2);
+        }
+    }
+
+    @Test
     void lastEventIdAndCursorResumeWithExactlyTheRest() {
         String topic = createTopic("sse-resume", 2);
         produce(topic, 0, 0, 15);
