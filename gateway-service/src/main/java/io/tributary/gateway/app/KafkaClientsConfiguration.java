@@ -4,8 +4,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.tributary.gateway.admin.TopicCatalog;
 import io.tributary.gateway.admin.TopicsController;
 import io.tributary.gateway.consume.ConsumerPool;
+import io.tributary.gateway.consume.EventStreamController;
 import io.tributary.gateway.consume.FetchController;
 import io.tributary.gateway.consume.FetchProperties;
+import io.tributary.gateway.consume.SseProperties;
 import io.tributary.gateway.metrics.GatewayMetrics;
 import io.tributary.gateway.produce.Acks;
 import io.tributary.gateway.produce.ProduceController;
@@ -35,7 +37,7 @@ import tools.jackson.databind.json.JsonMapper;
  * live, without a reachable cluster; requests then answer 503.
  */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties({ProduceProperties.class, FetchProperties.class})
+@EnableConfigurationProperties({ProduceProperties.class, FetchProperties.class, SseProperties.class})
 class KafkaClientsConfiguration {
 
     /** How long a topic's partition count is remembered (partitions are rarely added). */
@@ -76,24 +78,58 @@ class KafkaClientsConfiguration {
     @Bean(destroyMethod = "close")
     ConsumerPool consumerPool(GatewayProperties gateway, FetchProperties fetch) {
         return new ConsumerPool(
-                () -> {
-                    Map<String, Object> config = common(gateway, "tributary-gateway-fetch");
-                    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-                    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-                    config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-                    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
-                    config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-                    config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, fetch.maxRecords());
-                    // A reused consumer first waits out the fetch its previous borrower left in flight (a
-                    // consumer sends one fetch per broker at a time); a short broker-side wait bounds that
-                    // delay. The HTTP long-poll still waits max_wait_ms, in several broker fetches.
-                    config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100);
-                    config.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int)
-                            gateway.clusterTimeout().toMillis());
-                    return new KafkaConsumer<byte[], byte[]>(config);
-                },
+                () -> consumer(gateway, "tributary-gateway-fetch", fetch.maxRecords(), Map.of()),
                 fetch.consumers(),
                 fetch.acquireTimeout());
+    }
+
+    /** How long a stream's reader waits for a free SSE consumer before trying again. */
+    private static final Duration SSE_CONSUMER_WAIT = Duration.ofSeconds(1);
+
+    /** Records one SSE poll hands over at most (they then wait in the stream's bounded buffer). */
+    private static final int SSE_MAX_POLL_RECORDS = 500;
+
+    @Bean(destroyMethod = "close")
+    EventStreamController eventStreamController(
+            Admin admin, GatewayProperties gateway, SseProperties sse, GatewayMetrics metrics) {
+        ConsumerPool ssePool = new ConsumerPool(
+                () -> {
+                    // one poll brings about buffer-size bytes at most (a larger record still comes
+                    // alone), so what a stream holds before its buffer stays near that bound
+                    int bytes =
+                            (int) Math.min(Integer.MAX_VALUE, sse.bufferSize().toBytes());
+                    return consumer(
+                            gateway,
+                            "tributary-gateway-sse",
+                            SSE_MAX_POLL_RECORDS,
+                            Map.of(
+                                    ConsumerConfig.FETCH_MAX_BYTES_CONFIG,
+                                    bytes,
+                                    ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG,
+                                    bytes));
+                },
+                sse.consumers(),
+                SSE_CONSUMER_WAIT);
+        return new EventStreamController(admin, ssePool, sse, gateway.clusterTimeout(), metrics);
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(
+            GatewayProperties gateway, String clientId, int maxPollRecords, Map<String, Object> extra) {
+        Map<String, Object> config = common(gateway, clientId);
+        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        config.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
+        // A reused consumer first waits out the fetch its previous borrower left in flight (a
+        // consumer sends one fetch per broker at a time); a short broker-side wait bounds that
+        // delay. A long poll still waits its whole time, in several broker fetches.
+        config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100);
+        config.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int)
+                gateway.clusterTimeout().toMillis());
+        config.putAll(extra);
+        return new KafkaConsumer<>(config);
     }
 
     @Bean

@@ -1,7 +1,14 @@
 /**
  * Server-Sent Event streams and their cursors: an SSE event id is the stream's position (the next
- * offset of every partition in it), so any gateway replica resumes a stream exactly from {@code
- * Last-Event-ID}. Core: plain Java, no Spring (an architecture test enforces it); the controllers
- * that write the streams live at the edge.
+ * offset of every partition in it, and the topic's id), so any gateway replica resumes a stream
+ * exactly from {@code Last-Event-ID}. {@link io.tributary.gateway.sse.CursorCodec} defines the id's
+ * format byte by byte; {@link io.tributary.gateway.sse.SseFrames} the bytes of each event; {@link
+ * io.tributary.gateway.sse.StreamBuffer} bounds what one stream holds between the cluster and its
+ * client.
+ *
+ * <p>Invariant: the id of an event is the position after that event and every event before it, so a
+ * client that resumes from it gets each record exactly once. Control events ({@code gap}, {@code
+ * error}) carry no id. Core: plain Java, no Spring (an architecture test enforces it); the controller
+ * that writes the streams ({@code consume.EventStreamController}) lives at the edge.
  */
 package io.tributary.gateway.sse;

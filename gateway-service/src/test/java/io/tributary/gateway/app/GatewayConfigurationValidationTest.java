@@ -28,6 +28,17 @@ class GatewayConfigurationValidationTest {
                 .hasStackTraceContaining("consumers");
     }
 
+    @Test
+    void aZeroSseBoundStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.gateway.sse.max-streams=0"))
+                .hasStackTraceContaining("tributary.gateway.sse")
+                .hasStackTraceContaining("maxStreams");
+        assertThatThrownBy(() -> start("--tributary.gateway.sse.buffer-size=0B"))
+                .hasStackTraceContaining("tributary.gateway.sse.buffer-size must be positive");
+        assertThatThrownBy(() -> start("--tributary.gateway.sse.heartbeat-interval=0s"))
+                .hasStackTraceContaining("tributary.gateway.sse.heartbeat-interval must be positive");
+    }
+
     private static void start(String... args) {
         ServiceStartup.startAndClose(GatewayApplication.class, args);
     }

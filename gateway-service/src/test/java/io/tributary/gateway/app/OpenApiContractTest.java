@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class OpenApiContractTest extends GatewayIntegrationTest {
 
     /** Operations the contract describes that this gateway does not serve yet (method and path). */
-    static final Set<String> NOT_IMPLEMENTED_YET = Set.of("GET /v1/topics/{topic}/events");
+    static final Set<String> NOT_IMPLEMENTED_YET = Set.of();
 
     /** Contract schemas only the operations in {@link #NOT_IMPLEMENTED_YET} use. */
     static final Set<String> SCHEMAS_NOT_IMPLEMENTED_YET = Set.of();
@@ -96,7 +96,9 @@ class OpenApiContractTest extends GatewayIntegrationTest {
     @Test
     void theNotYetImplementedListNamesOnlyContractOperations() {
         assertThat(operations(contract).keySet()).containsAll(NOT_IMPLEMENTED_YET);
-        assertThat(operations(served).keySet()).doesNotContainAnyElementsOf(NOT_IMPLEMENTED_YET);
+        Set<String> servedAndListed = new TreeSet<>(operations(served).keySet());
+        servedAndListed.retainAll(NOT_IMPLEMENTED_YET);
+        assertThat(servedAndListed).as("served, yet listed as not implemented").isEmpty();
     }
 
     @Test

@@ -59,8 +59,8 @@ class ProblemMappingTest extends GatewayIntegrationTest {
     }
 
     @Test
-    void theSseEndpointIsNotServedYet() {
-        assertProblem(http.get("/v1/topics/orders/events"), 404, "not-found");
+    void anSseStreamOfAnUnknownTopicIs404TopicNotFound() {
+        assertProblem(http.get("/v1/topics/no-such-topic-for-sse/events"), 404, "topic-not-found");
     }
 
     @Test

@@ -38,6 +38,11 @@ public abstract class GatewayIntegrationTest {
     @DynamicPropertySource
     static void kafka(DynamicPropertyRegistry registry) {
         registry.add("tributary.gateway.bootstrap-servers", SharedKafka::bootstrapServers);
+        // small SSE bounds, so the SSE tests reach them quickly (one context for every test)
+        registry.add("tributary.gateway.sse.heartbeat-interval", () -> "300ms");
+        registry.add("tributary.gateway.sse.buffer-size", () -> "64KB");
+        registry.add("tributary.gateway.sse.slow-client-timeout", () -> "1s");
+        registry.add("tributary.gateway.sse.max-streams", () -> "12");
     }
 
     @BeforeAll

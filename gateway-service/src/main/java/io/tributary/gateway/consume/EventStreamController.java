@@ -1,0 +1,424 @@
+package io.tributary.gateway.consume;
+
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.enums.ParameterIn;
+import io.tributary.gateway.admin.TopicNames;
+import io.tributary.gateway.metrics.GatewayMetrics;
+import io.tributary.gateway.problem.KafkaProblems;
+import io.tributary.gateway.problem.ProblemException;
+import io.tributary.gateway.problem.ProblemType;
+import io.tributary.gateway.record.RecordJson;
+import io.tributary.gateway.record.Timestamps;
+import io.tributary.gateway.sse.CursorCodec;
+import io.tributary.gateway.sse.MalformedCursorException;
+import io.tributary.gateway.sse.SseFrames;
+import io.tributary.gateway.sse.StreamBuffer;
+import io.tributary.gateway.sse.StreamCursor;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.json.JsonFactory;
+
+/**
+ * {@code GET /v1/topics/{topic}/events}: a topic's records as Server-Sent Events, without a group.
+ *
+ * <p>Each stream has two threads, both virtual: the request's thread writes frames from the stream's
+ * {@link StreamBuffer} to the client (a heartbeat after {@code heartbeat-interval} without one), and
+ * a reader thread polls the cluster and fills the buffer. The reader borrows a consumer from this
+ * controller's own {@link ConsumerPool} for one poll of at most {@code poll-wait} and gives it back,
+ * so only {@code consumers} threads are ever blocked inside kafka-clients; streams waiting for a
+ * consumer or for their client hold no platform thread. When the buffer stays full for {@code
+ * slow-client-timeout} the stream is closed and counted; the client resumes from its last event id.
+ * Every event id is the whole position ({@link CursorCodec}), so nothing is kept between requests.
+ *
+ * <p>Not done yet: one upstream fetch shared by streams at the same position (each stream polls for
+ * itself, in turns of {@code poll-wait} over the pool).
+ */
+@RestController
+public class EventStreamController {
+
+    private static final Logger log = LoggerFactory.getLogger(EventStreamController.class);
+    private static final JsonFactory JSON = JsonFactory.builder().build();
+
+    private final Admin admin;
+    private final ConsumerPool pool;
+    private final SseProperties limits;
+    private final Duration clusterTimeout;
+    private final GatewayMetrics metrics;
+    private final Semaphore slots;
+
+    public EventStreamController(
+            Admin admin, ConsumerPool pool, SseProperties limits, Duration clusterTimeout, GatewayMetrics metrics) {
+        this.admin = admin;
+        this.pool = pool;
+        this.limits = limits;
+        this.clusterTimeout = clusterTimeout;
+        this.metrics = metrics;
+        this.slots = new Semaphore(limits.maxStreams());
+    }
+
+    /** Closes this controller's consumers (at shutdown). */
+    public void close() {
+        pool.close();
+    }
+
+    @Operation(operationId = "streamEvents", summary = "Server-Sent Events of a topic")
+    @GetMapping(path = "/v1/topics/{topic}/events")
+    public void events(
+            @PathVariable("topic") String topic,
+            @RequestParam(name = "partitions", required = false) String partitions,
+            @RequestParam(name = "from", required = false) String from,
+            @RequestParam(name = "cursor", required = false) String cursor,
+            @Parameter(name = "Last-Event-ID", in = ParameterIn.HEADER)
+                    @RequestHeader(name = "Last-Event-ID", required = false)
+                    String lastEventId,
+            HttpServletResponse response)
+            throws IOException {
+        TopicNames.requireValid(topic);
+        Optional<StreamCursor> resume = resumeCursor(lastEventId, cursor);
+        if (!slots.tryAcquire()) {
+            throw new ProblemException(
+                    ProblemType.TOO_MANY_STREAMS,
+                    "This gateway has %d streams open, its limit; retry shortly.".formatted(limits.maxStreams()));
+        }
+        metrics.streamsChanged(1);
+        try {
+            StreamCursor start = startingCursor(topic, partitions, from, resume);
+            stream(topic, start, response);
+        } finally {
+            metrics.streamsChanged(-1);
+            slots.release();
+        }
+    }
+
+    private void stream(String topic, StreamCursor start, HttpServletResponse response) throws IOException {
+        response.setStatus(200);
+        response.setContentType("text/event-stream");
+        response.setCharacterEncoding("UTF-8");
+        response.setHeader("Cache-Control", "no-cache");
+        response.setHeader("X-Accel-Buffering", "no");
+        OutputStream out = response.getOutputStream();
+        out.write(SseFrames.retry(limits.retry().toMillis()));
+        out.flush();
+
+        StreamBuffer buffer = new StreamBuffer(limits.bufferSize().toBytes());
+        Thread reader = Thread.ofVirtual().name("sse-" + topic).start(() -> read(topic, start, buffer));
+        try {
+            while (true) {
+                Optional<byte[]> frame = buffer.poll(limits.heartbeatInterval());
+                if (frame.isPresent()) {
+                    out.write(frame.get());
+                    Optional<byte[]> more;
+                    while ((more = buffer.poll(Duration.ZERO)).isPresent()) {
+                        out.write(more.get());
+                    }
+                } else if (buffer.isDrained()) {
+                    break;
+                } else {
+                    out.write(SseFrames.heartbeat());
+                }
+                out.flush();
+            }
+        } catch (IOException | RuntimeException clientGone) {
+            log.debug("SSE client of {} left: {}", topic, clientGone.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            buffer.close();
+            reader.interrupt();
+        }
+    }
+
+    /** The reader: polls the cluster from {@code start} and fills {@code buffer} until it is closed. */
+    private void read(String topic, StreamCursor start, StreamBuffer buffer) {
+        StreamCursor cursor = start;
+        try {
+            while (!buffer.isClosed()) {
+                List<byte[]> frames = new ArrayList<>();
+                cursor = pollOnce(topic, cursor, frames);
+                for (byte[] f : frames) {
+                    if (!buffer.offer(f, limits.slowClientTimeout())) {
+                        if (!buffer.isClosed()) {
+                            metrics.slowClose(topic);
+                            log.info("SSE stream of {} closed: its client fell behind", topic);
+                        }
+                        return;
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ProblemException e) {
+            offerQuietly(buffer, SseFrames.control("error", problemJson(e.type(), e.getMessage(), Map.of())));
+        } catch (RuntimeException e) {
+            log.warn("SSE stream of {} failed", topic, e);
+            offerQuietly(
+                    buffer,
+                    SseFrames.control(
+                            "error", problemJson(ProblemType.INTERNAL_ERROR, "The stream failed; resume.", Map.of())));
+        } finally {
+            buffer.close();
+        }
+    }
+
+    /** One poll with a borrowed consumer; the frames it produced go to {@code frames}. */
+    private StreamCursor pollOnce(String topic, StreamCursor cursor, List<byte[]> frames) {
+        Consumer<byte[], byte[]> consumer;
+        try {
+            consumer = pool.acquire();
+        } catch (ProblemException busy) {
+            return cursor; // every consumer is polling for another stream; try again
+        }
+        List<TopicPartition> tps = new ArrayList<>();
+        cursor.nextOffsets().keySet().forEach(p -> tps.add(new TopicPartition(topic, p)));
+        try {
+            consumer.assign(tps);
+            cursor.nextOffsets().forEach((p, o) -> consumer.seek(new TopicPartition(topic, p), o));
+            ConsumerRecords<byte[], byte[]> polled;
+            try {
+                polled = consumer.poll(limits.pollWait());
+            } catch (OffsetOutOfRangeException e) {
+                return outOfRange(consumer, cursor, e, frames);
+            }
+            int count = 0;
+            for (TopicPartition tp : polled.partitions()) {
+                for (ConsumerRecord<byte[], byte[]> r : polled.records(tp)) {
+                    cursor = cursor.with(tp.partition(), r.offset() + 1);
+                    frames.add(SseFrames.event("record", CursorCodec.encode(cursor), recordJson(r)));
+                    count++;
+                }
+            }
+            if (count > 0) {
+                metrics.consumed(topic, "sse", count);
+            }
+            return cursor;
+        } catch (KafkaException e) {
+            throw KafkaProblems.toProblem(e);
+        } finally {
+            pool.release(consumer);
+        }
+    }
+
+    /** A {@code gap} event for each partition whose position retention removed; past the end: error. */
+    private StreamCursor outOfRange(
+            Consumer<byte[], byte[]> consumer, StreamCursor cursor, OffsetOutOfRangeException e, List<byte[]> frames) {
+        Map<TopicPartition, Long> starts =
+                consumer.beginningOffsets(e.offsetOutOfRangePartitions().keySet(), clusterTimeout);
+        for (var entry : e.offsetOutOfRangePartitions().entrySet()) {
+            TopicPartition tp = entry.getKey();
+            long offset = entry.getValue();
+            long logStart = starts.get(tp);
+            if (offset >= logStart) {
+                throw new ProblemException(
+                        ProblemType.OFFSET_BEYOND_LOG_END,
+                        "Offset %d of %s is past the end of the log.".formatted(offset, tp));
+            }
+            frames.add(SseFrames.control(
+                    "gap",
+                    problemJson(
+                            ProblemType.OFFSET_BELOW_LOG_START,
+                            "Offsets %d to %d of %s were removed by retention; the stream continues at %d."
+                                    .formatted(offset, logStart - 1, tp, logStart),
+                            Map.of("partition", tp.partition(), "offset", offset, "log_start_offset", logStart))));
+            cursor = cursor.with(tp.partition(), logStart);
+        }
+        return cursor;
+    }
+
+    private static void offerQuietly(StreamBuffer buffer, byte[] frame) {
+        try {
+            buffer.offer(frame, Duration.ZERO);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Last-Event-ID, else cursor; 400 {@code invalid-parameter} naming the one that is malformed. */
+    private static Optional<StreamCursor> resumeCursor(String lastEventId, String cursor) {
+        String name = "Last-Event-ID";
+        String text = lastEventId;
+        if (text == null || text.isBlank()) {
+            name = "cursor";
+            text = cursor;
+        }
+        if (text == null) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(CursorCodec.decode(text.strip()));
+        } catch (MalformedCursorException e) {
+            throw ProblemException.invalidParameter(
+                    name, "%s is not a stream cursor (an SSE event id): %s.".formatted(name, e.getMessage()));
+        }
+    }
+
+    private StreamCursor startingCursor(
+            String topic, String partitionsParam, String from, Optional<StreamCursor> resume) {
+        TopicDescription description = describe(topic);
+        String topicId = description.topicId().toString();
+        int count = description.partitions().size();
+        if (resume.isPresent()) {
+            StreamCursor c = resume.get();
+            if (!c.topicId().equals(topicId)) {
+                throw new ProblemException(
+                        ProblemType.CURSOR_TOPIC_CHANGED,
+                        ("The cursor is for another topic named '%s' (id %s); the topic now has id %s (it was"
+                                        + " deleted and created again). Start a new stream with from=.")
+                                .formatted(topic, c.topicId(), topicId));
+            }
+            int last = c.nextOffsets().lastKey();
+            if (last >= count) {
+                throw new ProblemException(
+                        ProblemType.PARTITION_NOT_FOUND,
+                        "Topic '%s' has partitions 0 to %d; the cursor names partition %d."
+                                .formatted(topic, count - 1, last));
+            }
+            return c;
+        }
+        List<TopicPartition> tps = new ArrayList<>();
+        for (int p : partitions(partitionsParam, count)) {
+            tps.add(new TopicPartition(topic, p));
+        }
+        Map<TopicPartition, Long> offsets = positions(tps, from == null ? "latest" : from.strip());
+        TreeMap<Integer, Long> next = new TreeMap<>();
+        offsets.forEach((tp, o) -> next.put(tp.partition(), o));
+        return new StreamCursor(topicId, next);
+    }
+
+    private Map<TopicPartition, Long> positions(List<TopicPartition> tps, String from) {
+        OptionalLong time = OptionalLong.empty();
+        if (!from.equals("earliest") && !from.equals("latest")) {
+            time = Timestamps.parse(from);
+            if (time.isEmpty()) {
+                throw ProblemException.invalidParameter(
+                        "from",
+                        "from must be earliest, latest, an RFC 3339 time or epoch milliseconds, got '%s'."
+                                .formatted(from));
+            }
+        }
+        Consumer<byte[], byte[]> consumer = pool.acquire();
+        try {
+            if (from.equals("earliest")) {
+                return consumer.beginningOffsets(tps, clusterTimeout);
+            }
+            Map<TopicPartition, Long> ends = consumer.endOffsets(tps, clusterTimeout);
+            if (time.isEmpty()) {
+                return ends;
+            }
+            Map<TopicPartition, Long> query = new java.util.HashMap<>();
+            long t = time.getAsLong();
+            tps.forEach(tp -> query.put(tp, t));
+            Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query, clusterTimeout);
+            Map<TopicPartition, Long> result = new java.util.HashMap<>();
+            for (TopicPartition tp : tps) {
+                OffsetAndTimestamp ot = found.get(tp);
+                result.put(tp, ot == null ? ends.get(tp) : ot.offset());
+            }
+            return result;
+        } catch (KafkaException e) {
+            throw KafkaProblems.toProblem(e);
+        } finally {
+            pool.release(consumer);
+        }
+    }
+
+    private static List<Integer> partitions(String text, int count) {
+        List<Integer> all = new ArrayList<>();
+        if (text == null || text.isBlank()) {
+            for (int p = 0; p < count; p++) {
+                all.add(p);
+            }
+            return all;
+        }
+        for (String part : text.split(",", -1)) {
+            int p;
+            try {
+                p = Integer.parseInt(part.strip());
+            } catch (NumberFormatException e) {
+                throw ProblemException.invalidParameter(
+                        "partitions",
+                        "partitions must be comma-separated partition numbers, got '%s'.".formatted(text));
+            }
+            if (p < 0 || p >= count) {
+                throw new ProblemException(
+                        ProblemType.PARTITION_NOT_FOUND,
+                        "The topic has partitions 0 to %d; there is no partition %d.".formatted(count - 1, p));
+            }
+            if (!all.contains(p)) {
+                all.add(p);
+            }
+        }
+        return all;
+    }
+
+    private TopicDescription describe(String topic) {
+        try {
+            return admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(clusterTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                    .get(topic);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ProblemException(ProblemType.CLUSTER_UNAVAILABLE, "Interrupted while asking the cluster.");
+        } catch (Exception e) {
+            ProblemException problem = KafkaProblems.toProblem(e);
+            if (problem.type() == ProblemType.TOPIC_NOT_FOUND) {
+                throw new ProblemException(ProblemType.TOPIC_NOT_FOUND, "Topic '%s' does not exist.".formatted(topic));
+            }
+            throw problem;
+        }
+    }
+
+    private static byte[] recordJson(ConsumerRecord<byte[], byte[]> r) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), out)) {
+            RecordJson.writeConsumed(g, r);
+        }
+        return out.toByteArray();
+    }
+
+    private static byte[] problemJson(ProblemType type, String detail, Map<String, Object> extensions) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), out)) {
+            g.writeStartObject();
+            g.writeStringProperty("type", type.uri().toString());
+            g.writeStringProperty("title", type.title());
+            g.writeNumberProperty("status", type.status());
+            g.writeStringProperty("detail", detail);
+            for (String key : new java.util.TreeSet<>(extensions.keySet())) {
+                g.writeNumberProperty(key, ((Number) extensions.get(key)).longValue());
+            }
+            g.writeEndObject();
+        }
+        return out.toByteArray();
+    }
+}
