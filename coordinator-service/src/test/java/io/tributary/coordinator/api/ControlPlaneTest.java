@@ -516,6 +516,25 @@ class ControlPlaneTest {
     }
 
     @Test
+    void aChunkedBodyIsLengthRequired() throws Exception {
+        HttpResponse<String> response = http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/internal/v1/topics"))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(
+                                "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8))))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertProblem(
+                new Answer(
+                        response.statusCode(),
+                        response.headers().firstValue("Content-Type").orElse(""),
+                        json.readTree(response.body()),
+                        response),
+                411,
+                "length-required");
+    }
+
+    @Test
     void aBodyThatIsNotJsonIsUnsupportedMediaType() throws Exception {
         assertProblem(send("POST", "/internal/v1/topics", "name=x", "text/plain"), 415, "unsupported-media-type");
     }
