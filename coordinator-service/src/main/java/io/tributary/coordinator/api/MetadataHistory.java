@@ -21,7 +21,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Each entry keeps only the names of the topics and the ids of the brokers a version touched
  * (found by diffing the previous image this history saw against the new one, so a jump, such as a
- * snapshot installed from the leader, is still a correct delta). An answer for {@code after} takes
+ * snapshot installed from the leader, is still a correct delta). The first image observed (this
+ * voter's snapshot and replay at start) is the base: a caller older than it gets the full image,
+ * because deletions before it are unknown here. An answer for {@code after} takes
  * the union of the touched names of every later entry and reads their current state from the latest
  * image: a touched topic that is gone is in {@code deletedTopics}. When {@code after} is older than
  * the oldest entry (the history was trimmed, or this voter started from a snapshot later than it),
@@ -55,6 +57,8 @@ public final class MetadataHistory {
     private MetadataImage latest = MetadataImage.EMPTY;
     /** The version just before the oldest entry: answers for {@code after >= base} are deltas. */
     private long base = MetadataImage.EMPTY.version();
+    /** Whether an image was observed; the first one becomes the base, not an entry. */
+    private boolean started;
 
     public MetadataHistory(int maxEntries) {
         if (maxEntries < 1) {
@@ -68,6 +72,15 @@ public final class MetadataHistory {
         lock.lock();
         try {
             if (image.version() <= latest.version()) {
+                return;
+            }
+            if (!started) {
+                // The first image may come from a snapshot: what happened before it (deletions
+                // above all) is unknown here, so callers older than it get the full image.
+                started = true;
+                base = image.version();
+                latest = image;
+                changed.signalAll();
                 return;
             }
             entries.addLast(new Entry(image.version(), changedBrokers(latest, image), changedTopics(latest, image)));

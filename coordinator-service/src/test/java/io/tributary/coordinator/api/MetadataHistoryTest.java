@@ -99,6 +99,22 @@ class MetadataHistoryTest {
     }
 
     @Test
+    void aCallerOlderThanTheFirstImageSeenGetsTheFullImageSoNoDeletionIsMissed() throws Exception {
+        MetadataImage image = create(create(register(MetadataImage.EMPTY, 0), "gone"), "kept");
+        long beforeDeletion = image.version();
+        image = image.apply(new MetadataCommand.DeleteTopic("gone"));
+        MetadataHistory history = new MetadataHistory(10);
+        history.observe(image); // as after a restart from a snapshot taken after the deletion
+        history.observe(create(image, "new"));
+
+        MetadataHistory.Changes changes = history.changesSince(beforeDeletion, Duration.ZERO);
+
+        assertThat(changes.full()).isTrue();
+        assertThat(changes.topics()).extracting(Topic::name).containsExactly("kept", "new");
+        assertThat(history.changesSince(image.version(), Duration.ZERO).full()).isFalse();
+    }
+
+    @Test
     void anOlderOrEqualImageIsIgnored() throws Exception {
         MetadataHistory history = new MetadataHistory(10);
         MetadataImage one = register(MetadataImage.EMPTY, 0);
