@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +41,10 @@ import org.slf4j.LoggerFactory;
  * Three coordinator processes started by {@code bin/tributary up --coordinators 3}: SIGKILL to the
  * Raft leader's process elects another voter in a higher term, and the killed one, started again,
  * rejoins as a follower of the new leader and catches up to its commit index. What each voter says
- * comes from its {@code /actuator/health/metadataRaft}. The cluster's run state and data live in a
+ * comes from its {@code /actuator/health/metadataRaft}. Through the control plane: a write sent to a
+ * follower's HTTP port is answered with 307 to the leader's, a client that follows it creates the
+ * topic, another voter then describes it, and after the leader is killed a topic is created through
+ * a surviving follower and read back. The cluster's run state and data live in a
  * temporary directory, its ports are shifted by an offset whose ports were free, and {@link
  * #tearDown()} runs {@code down} and then kills by PID whatever is left.
  */
@@ -69,6 +73,15 @@ class CoordinatorFailoverIT {
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2))
             .build();
+    /** A client as brokers and operators use it: it follows a follower's 307 to the leader. */
+    private static final HttpClient following = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2))
+            .followRedirects(HttpClient.Redirect.NORMAL)
+            .build();
+
+    private static final int BROKER_ID = 7;
+    private static final UUID INCARNATION = UUID.randomUUID();
 
     /** One voter's view, from its metadataRaft health. */
     record RaftView(String role, Optional<String> leader, long term, long commitIndex) {}
@@ -109,7 +122,7 @@ class CoordinatorFailoverIT {
     }
 
     @Test
-    void killingTheLeaderElectsAnotherVoterAndTheKilledOneRejoinsAsAFollower() {
+    void killingTheLeaderElectsAnotherVoterAndTheKilledOneRejoinsAsAFollowerAndTopicsAreCreatedThroughFollowers() {
         Result up = tributary(
                 "up",
                 "--coordinators",
@@ -126,6 +139,17 @@ class CoordinatorFailoverIT {
         int killed = voterIndex(oldLeader);
         long oldTerm = view(killed).orElseThrow().term();
 
+        int follower = (killed + 1) % 3;
+        int other = (killed + 2) % 3;
+        HttpResponse<String> redirected = controlPlane(http, follower, "POST", "/internal/v1/brokers", registerBody());
+        assertThat(redirected.statusCode()).as(redirected.body()).isEqualTo(307);
+        assertThat(redirected.headers().firstValue("Location"))
+                .hasValue("http://127.0.0.1:%d/internal/v1/brokers".formatted(httpPort(killed)));
+        registerAndHeartbeatThrough(follower);
+        HttpResponse<String> created = createTopicThrough(follower, "before-kill");
+        assertThat(created.uri().getPort()).as("the leader answered").isEqualTo(httpPort(killed));
+        awaitTopicOn(other, "before-kill");
+
         Result kill = tributary("kill", "coordinator-" + killed);
         assertThat(kill.exitCode()).as(kill.output()).isZero();
 
@@ -136,6 +160,15 @@ class CoordinatorFailoverIT {
         assertThat(view(voterIndex(newLeader)).orElseThrow().term())
                 .as("the new leader's term")
                 .isGreaterThan(oldTerm);
+
+        int survivingFollower = survivors.stream()
+                .filter(v -> v != voterIndex(newLeader))
+                .findFirst()
+                .orElseThrow();
+        registerAndHeartbeatThrough(survivingFollower);
+        createTopicThrough(survivingFollower, "after-kill");
+        awaitTopicOn(voterIndex(newLeader), "after-kill");
+        awaitTopicOn(survivingFollower, "before-kill");
 
         Result start = tributary("start", "coordinator-" + killed);
         assertThat(start.exitCode()).as(start.output()).isZero();
@@ -156,6 +189,81 @@ class CoordinatorFailoverIT {
             assertThat(rejoined.commitIndex())
                     .as("coordinator-%d's commit index", killed)
                     .isEqualTo(leader.commitIndex());
+        });
+    }
+
+    // ---- the control plane ----------------------------------------------------------------------
+
+    private static int httpPort(int voter) {
+        return portOffset + 8091 + voter;
+    }
+
+    private static String registerBody() {
+        return """
+                {"brokerId":%d,"incarnationId":"%s","rack":"r1",
+                 "endpoints":[{"listener":"PLAINTEXT","host":"127.0.0.1","port":%d}]}""".formatted(BROKER_ID, INCARNATION, 9092 + portOffset);
+    }
+
+    private static HttpResponse<String> controlPlane(
+            HttpClient client, int voter, String method, String path, String body) {
+        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort(voter) + path))
+                .timeout(Duration.ofSeconds(10));
+        if (body == null) {
+            request.method(method, HttpRequest.BodyPublishers.noBody());
+        } else {
+            request.method(method, HttpRequest.BodyPublishers.ofString(body))
+                    .header("Content-Type", "application/json");
+        }
+        try {
+            return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Registers the (stand-in) broker and heartbeats it, so it is live and placement has a broker;
+     * retried while the voter answers 503 (no leader known yet).
+     */
+    private static void registerAndHeartbeatThrough(int voter) {
+        await().atMost(ELECTION_TIMEOUT).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+            HttpResponse<String> registered =
+                    controlPlane(following, voter, "POST", "/internal/v1/brokers", registerBody());
+            assertThat(registered.statusCode()).as(registered.body()).isEqualTo(200);
+            HttpResponse<String> beat = controlPlane(
+                    following,
+                    voter,
+                    "POST",
+                    "/internal/v1/brokers/" + BROKER_ID + "/heartbeat",
+                    "{\"incarnationId\":\"" + INCARNATION + "\"}");
+            assertThat(beat.statusCode()).as(beat.body()).isEqualTo(200);
+        });
+    }
+
+    /** Creates a one-partition topic through a voter (following its redirect); a retry may find it made. */
+    private static HttpResponse<String> createTopicThrough(int voter, String topic) {
+        return await().atMost(ELECTION_TIMEOUT)
+                .pollInterval(Duration.ofMillis(200))
+                .until(
+                        () -> controlPlane(
+                                following,
+                                voter,
+                                "POST",
+                                "/internal/v1/topics",
+                                "{\"name\":\"%s\",\"partitions\":1,\"replicationFactor\":1}".formatted(topic)),
+                        r -> r.statusCode() == 201 || r.statusCode() == 409);
+    }
+
+    private static void awaitTopicOn(int voter, String topic) {
+        await().atMost(ELECTION_TIMEOUT).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+            HttpResponse<String> described = controlPlane(http, voter, "GET", "/internal/v1/topics/" + topic, null);
+            assertThat(described.statusCode()).as(described.body()).isEqualTo(200);
+            assertThat(described.body())
+                    .contains("\"name\":\"" + topic + "\"")
+                    .contains("\"replicas\":[" + BROKER_ID + "]");
         });
     }
 

@@ -19,6 +19,8 @@ import org.springframework.validation.annotation.Validated;
  * @param raftHost the address the Raft transport binds
  * @param raftPort the Raft transport's port
  * @param peers every voter's Raft address ({@code host:port}), in id order; 1 or 3 of them
+ * @param httpPeers every voter's control-plane (HTTP) address ({@code host:port}), in the same
+ *     order as {@code peers}: a follower redirects writes to the leader's
  */
 @Validated
 @ConfigurationProperties("tributary.coordinator")
@@ -27,10 +29,12 @@ public record CoordinatorProperties(
         @DefaultValue("data/coordinator-0") @NotNull Path dataDir,
         @DefaultValue("127.0.0.1") @NotBlank String raftHost,
         @DefaultValue("9291") @Min(0) @Max(65535) int raftPort,
-        @DefaultValue("127.0.0.1:9291") @NotEmpty List<String> peers) {
+        @DefaultValue("127.0.0.1:9291") @NotEmpty List<String> peers,
+        @DefaultValue("127.0.0.1:8091") @NotEmpty List<String> httpPeers) {
 
     public CoordinatorProperties {
         peers = List.copyOf(peers);
+        httpPeers = List.copyOf(httpPeers);
         if (peers.size() != 1 && peers.size() != 3) {
             throw new IllegalArgumentException(
                     "tributary.coordinator.peers must list 1 or 3 voters, got " + peers.size());
@@ -38,6 +42,20 @@ public record CoordinatorProperties(
         if (id >= peers.size()) {
             throw new IllegalArgumentException(
                     "tributary.coordinator.id=%d is not an index into the %d peers".formatted(id, peers.size()));
+        }
+        if (httpPeers.size() != peers.size()) {
+            throw new IllegalArgumentException(
+                    "tributary.coordinator.http-peers must list one address per voter in peers (%d), got %d"
+                            .formatted(peers.size(), httpPeers.size()));
+        }
+        for (String p : httpPeers) {
+            int colon = p.lastIndexOf(':');
+            if (colon <= 0
+                    || colon == p.length() - 1
+                    || !p.substring(colon + 1).chars().allMatch(Character::isDigit)) {
+                throw new IllegalArgumentException(
+                        "tributary.coordinator.http-peers entries must be host:port, got '" + p + "'");
+            }
         }
     }
 }

@@ -22,6 +22,30 @@ class CoordinatorConfigurationValidationTest {
                 .hasStackTraceContaining("70000");
     }
 
+    @Test
+    void httpPeersOfAnotherCountThanPeersStopStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.coordinator.http-peers=127.0.0.1:8091,127.0.0.1:8092"))
+                .hasStackTraceContaining("tributary.coordinator.http-peers");
+    }
+
+    @Test
+    void anHttpPeerWithoutAPortStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.coordinator.http-peers=localhost"))
+                .hasStackTraceContaining("tributary.coordinator.http-peers");
+    }
+
+    @Test
+    void aZeroLongPollWaitStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.coordinator.control.max-wait=0s"))
+                .hasStackTraceContaining("tributary.coordinator.control.max-wait");
+    }
+
+    @Test
+    void aZeroHistoryLengthStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.coordinator.control.history-length=0"))
+                .hasStackTraceContaining("history-length");
+    }
+
     private static void start(String... args) {
         ServiceStartup.startAndClose(CoordinatorApplication.class, args);
     }

@@ -1,0 +1,288 @@
+package io.tributary.coordinator.api;
+
+import io.tributary.coordinator.api.ControlDtos.AlterConfigsRequest;
+import io.tributary.coordinator.api.ControlDtos.AlterPartitionRequest;
+import io.tributary.coordinator.api.ControlDtos.BrokerJson;
+import io.tributary.coordinator.api.ControlDtos.ClusterJson;
+import io.tributary.coordinator.api.ControlDtos.CoordinatorJson;
+import io.tributary.coordinator.api.ControlDtos.CreateTopicRequest;
+import io.tributary.coordinator.api.ControlDtos.EndpointJson;
+import io.tributary.coordinator.api.ControlDtos.HeartbeatRequest;
+import io.tributary.coordinator.api.ControlDtos.MetadataJson;
+import io.tributary.coordinator.api.ControlDtos.PartitionJson;
+import io.tributary.coordinator.api.ControlDtos.PartitionWriteJson;
+import io.tributary.coordinator.api.ControlDtos.RegisterBrokerRequest;
+import io.tributary.coordinator.api.ControlDtos.TopicJson;
+import io.tributary.coordinator.api.ControlDtos.TopicWriteJson;
+import io.tributary.coordinator.api.ControlDtos.TopicsJson;
+import io.tributary.coordinator.api.ControlDtos.VersionJson;
+import io.tributary.coordinator.metadata.Endpoint;
+import io.tributary.coordinator.metadata.InvalidRequestException;
+import io.tributary.coordinator.metadata.MetadataCommand;
+import io.tributary.coordinator.metadata.MetadataImage;
+import io.tributary.coordinator.metadata.PartitionState;
+import io.tributary.coordinator.metadata.Topic;
+import io.tributary.coordinator.metadata.TopicExistsException;
+import io.tributary.coordinator.metadata.UnknownTopicException;
+import io.tributary.coordinator.metadata.raft.MetadataClient;
+import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
+import io.tributary.coordinator.placement.ReplicaPlacer;
+import jakarta.servlet.http.HttpServletRequest;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The control plane's endpoints ({@code /internal/v1}). Writes and heartbeats run on the Raft leader
+ * (a follower answers 307 to the leader's same URL, see {@link LeaderRoute}); reads are answered by
+ * any voter from the image it has applied, with that image's version.
+ *
+ * <p>Thread-safety: stateless; one virtual thread per request, which parks in a long poll.
+ */
+@RestController
+@RequestMapping(path = "/internal/v1", produces = MediaType.APPLICATION_JSON_VALUE)
+public class ControlPlaneController {
+
+    private final MetadataRaftNode node;
+    private final MetadataClient client;
+    private final Heartbeats heartbeats;
+    private final MetadataHistory history;
+    private final LeaderRoute route;
+    private final List<String> raftPeers;
+    private final ControlPlaneProperties properties;
+    private final int maxPartitionsPerTopic;
+    private final InstantSource clock;
+
+    public ControlPlaneController(
+            MetadataRaftNode node,
+            MetadataClient client,
+            Heartbeats heartbeats,
+            MetadataHistory history,
+            int selfId,
+            List<String> httpPeers,
+            List<String> raftPeers,
+            ControlPlaneProperties properties,
+            int maxPartitionsPerTopic,
+            InstantSource clock) {
+        this.node = node;
+        this.client = client;
+        this.heartbeats = heartbeats;
+        this.history = history;
+        this.route = new LeaderRoute(selfId, httpPeers);
+        this.raftPeers = List.copyOf(raftPeers);
+        this.properties = properties;
+        this.maxPartitionsPerTopic = maxPartitionsPerTopic;
+        this.clock = clock;
+    }
+
+    // ---- brokers
+
+    @PostMapping(path = "/brokers", consumes = MediaType.APPLICATION_JSON_VALUE)
+    VersionJson register(@RequestBody RegisterBrokerRequest body, HttpServletRequest request) throws IOException {
+        requireLeader(request);
+        int brokerId = required(body.brokerId(), "brokerId");
+        UUID incarnationId = required(body.incarnationId(), "incarnationId");
+        List<EndpointJson> endpoints = required(body.endpoints(), "endpoints");
+        List<Endpoint> parsed = new ArrayList<>();
+        for (EndpointJson e : endpoints) {
+            if (e == null) {
+                throw new InvalidRequestException("an endpoint is null");
+            }
+            parsed.add(new Endpoint(
+                    required(e.listener(), "endpoints[].listener"),
+                    required(e.host(), "endpoints[].host"),
+                    required(e.port(), "endpoints[].port")));
+        }
+        long version = client.submit(new MetadataCommand.RegisterBroker(
+                brokerId, incarnationId, parsed, Optional.ofNullable(body.rack()), clock.millis()));
+        return new VersionJson(version);
+    }
+
+    @PostMapping(path = "/brokers/{id}/heartbeat", consumes = MediaType.APPLICATION_JSON_VALUE)
+    VersionJson heartbeat(
+            @PathVariable("id") int brokerId, @RequestBody HeartbeatRequest body, HttpServletRequest request)
+            throws IOException {
+        requireLeader(request);
+        heartbeats.heartbeat(brokerId, required(body.incarnationId(), "incarnationId"));
+        return new VersionJson(image().version());
+    }
+
+    @PostMapping(path = "/topics/{topic}/partitions/{partition}/alter", consumes = MediaType.APPLICATION_JSON_VALUE)
+    PartitionWriteJson alterPartition(
+            @PathVariable("topic") String topic,
+            @PathVariable("partition") int partition,
+            @RequestBody AlterPartitionRequest body,
+            HttpServletRequest request)
+            throws IOException, InterruptedException {
+        requireLeader(request);
+        long version = client.submit(new MetadataCommand.AlterPartition(
+                topic,
+                partition,
+                required(body.leaderId(), "leaderId"),
+                required(body.leaderEpoch(), "leaderEpoch"),
+                required(body.partitionEpoch(), "partitionEpoch"),
+                required(body.isr(), "isr")));
+        Topic t = imageAt(version).topic(topic);
+        if (partition < 0 || partition >= t.partitions().size()) {
+            throw new UnknownTopicException("topic " + topic + " has no partition " + partition);
+        }
+        PartitionState p = t.partitions().get(partition);
+        return new PartitionWriteJson(version, topic, PartitionJson.of(partition, p));
+    }
+
+    @GetMapping("/metadata")
+    MetadataJson metadata(
+            @RequestParam(name = "after", required = false) Long after,
+            @RequestParam(name = "max_wait_ms", defaultValue = "0") long maxWaitMs)
+            throws InterruptedException {
+        if (maxWaitMs < 0 || maxWaitMs > properties.maxWait().toMillis()) {
+            throw new ControlProblemException(
+                    ControlProblem.INVALID_PARAMETER,
+                    "max_wait_ms must be 0..%d, got %d"
+                            .formatted(properties.maxWait().toMillis(), maxWaitMs));
+        }
+        syncHistory();
+        if (after == null) {
+            return MetadataJson.of(history.full());
+        }
+        if (after < 0) {
+            throw new ControlProblemException(
+                    ControlProblem.INVALID_PARAMETER, "after must be 0 or more, got " + after);
+        }
+        return MetadataJson.of(history.changesSince(after, Duration.ofMillis(maxWaitMs)));
+    }
+
+    // ---- topics and the cluster
+
+    @PostMapping(path = "/topics", consumes = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<TopicWriteJson> createTopic(@RequestBody CreateTopicRequest body, HttpServletRequest request)
+            throws IOException, InterruptedException {
+        requireLeader(request);
+        String name = required(body.name(), "name");
+        int partitions = required(body.partitions(), "partitions");
+        int replicationFactor = required(body.replicationFactor(), "replicationFactor");
+        MetadataImage.checkTopicName(name);
+        if (partitions < 1 || partitions > maxPartitionsPerTopic) {
+            throw new InvalidRequestException(
+                    "partitions must be 1..%d, got %d".formatted(maxPartitionsPerTopic, partitions));
+        }
+        MetadataImage image = image();
+        if (image.topics().containsKey(name)) {
+            throw new TopicExistsException("topic " + name + " already exists");
+        }
+        List<List<Integer>> assignments = ReplicaPlacer.place(image, partitions, replicationFactor);
+        Map<String, String> configs = body.configs() == null ? Map.of() : body.configs();
+        long version = client.submit(new MetadataCommand.CreateTopics(
+                List.of(new MetadataCommand.NewTopic(name, UUID.randomUUID(), assignments, configs))));
+        TopicJson created = TopicJson.of(imageAt(version).topic(name));
+        return ResponseEntity.created(URI.create(request.getRequestURI() + "/" + name))
+                .body(new TopicWriteJson(version, created));
+    }
+
+    @GetMapping("/topics")
+    TopicsJson topics() {
+        MetadataImage image = image();
+        return new TopicsJson(
+                image.version(),
+                image.topics().values().stream().map(TopicJson::of).toList());
+    }
+
+    @GetMapping("/topics/{topic}")
+    TopicJson topic(@PathVariable("topic") String topic) {
+        return TopicJson.of(image().topic(topic));
+    }
+
+    @DeleteMapping("/topics/{topic}")
+    VersionJson deleteTopic(@PathVariable("topic") String topic, HttpServletRequest request) throws IOException {
+        requireLeader(request);
+        image().topic(topic);
+        return new VersionJson(client.submit(new MetadataCommand.DeleteTopic(topic)));
+    }
+
+    @PostMapping(path = "/topics/{topic}/configs", consumes = MediaType.APPLICATION_JSON_VALUE)
+    TopicWriteJson alterConfigs(
+            @PathVariable("topic") String topic, @RequestBody AlterConfigsRequest body, HttpServletRequest request)
+            throws IOException, InterruptedException {
+        requireLeader(request);
+        long version = client.submit(new MetadataCommand.AlterTopicConfigs(
+                topic, body.set() == null ? Map.of() : body.set(), body.remove() == null ? List.of() : body.remove()));
+        return new TopicWriteJson(version, TopicJson.of(imageAt(version).topic(topic)));
+    }
+
+    @GetMapping("/cluster")
+    ClusterJson cluster() {
+        MetadataImage image = image();
+        Integer leader = null;
+        Optional<String> leaderId = node.leaderId();
+        if (leaderId.isPresent() && leaderId.get().startsWith("c")) {
+            try {
+                leader = Integer.parseInt(leaderId.get().substring(1));
+            } catch (NumberFormatException e) {
+                leader = null;
+            }
+        }
+        List<CoordinatorJson> coordinators = new ArrayList<>();
+        for (int i = 0; i < route.httpPeers().size(); i++) {
+            coordinators.add(
+                    new CoordinatorJson(i, route.httpPeers().get(i), raftPeers.get(i), leader != null && leader == i));
+        }
+        return new ClusterJson(
+                image.version(),
+                leader,
+                coordinators,
+                image.brokers().values().stream().map(BrokerJson::of).toList());
+    }
+
+    // ---- helpers
+
+    private MetadataImage image() {
+        return node.stateMachine().image();
+    }
+
+    /** A snapshot installed from the leader replaces the image without a listener call. */
+    private void syncHistory() {
+        history.observe(image());
+    }
+
+    private void requireLeader(HttpServletRequest request) {
+        switch (route.decide(node.isLeader(), node.leaderId())) {
+            case LeaderRoute.Here here -> {}
+            case LeaderRoute.Redirect redirect -> {
+                String query = request.getQueryString();
+                throw new NotLeaderException(
+                        redirect.leaderBase().resolve(request.getRequestURI() + (query == null ? "" : "?" + query)));
+            }
+            case LeaderRoute.Unavailable unavailable ->
+                throw new ControlProblemException(ControlProblem.NO_LEADER, unavailable.why());
+        }
+    }
+
+    private static <T> T required(T value, String field) {
+        if (value == null) {
+            throw new InvalidRequestException("the field " + field + " is required");
+        }
+        return value;
+    }
+
+    /** This voter's image once it includes {@code version} (the write this request made). */
+    private MetadataImage imageAt(long version) throws InterruptedException {
+        syncHistory();
+        return history.awaitImage(version, properties.maxWait());
+    }
+}
