@@ -1,21 +1,15 @@
 package io.tributary.systemtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
-import java.io.File;
+import io.tributary.systemtests.ScriptedCluster.Result;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,13 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -52,9 +41,7 @@ class CoordinatorFailoverIT {
 
     private static final Logger log = LoggerFactory.getLogger(CoordinatorFailoverIT.class);
 
-    private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(4);
     private static final Duration ELECTION_TIMEOUT = Duration.ofSeconds(30);
-    private static final Pattern PID_LINE = Pattern.compile("(?m)^pid=(\\d+)$");
     private static final Pattern ROLE = Pattern.compile("\"role\":\"(\\w+)\"");
     private static final Pattern LEADER = Pattern.compile("\"leader\":\"(c\\d)\"");
     private static final Pattern TERM = Pattern.compile("\"term\":(\\d+)");
@@ -63,12 +50,9 @@ class CoordinatorFailoverIT {
     @TempDir
     static Path work;
 
-    private static Path repoRoot;
-    private static Path stateDir;
+    private static ScriptedCluster cluster;
     private static Path logsDir;
     private static int portOffset;
-    private static final Map<Long, String> pidsSeen = new ConcurrentHashMap<>();
-    private static final AtomicInteger commandCount = new AtomicInteger();
     private static final HttpClient http = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2))
@@ -88,37 +72,22 @@ class CoordinatorFailoverIT {
 
     @BeforeAll
     static void chooseDirectoriesAndPorts() throws IOException {
-        repoRoot = Path.of(System.getProperty("tributary.repo.root", ".."))
-                .toAbsolutePath()
-                .normalize();
-        assertThat(repoRoot.resolve("bin/tributary")).isExecutable();
-        stateDir = work.resolve("state");
-        logsDir = Path.of(System.getProperty("tributary.build.dir", "target"))
-                .toAbsolutePath()
-                .resolve("coordinator-failover-logs");
-        if (Files.isDirectory(logsDir)) {
-            try (Stream<Path> old = Files.list(logsDir)) {
-                for (Path file : old.toList()) {
-                    Files.delete(file);
-                }
-            }
+        // 3 coordinators, 1 broker, the gateway.
+        List<Integer> ports = new ArrayList<>(List.of(8080, 8081, 9092));
+        for (int i = 0; i < 3; i++) {
+            ports.add(8091 + i);
+            ports.add(9191 + i);
+            ports.add(9291 + i);
         }
-        portOffset = choosePortOffset();
-        log.info("repo {}, state {}, logs {}, port offset {}", repoRoot, stateDir, logsDir, portOffset);
-        Runtime.getRuntime()
-                .addShutdownHook(new Thread(CoordinatorFailoverIT::killLeftovers, "coordinator-failover-killer"));
+        cluster =
+                ScriptedCluster.create(work, "coordinator-failover-logs", ports, Map.of("TRIBUTARY_STOP_GRACE", "10"));
+        logsDir = cluster.logsDir();
+        portOffset = cluster.portOffset();
     }
 
     @AfterAll
     static void tearDown() {
-        try {
-            Result down = tributary("down");
-            if (down.exitCode() != 0) {
-                log.warn("bin/tributary down exited {} in tearDown", down.exitCode());
-            }
-        } finally {
-            killLeftovers();
-        }
+        cluster.downAndKillLeftovers();
     }
 
     @Test
@@ -324,117 +293,7 @@ class CoordinatorFailoverIT {
 
     // ---- bin/tributary ----------------------------------------------------------------------
 
-    record Result(int exitCode, String output) {}
-
     private static Result tributary(String... args) {
-        List<String> command = new ArrayList<>();
-        command.add(repoRoot.resolve("bin/tributary").toString());
-        command.addAll(List.of(args));
-        Path output = work.resolve("command-%02d.out".formatted(commandCount.incrementAndGet()));
-        var builder = new ProcessBuilder(command)
-                .directory(repoRoot.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectErrorStream(true)
-                .redirectOutput(output.toFile());
-        Map<String, String> environment = builder.environment();
-        environment.keySet().removeIf(key -> key.startsWith("TRIBUTARY_"));
-        environment.put("TRIBUTARY_STATE", stateDir.toString());
-        environment.put("TRIBUTARY_PORT_OFFSET", Integer.toString(portOffset));
-        environment.put("TRIBUTARY_SKIP_BUILD", "1");
-        environment.put("TRIBUTARY_STOP_GRACE", "10");
-        environment.put("JAVA_HOME", System.getProperty("java.home"));
-        try {
-            Process process = builder.start();
-            if (!process.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                fail(
-                        "bin/tributary %s did not finish within %s:%n%s",
-                        String.join(" ", args), COMMAND_TIMEOUT, Files.readString(output));
-            }
-            var result = new Result(process.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
-            log.info("bin/tributary {} -> exit {}\n{}", String.join(" ", args), result.exitCode(), result.output());
-            rememberRecordedPids();
-            return result;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while running bin/tributary", e);
-        }
-    }
-
-    /** An offset below the ephemeral range whose ports (3 coordinators, 1 broker, gateway) are free. */
-    private static int choosePortOffset() {
-        var random = ThreadLocalRandom.current();
-        for (int attempt = 0; attempt < 200; attempt++) {
-            int offset = 100 * random.nextInt(20, 231);
-            if (allFree(offset)) {
-                return offset;
-            }
-        }
-        throw new IllegalStateException("no TRIBUTARY_PORT_OFFSET with free ports found in 200 attempts");
-    }
-
-    private static boolean allFree(int offset) {
-        List<Integer> ports = new ArrayList<>(List.of(8080, 8081, 9092));
-        for (int i = 0; i < 3; i++) {
-            ports.add(8091 + i);
-            ports.add(9191 + i);
-            ports.add(9291 + i);
-        }
-        for (int port : ports) {
-            try (var socket = new ServerSocket()) {
-                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port + offset));
-            } catch (IOException taken) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    // ---- processes --------------------------------------------------------------------------
-
-    private static String commandLine(long pid) {
-        Path proc = Path.of("/proc", Long.toString(pid));
-        try {
-            String stat = Files.readString(proc.resolve("stat"));
-            char state = stat.substring(stat.lastIndexOf(')') + 2).charAt(0);
-            if (state == 'Z' || state == 'X') {
-                return "";
-            }
-            return new String(Files.readAllBytes(proc.resolve("cmdline")), StandardCharsets.UTF_8);
-        } catch (IOException gone) {
-            return "";
-        }
-    }
-
-    private static void rememberRecordedPids() {
-        if (stateDir == null || !Files.isDirectory(stateDir)) {
-            return;
-        }
-        try (Stream<Path> files = Files.list(stateDir)) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".env")).toList()) {
-                PID_LINE.matcher(Files.readString(file)).results().forEach(match -> {
-                    long pid = Long.parseLong(match.group(1));
-                    String commandLine = commandLine(pid);
-                    if (commandLine.contains("-jar") && commandLine.contains("tributary-")) {
-                        pidsSeen.putIfAbsent(pid, commandLine);
-                    }
-                });
-            }
-        } catch (IOException e) {
-            log.warn("could not read the run state in {}", stateDir, e);
-        }
-    }
-
-    /** The last resort: SIGKILL, by PID, to any process of this cluster still alive. */
-    private static void killLeftovers() {
-        rememberRecordedPids();
-        pidsSeen.forEach((pid, commandLine) -> {
-            if (commandLine.equals(commandLine(pid))) {
-                log.warn("pid {} outlived bin/tributary down; killing it", pid);
-                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-            }
-        });
+        return cluster.run(args);
     }
 }

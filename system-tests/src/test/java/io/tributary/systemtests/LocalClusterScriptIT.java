@@ -1,36 +1,25 @@
 package io.tributary.systemtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
+import io.tributary.systemtests.ScriptedCluster.Result;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -61,21 +50,14 @@ class LocalClusterScriptIT {
     private static final Logger log = LoggerFactory.getLogger(LocalClusterScriptIT.class);
 
     private static final List<String> NAMES = List.of("coordinator-0", "broker-0", "broker-1", "broker-2", "gateway-0");
-    private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(4);
-    private static final Pattern PID_LINE = Pattern.compile("(?m)^pid=(\\d+)$");
 
     @TempDir
     static Path work;
 
-    private static Path repoRoot;
-    private static Path stateDir;
+    private static ScriptedCluster cluster;
     private static Path dataDir;
     private static Path logsDir;
     private static int portOffset;
-    /** Every cluster PID seen, with its command line then: a reused PID has another one. */
-    private static final Map<Long, String> pidsSeen = new ConcurrentHashMap<>();
-
-    private static final AtomicInteger commandCount = new AtomicInteger();
     private static final HttpClient http = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5))
@@ -83,49 +65,20 @@ class LocalClusterScriptIT {
 
     @BeforeAll
     static void chooseDirectoriesAndPorts() throws IOException {
-        repoRoot = Path.of(System.getProperty("tributary.repo.root", ".."))
-                .toAbsolutePath()
-                .normalize();
-        assertThat(repoRoot.resolve("bin/tributary"))
-                .as("bin/tributary under the repository root (system property tributary.repo.root)")
-                .isExecutable();
-        stateDir = work.resolve("state");
-        dataDir = work.resolve("data");
-        // The logs outlive the test, for whoever has to find out why it failed.
-        logsDir = Path.of(System.getProperty("tributary.build.dir", "target"))
-                .toAbsolutePath()
-                .resolve("local-cluster-script-logs");
-        if (Files.isDirectory(logsDir)) {
-            try (Stream<Path> old = Files.list(logsDir)) {
-                for (Path file : old.toList()) {
-                    Files.delete(file);
-                }
-            }
+        List<Integer> ports = new ArrayList<>(List.of(8080, 8091, 9191, 9291));
+        for (int i = 0; i < 3; i++) {
+            ports.add(8081 + i);
+            ports.add(9092 + i);
         }
-        portOffset = choosePortOffset();
-        log.info(
-                "repo {}, state {}, data {}, logs {}, port offset {}",
-                repoRoot,
-                stateDir,
-                dataDir,
-                logsDir,
-                portOffset);
-        Runtime.getRuntime()
-                .addShutdownHook(new Thread(LocalClusterScriptIT::killLeftovers, "local-cluster-leftover-killer"));
+        cluster = ScriptedCluster.create(work, "local-cluster-script-logs", ports, Map.of());
+        dataDir = work.resolve("data");
+        logsDir = cluster.logsDir();
+        portOffset = cluster.portOffset();
     }
 
     @AfterAll
     static void tearDown() {
-        try {
-            Result down = tributary("down");
-            if (down.exitCode() != 0) {
-                log.warn("bin/tributary down exited {} in tearDown", down.exitCode());
-            }
-        } catch (RuntimeException e) {
-            log.warn("bin/tributary down failed in tearDown", e);
-        } finally {
-            killLeftovers();
-        }
+        cluster.downAndKillLeftovers();
     }
 
     @Test
@@ -263,8 +216,8 @@ class LocalClusterScriptIT {
         Result down = tributary("down");
 
         assertThat(down.exitCode()).as(down.output()).isZero();
-        assertThat(pidsSeen).hasSizeGreaterThanOrEqualTo(NAMES.size() + 1);
-        for (long pid : pidsSeen.keySet()) {
+        assertThat(cluster.pidsSeen()).hasSizeGreaterThanOrEqualTo(NAMES.size() + 1);
+        for (long pid : cluster.pidsSeen().keySet()) {
             assertThat(isAlive(pid)).as("pid " + pid + " after down").isFalse();
         }
         Result status = tributary("status");
@@ -274,53 +227,14 @@ class LocalClusterScriptIT {
 
     // ---- bin/tributary ----------------------------------------------------------------------
 
-    record Result(int exitCode, String output) {}
-
     record StatusRow(String name, long pid, String state, String ready, int httpPort, int kafkaPort) {}
 
     private static Result tributary(String... args) {
-        return tributary(Map.of(), args);
+        return cluster.run(args);
     }
 
-    /** Runs bin/tributary with this cluster's state dir and port offset (overridable by env). */
     private static Result tributary(Map<String, String> env, String... args) {
-        List<String> command = new ArrayList<>();
-        command.add(repoRoot.resolve("bin/tributary").toString());
-        command.addAll(List.of(args));
-        Path output = work.resolve("command-%02d.out".formatted(commandCount.incrementAndGet()));
-        var builder = new ProcessBuilder(command)
-                .directory(repoRoot.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectErrorStream(true)
-                // A file, not a pipe: the cluster's processes must not be able to hold our output open.
-                .redirectOutput(output.toFile());
-        Map<String, String> environment = builder.environment();
-        environment.keySet().removeIf(key -> key.startsWith("TRIBUTARY_"));
-        environment.put("TRIBUTARY_STATE", stateDir.toString());
-        environment.put("TRIBUTARY_PORT_OFFSET", Integer.toString(portOffset));
-        // The reactor has just packaged the jars; never build from inside the build.
-        environment.put("TRIBUTARY_SKIP_BUILD", "1");
-        // The JDK running the tests is 21+ (the enforcer checked); run the cluster on it too.
-        environment.put("JAVA_HOME", System.getProperty("java.home"));
-        environment.putAll(env);
-        try {
-            Process process = builder.start();
-            if (!process.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                fail(
-                        "bin/tributary %s did not finish within %s:%n%s",
-                        String.join(" ", args), COMMAND_TIMEOUT, Files.readString(output));
-            }
-            var result = new Result(process.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
-            log.info("bin/tributary {} -> exit {}\n{}", String.join(" ", args), result.exitCode(), result.output());
-            rememberRecordedPids();
-            return result;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while running bin/tributary", e);
-        }
+        return cluster.run(env, args);
     }
 
     /** {@code bin/tributary status}, parsed by its columns. */
@@ -377,34 +291,6 @@ class LocalClusterScriptIT {
         return Integer.parseInt(name.substring(name.lastIndexOf('-') + 1));
     }
 
-    /** An offset below the ephemeral range whose ports are all free and clear of offset 0. */
-    private static int choosePortOffset() {
-        var random = ThreadLocalRandom.current();
-        for (int attempt = 0; attempt < 200; attempt++) {
-            int offset = 100 * random.nextInt(20, 231);
-            if (allFree(offset)) {
-                return offset;
-            }
-        }
-        throw new IllegalStateException("no TRIBUTARY_PORT_OFFSET with free ports found in 200 attempts");
-    }
-
-    private static boolean allFree(int offset) {
-        List<Integer> ports = new ArrayList<>(List.of(8080, 8091, 9191, 9291));
-        for (int i = 0; i < 3; i++) {
-            ports.add(8081 + i);
-            ports.add(9092 + i);
-        }
-        for (int port : ports) {
-            try (var socket = new ServerSocket()) {
-                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port + offset));
-            } catch (IOException taken) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     // ---- probes -----------------------------------------------------------------------------
 
     private static HttpResponse<String> readiness(int port) throws IOException, InterruptedException {
@@ -441,62 +327,11 @@ class LocalClusterScriptIT {
 
     // ---- processes --------------------------------------------------------------------------
 
-    /**
-     * Alive: /proc/PID exists, is not a zombie (this machine's init may be slow to reap), and still
-     * has the command line it had when the test first saw it, so a reused PID does not count.
-     */
     private static boolean isAlive(long pid) {
-        String seen = pidsSeen.get(pid);
-        return seen != null && seen.equals(commandLine(pid));
+        return cluster.isAlive(pid);
     }
 
-    /** The command line of a live, non-zombie process; empty otherwise. */
-    private static String commandLine(long pid) {
-        Path proc = Path.of("/proc", Long.toString(pid));
-        try {
-            String stat = Files.readString(proc.resolve("stat"));
-            char state = stat.substring(stat.lastIndexOf(')') + 2).charAt(0);
-            if (state == 'Z' || state == 'X') {
-                return "";
-            }
-            return new String(Files.readAllBytes(proc.resolve("cmdline")), StandardCharsets.UTF_8);
-        } catch (IOException gone) {
-            return "";
-        }
-    }
-
-    /** Remembers a cluster process (a Tributary jar) the first time it is seen alive. */
     private static void remember(long pid) {
-        String commandLine = commandLine(pid);
-        if (commandLine.contains("-jar") && commandLine.contains("tributary-")) {
-            pidsSeen.putIfAbsent(pid, commandLine);
-        }
-    }
-
-    /** The PIDs in the run state, so that the last resort knows them even if status never ran. */
-    private static void rememberRecordedPids() {
-        if (stateDir == null || !Files.isDirectory(stateDir)) {
-            return;
-        }
-        try (Stream<Path> files = Files.list(stateDir)) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".env")).toList()) {
-                PID_LINE.matcher(Files.readString(file))
-                        .results()
-                        .forEach(match -> remember(Long.parseLong(match.group(1))));
-            }
-        } catch (IOException e) {
-            log.warn("could not read the run state in {}", stateDir, e);
-        }
-    }
-
-    /** The last resort: SIGKILL to any cluster process that is still alive. */
-    private static void killLeftovers() {
-        rememberRecordedPids();
-        for (long pid : pidsSeen.keySet()) {
-            if (isAlive(pid)) {
-                log.warn("pid {} outlived bin/tributary down; killing it", pid);
-                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-            }
-        }
+        cluster.remember(pid);
     }
 }

@@ -1,0 +1,251 @@
+package io.tributary.systemtests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A cluster run by the real {@code bin/tributary}, for system tests: its own run state, its own
+ * port offset (every port it will use checked free first), logs that outlive the test, and a last
+ * resort that SIGKILLs, by PID, any of its processes still alive at the end (also from a shutdown
+ * hook), never a process it did not start.
+ *
+ * <p>Thread-safe for one test class: commands run one at a time from the test thread.
+ */
+final class ScriptedCluster {
+
+    private static final Logger log = LoggerFactory.getLogger(ScriptedCluster.class);
+    private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(4);
+    private static final Pattern PID_LINE = Pattern.compile("(?m)^pid=(\\d+)$");
+
+    /** What one {@code bin/tributary} command did. */
+    record Result(int exitCode, String output) {}
+
+    private final Path repoRoot;
+    private final Path workDir;
+    private final Path stateDir;
+    private final Path logsDir;
+    private final int portOffset;
+    private final Map<String, String> environment;
+    private final Map<Long, String> pidsSeen = new ConcurrentHashMap<>();
+    private final AtomicInteger commandCount = new AtomicInteger();
+
+    private ScriptedCluster(
+            Path repoRoot, Path workDir, Path logsDir, int portOffset, Map<String, String> environment) {
+        this.repoRoot = repoRoot;
+        this.workDir = workDir;
+        this.stateDir = workDir.resolve("state");
+        this.logsDir = logsDir;
+        this.portOffset = portOffset;
+        this.environment = Map.copyOf(environment);
+    }
+
+    /**
+     * A cluster whose run state lives under {@code workDir} and whose logs go to {@code
+     * target/<logsName>} (emptied first), on a port offset at which every one of {@code basePorts}
+     * is free.
+     *
+     * @param environment extra variables for every command (e.g. {@code TRIBUTARY_STOP_GRACE})
+     */
+    static ScriptedCluster create(
+            Path workDir, String logsName, List<Integer> basePorts, Map<String, String> environment)
+            throws IOException {
+        Path repoRoot = Path.of(System.getProperty("tributary.repo.root", ".."))
+                .toAbsolutePath()
+                .normalize();
+        assertThat(repoRoot.resolve("bin/tributary"))
+                .as("bin/tributary under the repository root (system property tributary.repo.root)")
+                .isExecutable();
+        // The logs outlive the test, for whoever has to find out why it failed.
+        Path logsDir = Path.of(System.getProperty("tributary.build.dir", "target"))
+                .toAbsolutePath()
+                .resolve(logsName);
+        if (Files.isDirectory(logsDir)) {
+            try (Stream<Path> old = Files.list(logsDir)) {
+                for (Path file : old.toList()) {
+                    Files.delete(file);
+                }
+            }
+        }
+        var cluster = new ScriptedCluster(repoRoot, workDir, logsDir, choosePortOffset(basePorts), environment);
+        log.info("repo {}, work {}, logs {}, port offset {}", repoRoot, workDir, logsDir, cluster.portOffset);
+        Runtime.getRuntime().addShutdownHook(new Thread(cluster::killLeftovers, logsName + "-leftover-killer"));
+        return cluster;
+    }
+
+    int portOffset() {
+        return portOffset;
+    }
+
+    Path logsDir() {
+        return logsDir;
+    }
+
+    /** The PIDs of this cluster's processes seen alive so far, with their command lines. */
+    Map<Long, String> pidsSeen() {
+        return pidsSeen;
+    }
+
+    Result run(String... args) {
+        return run(Map.of(), args);
+    }
+
+    /** Runs bin/tributary with this cluster's state dir and port offset (overridable by env). */
+    Result run(Map<String, String> env, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(repoRoot.resolve("bin/tributary").toString());
+        command.addAll(List.of(args));
+        Path output = workDir.resolve("command-%02d.out".formatted(commandCount.incrementAndGet()));
+        var builder = new ProcessBuilder(command)
+                .directory(repoRoot.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectErrorStream(true)
+                // A file, not a pipe: the cluster's processes must not be able to hold our output open.
+                .redirectOutput(output.toFile());
+        Map<String, String> variables = builder.environment();
+        variables.keySet().removeIf(key -> key.startsWith("TRIBUTARY_"));
+        variables.put("TRIBUTARY_STATE", stateDir.toString());
+        variables.put("TRIBUTARY_PORT_OFFSET", Integer.toString(portOffset));
+        // The reactor has just packaged the jars; never build from inside the build.
+        variables.put("TRIBUTARY_SKIP_BUILD", "1");
+        // The JDK running the tests is 21+ (the enforcer checked); run the cluster on it too.
+        variables.put("JAVA_HOME", System.getProperty("java.home"));
+        variables.putAll(environment);
+        variables.putAll(env);
+        try {
+            Process process = builder.start();
+            if (!process.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                fail(
+                        "bin/tributary %s did not finish within %s:%n%s",
+                        String.join(" ", args), COMMAND_TIMEOUT, Files.readString(output));
+            }
+            var result = new Result(process.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
+            log.info("bin/tributary {} -> exit {}\n{}", String.join(" ", args), result.exitCode(), result.output());
+            rememberRecordedPids();
+            return result;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while running bin/tributary", e);
+        }
+    }
+
+    /** {@code bin/tributary down}, then the last resort, whatever happened before. */
+    void downAndKillLeftovers() {
+        try {
+            Result down = run("down");
+            if (down.exitCode() != 0) {
+                log.warn("bin/tributary down exited {} in tearDown", down.exitCode());
+            }
+        } catch (RuntimeException e) {
+            log.warn("bin/tributary down failed in tearDown", e);
+        } finally {
+            killLeftovers();
+        }
+    }
+
+    /**
+     * Alive: /proc/PID exists, is not a zombie (this machine's init may be slow to reap), and still
+     * has the command line it had when the test first saw it, so a reused PID does not count.
+     */
+    boolean isAlive(long pid) {
+        String seen = pidsSeen.get(pid);
+        return seen != null && seen.equals(commandLine(pid));
+    }
+
+    /** Remembers a cluster process (a Tributary jar) the first time it is seen alive. */
+    void remember(long pid) {
+        String commandLine = commandLine(pid);
+        if (commandLine.contains("-jar") && commandLine.contains("tributary-")) {
+            pidsSeen.putIfAbsent(pid, commandLine);
+        }
+    }
+
+    /** The PIDs in the run state, so that the last resort knows them even if status never ran. */
+    void rememberRecordedPids() {
+        if (!Files.isDirectory(stateDir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.list(stateDir)) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".env")).toList()) {
+                PID_LINE.matcher(Files.readString(file))
+                        .results()
+                        .forEach(match -> remember(Long.parseLong(match.group(1))));
+            }
+        } catch (IOException e) {
+            log.warn("could not read the run state in {}", stateDir, e);
+        }
+    }
+
+    /** The last resort: SIGKILL to any process of this cluster that is still alive. */
+    void killLeftovers() {
+        rememberRecordedPids();
+        for (long pid : pidsSeen.keySet()) {
+            if (isAlive(pid)) {
+                log.warn("pid {} outlived bin/tributary down; killing it", pid);
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        }
+    }
+
+    /** The command line of a live, non-zombie process; empty otherwise. */
+    static String commandLine(long pid) {
+        Path proc = Path.of("/proc", Long.toString(pid));
+        try {
+            String stat = Files.readString(proc.resolve("stat"));
+            char state = stat.substring(stat.lastIndexOf(')') + 2).charAt(0);
+            if (state == 'Z' || state == 'X') {
+                return "";
+            }
+            return new String(Files.readAllBytes(proc.resolve("cmdline")), StandardCharsets.UTF_8);
+        } catch (IOException gone) {
+            return "";
+        }
+    }
+
+    /** An offset below the ephemeral range at which every base port is free and clear of offset 0. */
+    private static int choosePortOffset(List<Integer> basePorts) {
+        var random = ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int offset = 100 * random.nextInt(20, 231);
+            if (allFree(basePorts, offset)) {
+                return offset;
+            }
+        }
+        throw new IllegalStateException("no TRIBUTARY_PORT_OFFSET with free ports found in 200 attempts");
+    }
+
+    private static boolean allFree(List<Integer> basePorts, int offset) {
+        for (int port : basePorts) {
+            try (var socket = new ServerSocket()) {
+                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port + offset));
+            } catch (IOException taken) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
