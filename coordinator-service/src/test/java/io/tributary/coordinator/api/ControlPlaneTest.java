@@ -5,17 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import io.tributary.coordinator.app.CoordinatorApplication;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
+import io.tributary.coordinator.testing.TestCoordinators;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -51,22 +48,12 @@ class ControlPlaneTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) throws IOException {
-        dataDir = Files.createTempDirectory("control-plane-test");
-        int raftPort;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            raftPort = s.getLocalPort();
-        }
-        registry.add("tributary.coordinator.data-dir", dataDir::toString);
-        registry.add("tributary.coordinator.raft-port", () -> raftPort);
-        registry.add("tributary.coordinator.peers", () -> "127.0.0.1:" + raftPort);
-        registry.add("tributary.kafka.port", () -> 0);
+        dataDir = TestCoordinators.oneVoter(registry, "control-plane-test");
     }
 
     @AfterAll
     static void deleteDataDir() throws IOException {
-        try (var paths = Files.walk(dataDir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        TestCoordinators.deleteRecursively(dataDir);
     }
 
     @LocalServerPort

@@ -3,16 +3,14 @@ package io.tributary.coordinator.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tributary.coordinator.app.CoordinatorApplication;
+import io.tributary.coordinator.testing.TestCoordinators;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -36,12 +34,7 @@ class NoLeaderControlPlaneTest {
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) throws IOException {
         dataDir = Files.createTempDirectory("no-leader-test");
-        int[] ports = new int[3];
-        for (int i = 0; i < 3; i++) {
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                ports[i] = s.getLocalPort();
-            }
-        }
+        int[] ports = {TestCoordinators.freePort(), TestCoordinators.freePort(), TestCoordinators.freePort()};
         registry.add("tributary.coordinator.data-dir", dataDir::toString);
         registry.add("tributary.coordinator.raft-port", () -> ports[0]);
         registry.add(
@@ -53,9 +46,7 @@ class NoLeaderControlPlaneTest {
 
     @AfterAll
     static void deleteDataDir() throws IOException {
-        try (var paths = Files.walk(dataDir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        TestCoordinators.deleteRecursively(dataDir);
     }
 
     @LocalServerPort

@@ -6,14 +6,12 @@ import static org.awaitility.Awaitility.await;
 import io.tributary.coordinator.metadata.Fixtures;
 import io.tributary.coordinator.metadata.raft.MetadataClient;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
+import io.tributary.coordinator.testing.TestCoordinators;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -33,23 +31,12 @@ class CoordinatorApplicationTest {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) throws IOException {
-        dataDir = Files.createTempDirectory("coordinator-test");
-        int raftPort;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            raftPort = s.getLocalPort();
-        }
-        registry.add("tributary.coordinator.data-dir", dataDir::toString);
-        registry.add("tributary.coordinator.raft-port", () -> raftPort);
-        registry.add("tributary.coordinator.peers", () -> "127.0.0.1:" + raftPort);
-        registry.add("tributary.kafka.port", () -> 0);
+        dataDir = TestCoordinators.oneVoter(registry, "coordinator-test");
     }
 
     @AfterAll
     static void deleteDataDir() throws IOException {
-        try (var paths = Files.walk(dataDir)) {
-            paths.sorted(java.util.Comparator.reverseOrder())
-                    .forEach(p -> p.toFile().delete());
-        }
+        TestCoordinators.deleteRecursively(dataDir);
     }
 
     @LocalServerPort
