@@ -18,4 +18,10 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule replicationIsSpringFree = ArchitectureRules.springFree("io.tributary.broker.replication..");
+
+    @ArchTest
+    static final ArchRule clusterIsSpringFree = ArchitectureRules.springFree("io.tributary.broker.cluster..");
+
+    @ArchTest
+    static final ArchRule apiIsSpringFree = ArchitectureRules.springFree("io.tributary.broker.api..");
 }

@@ -1,0 +1,56 @@
+package io.tributary.broker.cluster;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * An immutable snapshot of the cluster metadata at one version. A broker replaces its image whole
+ * with {@link #apply} on every change; readers take the current one and never see it change.
+ *
+ * @param version the coordinators' metadata version, -1 before the first answer
+ * @param brokers registered brokers by id
+ * @param topics topics by name
+ */
+public record ClusterImage(long version, Map<Integer, BrokerInfo> brokers, Map<String, TopicInfo> topics) {
+
+    /** The image a broker starts with, before it has heard from a coordinator. */
+    public static final ClusterImage EMPTY = new ClusterImage(-1, Map.of(), Map.of());
+
+    public ClusterImage {
+        brokers = Map.copyOf(brokers);
+        topics = Map.copyOf(topics);
+    }
+
+    /** The image after {@code delta}: a full delta replaces everything. */
+    public ClusterImage apply(MetadataDelta delta) {
+        Objects.requireNonNull(delta, "delta");
+        Map<Integer, BrokerInfo> nextBrokers = delta.full() ? new HashMap<>() : new HashMap<>(brokers);
+        Map<String, TopicInfo> nextTopics = delta.full() ? new HashMap<>() : new HashMap<>(topics);
+        for (BrokerInfo broker : delta.brokers()) {
+            nextBrokers.put(broker.id(), broker);
+        }
+        for (String name : delta.deletedTopics()) {
+            nextTopics.remove(name);
+        }
+        for (TopicInfo topic : delta.topics()) {
+            nextTopics.put(topic.name(), topic);
+        }
+        return new ClusterImage(Math.max(version, delta.version()), nextBrokers, nextTopics);
+    }
+
+    public Optional<TopicInfo> topic(String name) {
+        return Optional.ofNullable(topics.get(name));
+    }
+
+    /** The topic with this id; a linear scan (topic-id requests are per topic, not per record). */
+    public Optional<TopicInfo> topic(Uuid id) {
+        return topics.values().stream().filter(t -> t.id().equals(id)).findFirst();
+    }
+
+    public Optional<BrokerInfo> broker(int id) {
+        return Optional.ofNullable(brokers.get(id));
+    }
+}

@@ -1,0 +1,54 @@
+package io.tributary.broker.cluster;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * The coordinators' control plane as the broker calls it (HTTP/JSON, {@code docs/control-plane.md}).
+ * Implementations find the Raft leader (following its redirects) and try the other coordinators
+ * when one is unreachable. Every method throws {@link ControlPlaneException} on failure.
+ */
+public interface ControlPlane {
+
+    /** A write that committed at {@code version}. */
+    record TopicWrite(long version, TopicInfo topic) {}
+
+    /** An AlterPartition that committed at {@code version}. */
+    record PartitionWrite(long version, String topic, PartitionInfo partition) {}
+
+    /** Producer ids {@code [first, first + count)}, unique in the cluster, for InitProducerId. */
+    record ProducerIdBlock(long version, long firstProducerId, int count) {}
+
+    /** Registers this broker's incarnation; returns the committed version. */
+    long register(int brokerId, Uuid incarnationId, String rack, List<BrokerEndpoint> endpoints);
+
+    /** Heartbeats; returns the leader's current metadata version. */
+    long heartbeat(int brokerId, Uuid incarnationId);
+
+    /**
+     * The metadata long poll: changes after {@code after} (the full image when absent), waiting up to
+     * {@code maxWait} for one.
+     */
+    MetadataDelta fetchMetadata(OptionalLong after, Duration maxWait);
+
+    TopicWrite createTopic(String name, int partitions, int replicationFactor, Map<String, String> configs);
+
+    /** Returns the committed version. */
+    long deleteTopic(String name);
+
+    TopicWrite alterConfigs(String topic, Map<String, String> set, Collection<String> remove);
+
+    /** Grows {@code topic} to {@code totalCount} partitions (Kafka's CreatePartitions). */
+    TopicWrite createPartitions(String topic, int totalCount);
+
+    /** Allocates a block of producer ids for {@code brokerId}. */
+    ProducerIdBlock allocateProducerIds(int brokerId, int count);
+
+    /** Proposes a new ISR as the partition's leader (replication, issue 7). */
+    PartitionWrite alterPartition(
+            String topic, int partition, int leaderId, int leaderEpoch, int partitionEpoch, List<Integer> isr);
+}
