@@ -34,6 +34,14 @@ final class ControlDtos {
 
     record AlterConfigsRequest(Map<String, String> set, List<String> remove) {}
 
+    /** CreatePartitions: the topic's new total partition count. */
+    record CreatePartitionsRequest(Integer count) {}
+
+    record AllocateProducerIdsRequest(Integer brokerId, Integer count) {}
+
+    /** The producer ids {@code [firstProducerId, firstProducerId + count)}, now the broker's own. */
+    record ProducerIdsJson(long version, long firstProducerId, int count) {}
+
     /** The answer to a write: the metadata version that includes it. */
     record VersionJson(long version) {}
 

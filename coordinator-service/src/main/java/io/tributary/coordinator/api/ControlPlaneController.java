@@ -1,22 +1,26 @@
 package io.tributary.coordinator.api;
 
+import io.tributary.coordinator.api.ControlDtos.AllocateProducerIdsRequest;
 import io.tributary.coordinator.api.ControlDtos.AlterConfigsRequest;
 import io.tributary.coordinator.api.ControlDtos.AlterPartitionRequest;
 import io.tributary.coordinator.api.ControlDtos.BrokerJson;
 import io.tributary.coordinator.api.ControlDtos.ClusterJson;
 import io.tributary.coordinator.api.ControlDtos.CoordinatorJson;
+import io.tributary.coordinator.api.ControlDtos.CreatePartitionsRequest;
 import io.tributary.coordinator.api.ControlDtos.CreateTopicRequest;
 import io.tributary.coordinator.api.ControlDtos.EndpointJson;
 import io.tributary.coordinator.api.ControlDtos.HeartbeatRequest;
 import io.tributary.coordinator.api.ControlDtos.MetadataJson;
 import io.tributary.coordinator.api.ControlDtos.PartitionJson;
 import io.tributary.coordinator.api.ControlDtos.PartitionWriteJson;
+import io.tributary.coordinator.api.ControlDtos.ProducerIdsJson;
 import io.tributary.coordinator.api.ControlDtos.RegisterBrokerRequest;
 import io.tributary.coordinator.api.ControlDtos.TopicJson;
 import io.tributary.coordinator.api.ControlDtos.TopicWriteJson;
 import io.tributary.coordinator.api.ControlDtos.TopicsJson;
 import io.tributary.coordinator.api.ControlDtos.VersionJson;
 import io.tributary.coordinator.metadata.Endpoint;
+import io.tributary.coordinator.metadata.InvalidPartitionsException;
 import io.tributary.coordinator.metadata.InvalidRequestException;
 import io.tributary.coordinator.metadata.MetadataCommand;
 import io.tributary.coordinator.metadata.MetadataImage;
@@ -146,6 +150,21 @@ public class ControlPlaneController {
         return new PartitionWriteJson(version, topic, PartitionJson.of(partition, p));
     }
 
+    /**
+     * A block of producer ids for a broker's idempotent producers (Kafka's AllocateProducerIds): the
+     * ids {@code [firstProducerId, firstProducerId + count)} are the broker's alone, for good.
+     */
+    @PostMapping(path = "/producer-ids", consumes = MediaType.APPLICATION_JSON_VALUE)
+    ProducerIdsJson allocateProducerIds(@RequestBody AllocateProducerIdsRequest body, HttpServletRequest request)
+            throws IOException {
+        requireLeader(request);
+        int brokerId = required(body.brokerId(), "brokerId");
+        int count = required(body.count(), "count");
+        image().broker(brokerId);
+        MetadataClient.ProducerIdBlock block = client.allocateProducerIds(brokerId, count);
+        return new ProducerIdsJson(block.metadataVersion(), block.firstProducerId(), block.count());
+    }
+
     @GetMapping("/metadata")
     MetadataJson metadata(
             @RequestParam(name = "after", required = false) Long after,
@@ -222,6 +241,32 @@ public class ControlPlaneController {
         requireLeader(request);
         long version = client.submit(new MetadataCommand.AlterTopicConfigs(
                 topic, body.set() == null ? Map.of() : body.set(), body.remove() == null ? List.of() : body.remove()));
+        return new TopicWriteJson(version, TopicJson.of(imageAt(version).topic(topic)));
+    }
+
+    /**
+     * Grows a topic to {@code count} partitions (Kafka's CreatePartitions). The new partitions get
+     * the topic's replication factor and are placed by {@link ReplicaPlacer} on the live brokers.
+     */
+    @PostMapping(path = "/topics/{topic}/partitions", consumes = MediaType.APPLICATION_JSON_VALUE)
+    TopicWriteJson createPartitions(
+            @PathVariable("topic") String topic, @RequestBody CreatePartitionsRequest body, HttpServletRequest request)
+            throws IOException, InterruptedException {
+        requireLeader(request);
+        int count = required(body.count(), "count");
+        MetadataImage image = image();
+        Topic t = image.topic(topic);
+        int current = t.partitions().size();
+        if (count <= current) {
+            throw new InvalidPartitionsException(
+                    "topic '%s' has %d partitions; count must be more, got %d".formatted(topic, current, count));
+        }
+        if (count > maxPartitionsPerTopic) {
+            throw new InvalidPartitionsException(
+                    "topic '%s' may have at most %d partitions, got %d".formatted(topic, maxPartitionsPerTopic, count));
+        }
+        List<List<Integer>> assignments = ReplicaPlacer.place(image, count - current, t.replicationFactor());
+        long version = client.submit(new MetadataCommand.AddPartitions(topic, current, assignments));
         return new TopicWriteJson(version, TopicJson.of(imageAt(version).topic(topic)));
     }
 

@@ -14,6 +14,7 @@ public enum ControlProblem {
     INVALID_REQUEST(400, "Invalid request"),
     INVALID_CONFIG(400, "Invalid config"),
     INVALID_REPLICATION_FACTOR(400, "Invalid replication factor"),
+    INVALID_PARTITIONS(400, "Invalid partitions"),
     UNKNOWN_TOPIC(404, "Unknown topic"),
     UNKNOWN_BROKER(404, "Unknown broker"),
     NOT_FOUND(404, "Not found"),
@@ -71,6 +72,7 @@ public enum ControlProblem {
             case INVALID_REPLICATION_FACTOR -> INVALID_REPLICATION_FACTOR;
             case INVALID_REQUEST -> INVALID_REQUEST;
             case STALE_EPOCH -> STALE_EPOCH;
+            case INVALID_PARTITIONS -> INVALID_PARTITIONS;
         };
     }
 }

@@ -16,6 +16,8 @@ import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
  *   <li>{@code tributary.metadata.brokers{state=live|fenced}}: registered brokers by state;
  *   <li>{@code tributary.metadata.topics}, {@code tributary.metadata.partitions};
  *   <li>{@code tributary.metadata.partitions.offline}: partitions without a leader;
+ *   <li>{@code tributary.metadata.producer.ids.allocated}: producer ids handed to brokers so far (the
+ *       image's next producer id: ids start at 0 and are never handed out twice);
  *   <li>{@code tributary.metadata.raft.role{role=leader|follower|candidate|listener}}: 1 for this
  *       voter's current role, 0 for the others;
  *   <li>{@code tributary.metadata.raft.commit.index}: this voter's Raft commit index.
@@ -69,6 +71,12 @@ class MetadataMetrics implements MeterBinder {
                         this,
                         m -> m.image().offlinePartitionCount())
                 .description("Partitions without a leader (no live ISR member, unclean election off)")
+                .register(registry);
+        Gauge.builder(
+                        "tributary.metadata.producer.ids.allocated",
+                        this,
+                        m -> m.image().nextProducerId())
+                .description("Producer ids handed to brokers so far (the next block starts at this id)")
                 .register(registry);
         for (RaftPeerRole role : new RaftPeerRole[] {
             RaftPeerRole.LEADER, RaftPeerRole.FOLLOWER, RaftPeerRole.CANDIDATE, RaftPeerRole.LISTENER

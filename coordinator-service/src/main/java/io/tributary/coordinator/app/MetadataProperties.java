@@ -24,6 +24,7 @@ import org.springframework.validation.annotation.Validated;
  * @param electionTimeoutMin the lower bound of the Raft election timeout (the upper is twice it)
  * @param maxCommandSize the largest command accepted
  * @param maxPartitionsPerTopic the most partitions one topic may have
+ * @param maxProducerIdsPerBlock the most producer ids one allocation may take
  */
 @Validated
 @ConfigurationProperties("tributary.coordinator.metadata")
@@ -35,13 +36,15 @@ public record MetadataProperties(
         @DefaultValue("8MB") @NotNull DataSize logSegmentSize,
         @DefaultValue("150ms") @NotNull Duration electionTimeoutMin,
         @DefaultValue("1MB") @NotNull DataSize maxCommandSize,
-        @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxPartitionsPerTopic) {
+        @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxPartitionsPerTopic,
+        @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxProducerIdsPerBlock) {
 
     LivenessConfig livenessConfig() {
         return new LivenessConfig(heartbeatInterval, sessionTimeout, preferredLeaderDelay);
     }
 
     MetadataLimits limits() {
-        return new MetadataLimits(Math.toIntExact(maxCommandSize.toBytes()), maxPartitionsPerTopic);
+        return new MetadataLimits(
+                Math.toIntExact(maxCommandSize.toBytes()), maxPartitionsPerTopic, maxProducerIdsPerBlock);
     }
 }

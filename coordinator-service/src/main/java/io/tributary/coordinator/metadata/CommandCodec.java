@@ -1,6 +1,7 @@
 package io.tributary.coordinator.metadata;
 
 import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
+import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterPartition;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
@@ -20,7 +21,7 @@ import java.util.List;
  * {@link Bytes} (big-endian; strings are an int32 length and UTF-8).
  *
  * <pre>
- * offset 0  int8   format version, 1
+ * offset 0  int8   format version: 1 for types 1..9, 2 for type 10 (below)
  * offset 1  int8   command type (below)
  * offset 2  ...    the command's fields, in this order:
  *
@@ -39,7 +40,13 @@ import java.util.List;
  *                           int32 partitionEpoch, int list newIsr
  * type 9  ElectLeaders      int8 election type (0 preferred, 1 unclean),
  *                           int32 count N, N x (string topic, int32 partition)
+ * type 10 AllocateProducerIds  int32 brokerId, int32 count          (version 2 and later)
  * </pre>
+ *
+ * <p>Versions: version 2 adds type 10 and changes nothing else. Each command is written in the
+ * lowest version that has its type, so types 1..9 keep their version-1 bytes and a coordinator that
+ * reads only version 1 can still follow a log without producer id allocations (a rolling upgrade);
+ * a reader accepts types 1..9 in both versions and type 10 only in version 2.
  *
  * <p>Nothing may follow the last field. A reader rejects an unknown version or type, a negative or
  * impossible count, truncation and trailing bytes with a {@link CorruptCommandException}. A new field
@@ -50,8 +57,11 @@ import java.util.List;
  */
 public final class CommandCodec {
 
-    /** The format version this class writes. */
-    public static final int VERSION = 1;
+    /** The newest format version this class writes (for the types it added; see the class doc). */
+    public static final int VERSION = 2;
+
+    /** The format version of types 1..9. */
+    static final int VERSION_1 = 1;
 
     private static final int REGISTER_BROKER = 1;
     private static final int FENCE_BROKER = 2;
@@ -62,12 +72,13 @@ public final class CommandCodec {
     private static final int ALTER_TOPIC_CONFIGS = 7;
     private static final int ALTER_PARTITION = 8;
     private static final int ELECT_LEADERS = 9;
+    private static final int ALLOCATE_PRODUCER_IDS = 10;
 
     private CommandCodec() {}
 
     /** Encodes a command. */
     public static byte[] encode(MetadataCommand command) {
-        Bytes.Writer w = new Bytes.Writer().int8(VERSION);
+        Bytes.Writer w = new Bytes.Writer().int8(command instanceof AllocateProducerIds ? VERSION : VERSION_1);
         switch (command) {
             case RegisterBroker c -> {
                 w.int8(REGISTER_BROKER).int32(c.brokerId()).uuid(c.incarnationId());
@@ -106,6 +117,8 @@ public final class CommandCodec {
                 w.int32(c.partitions().size());
                 c.partitions().forEach(tp -> w.string(tp.topic()).int32(tp.partition()));
             }
+            case AllocateProducerIds c ->
+                w.int8(ALLOCATE_PRODUCER_IDS).int32(c.brokerId()).int32(c.count());
         }
         return w.toByteArray();
     }
@@ -123,10 +136,13 @@ public final class CommandCodec {
     public static MetadataCommand decode(byte[] bytes) {
         Bytes.Reader r = new Bytes.Reader(bytes, "metadata command");
         int version = r.int8();
-        if (version != VERSION) {
+        if (version != VERSION_1 && version != VERSION) {
             throw r.corrupt("unknown format version " + version);
         }
         int type = r.int8();
+        if (type == ALLOCATE_PRODUCER_IDS && version < VERSION) {
+            throw r.corrupt("command type " + type + " needs format version " + VERSION + ", got " + version);
+        }
         MetadataCommand command = switch (type) {
             case REGISTER_BROKER -> {
                 int id = r.int32();
@@ -167,6 +183,7 @@ public final class CommandCodec {
                 }
                 yield new ElectLeaders(electionType, partitions);
             }
+            case ALLOCATE_PRODUCER_IDS -> new AllocateProducerIds(r.int32(), r.int32());
             default -> throw r.corrupt("unknown command type " + type);
         };
         r.expectEnd();

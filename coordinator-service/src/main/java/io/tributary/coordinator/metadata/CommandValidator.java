@@ -1,6 +1,7 @@
 package io.tributary.coordinator.metadata;
 
 import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
+import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
 
 /**
@@ -51,23 +52,32 @@ public final class CommandValidator {
     public MetadataImage validate(MetadataImage image, MetadataCommand command) {
         switch (command) {
             case CreateTopics c ->
-                c.topics()
-                        .forEach(t ->
-                                checkPartitionCount(t.name(), t.assignments().size()));
-            case AddPartitions c ->
-                checkPartitionCount(
-                        c.topic(),
-                        image.topic(c.topic()).partitions().size()
-                                + c.assignments().size());
+                c.topics().forEach(t -> {
+                    if (t.assignments().size() > limits.maxPartitionsPerTopic()) {
+                        throw new InvalidRequestException(
+                                tooManyPartitions(t.name(), t.assignments().size()));
+                    }
+                });
+            case AddPartitions c -> {
+                long partitions = (long) image.topic(c.topic()).partitions().size()
+                        + c.assignments().size();
+                if (partitions > limits.maxPartitionsPerTopic()) {
+                    throw new InvalidPartitionsException(tooManyPartitions(c.topic(), partitions));
+                }
+            }
+            case AllocateProducerIds c -> {
+                if (c.count() > limits.maxProducerIdsPerBlock()) {
+                    throw new InvalidRequestException("a producer id block may have at most %d ids, got %d"
+                            .formatted(limits.maxProducerIdsPerBlock(), c.count()));
+                }
+            }
             default -> {}
         }
         return image.apply(command);
     }
 
-    private void checkPartitionCount(String topic, int partitions) {
-        if (partitions > limits.maxPartitionsPerTopic()) {
-            throw new InvalidRequestException("topic '%s' would have %d partitions; the limit is %d"
-                    .formatted(topic, partitions, limits.maxPartitionsPerTopic()));
-        }
+    private String tooManyPartitions(String topic, long partitions) {
+        return "topic '%s' would have %d partitions; the limit is %d"
+                .formatted(topic, partitions, limits.maxPartitionsPerTopic());
     }
 }

@@ -15,8 +15,9 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * offset 0  int32  magic 0x5452424D ("TRBM")
- * offset 4  int8   format version, 1
+ * offset 4  int8   format version, 2 (1 is read too)
  * offset 5  int64  metadata version
+ * offset 13 int64  next producer id (version 2 only; a version-1 image has none, and reads as 0)
  *           int32  broker count B, then B brokers in id order:
  *                    int32 id, uuid incarnationId, int64 registeredAtMs, int8 fenced (0|1),
  *                    optional string rack, int32 endpoint count N,
@@ -27,6 +28,11 @@ import java.util.zip.CRC32C;
  *                         int list isr, int32 partitionEpoch)
  * last 4    int32  CRC32C of every byte before it
  * </pre>
+ *
+ * <p>Versions: version 2 adds the next producer id after the metadata version and changes nothing
+ * else. A snapshot written by an older coordinator (version 1, from before producer ids existed)
+ * loads with next producer id 0, which is what that coordinator's state had: it never handed one
+ * out.
  *
  * <p>A reader rejects a wrong magic, an unknown version, a checksum mismatch, truncation and trailing
  * bytes with a {@link CorruptCommandException}, and a state that breaks an invariant (an ISR outside
@@ -40,13 +46,20 @@ public final class ImageCodec {
     public static final int MAGIC = 0x5452424D;
 
     /** The format version this class writes. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
+
+    /** The format version before producer ids, still read. */
+    static final int VERSION_1 = 1;
 
     private ImageCodec() {}
 
     /** Encodes an image canonically. */
     public static byte[] encode(MetadataImage image) {
-        Bytes.Writer w = new Bytes.Writer().int32(MAGIC).int8(VERSION).int64(image.version());
+        Bytes.Writer w = new Bytes.Writer()
+                .int32(MAGIC)
+                .int8(VERSION)
+                .int64(image.version())
+                .int64(image.nextProducerId());
         w.int32(image.brokers().size());
         for (Broker b : image.brokers().values()) {
             w.int32(b.id())
@@ -99,10 +112,11 @@ public final class ImageCodec {
             throw r.corrupt("bad magic %08x".formatted(magic));
         }
         int version = r.int8();
-        if (version != VERSION) {
+        if (version != VERSION_1 && version != VERSION) {
             throw r.corrupt("unknown format version " + version);
         }
         long metadataVersion = r.int64();
+        long nextProducerId = version >= VERSION ? r.int64() : 0;
         SortedMap<Integer, Broker> brokers = new TreeMap<>();
         int brokerCount = r.count(34);
         for (int i = 0; i < brokerCount; i++) {
@@ -132,6 +146,6 @@ public final class ImageCodec {
             topics.put(name, new Topic(name, id, partitions, configs));
         }
         r.expectEnd();
-        return new MetadataImage(metadataVersion, brokers, topics);
+        return new MetadataImage(metadataVersion, brokers, topics, nextProducerId);
     }
 }

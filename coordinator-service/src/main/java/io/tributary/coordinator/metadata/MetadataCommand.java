@@ -10,7 +10,9 @@ import java.util.UUID;
  * A change to cluster metadata, as it is written to the Raft log (by {@link CommandCodec}) and
  * applied by {@link MetadataImage#apply}. Commands are fully resolved before they are appended:
  * replica assignments, topic ids and timestamps are in the command, so applying one reads no clock,
- * draws no random number and runs no placement.
+ * draws no random number and runs no placement. The one value a command takes from the image when it
+ * is applied is the start of a producer id block ({@link AllocateProducerIds}), which every voter
+ * reads from the same image.
  */
 public sealed interface MetadataCommand {
 
@@ -130,6 +132,16 @@ public sealed interface MetadataCommand {
             partitions = List.copyOf(partitions);
         }
     }
+
+    /**
+     * Hands broker {@code brokerId} the producer ids {@code [next, next + count)}, where {@code next}
+     * is the image's {@link MetadataImage#nextProducerId()}, which moves on by {@code count}: ids are
+     * never handed out twice, also across snapshots and restarts (Kafka's AllocateProducerIds). The
+     * broker must be registered; {@code count} is 1 or more (and at most {@link
+     * MetadataLimits#maxProducerIdsPerBlock()}, checked before the command is appended). A resent
+     * command allocates a second block; the first is then never used, which is safe.
+     */
+    record AllocateProducerIds(int brokerId, int count) implements MetadataCommand {}
 
     /** The kind of a leader election. */
     enum ElectionType {

@@ -12,7 +12,8 @@ public abstract sealed class MetadataException extends RuntimeException
                 InvalidConfigException,
                 InvalidReplicationFactorException,
                 InvalidRequestException,
-                StaleEpochException {
+                StaleEpochException,
+                InvalidPartitionsException {
 
     protected MetadataException(String message) {
         super(message);
@@ -31,6 +32,7 @@ public abstract sealed class MetadataException extends RuntimeException
             case INVALID_REPLICATION_FACTOR -> new InvalidReplicationFactorException(message);
             case INVALID_REQUEST -> new InvalidRequestException(message);
             case STALE_EPOCH -> new StaleEpochException(message);
+            case INVALID_PARTITIONS -> new InvalidPartitionsException(message);
         };
     }
 
@@ -42,7 +44,8 @@ public abstract sealed class MetadataException extends RuntimeException
         INVALID_CONFIG(4),
         INVALID_REPLICATION_FACTOR(5),
         INVALID_REQUEST(6),
-        STALE_EPOCH(7);
+        STALE_EPOCH(7),
+        INVALID_PARTITIONS(8);
 
         private final int wireId;
 

@@ -1,6 +1,7 @@
 package io.tributary.coordinator.metadata;
 
 import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
+import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterPartition;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
@@ -38,11 +39,14 @@ import java.util.regex.Pattern;
  * @param version the metadata version: 0 for the empty image, one more after every change
  * @param brokers registered brokers by id
  * @param topics topics by name
+ * @param nextProducerId the first producer id not handed out yet (0 in the empty image; only grows,
+ *     by {@link AllocateProducerIds})
  */
-public record MetadataImage(long version, SortedMap<Integer, Broker> brokers, SortedMap<String, Topic> topics) {
+public record MetadataImage(
+        long version, SortedMap<Integer, Broker> brokers, SortedMap<String, Topic> topics, long nextProducerId) {
 
     /** The image before the first command. */
-    public static final MetadataImage EMPTY = new MetadataImage(0, new TreeMap<>(), new TreeMap<>());
+    public static final MetadataImage EMPTY = new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0);
 
     /** Kafka's longest topic name. */
     public static final int MAX_TOPIC_NAME_LENGTH = 249;
@@ -50,6 +54,9 @@ public record MetadataImage(long version, SortedMap<Integer, Broker> brokers, So
     private static final Pattern LEGAL_TOPIC_NAME = Pattern.compile("[a-zA-Z0-9._-]+");
 
     public MetadataImage {
+        if (nextProducerId < 0) {
+            throw new IllegalStateException("negative next producer id " + nextProducerId);
+        }
         brokers = Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
         topics = Collections.unmodifiableSortedMap(new TreeMap<>(topics));
     }
@@ -108,6 +115,7 @@ public record MetadataImage(long version, SortedMap<Integer, Broker> brokers, So
             case AlterTopicConfigs c -> alterTopicConfigs(c);
             case AlterPartition c -> alterPartition(c);
             case ElectLeaders c -> electLeaders(c);
+            case AllocateProducerIds c -> allocateProducerIds(c);
         };
     }
 
@@ -150,7 +158,7 @@ public record MetadataImage(long version, SortedMap<Integer, Broker> brokers, So
         newBrokers.put(
                 c.brokerId(),
                 new Broker(c.brokerId(), c.endpoints(), c.rack(), c.incarnationId(), c.timestampMs(), true));
-        return new MetadataImage(version + 1, newBrokers, newTopics);
+        return new MetadataImage(version + 1, newBrokers, newTopics, nextProducerId);
     }
 
     private Broker currentIncarnation(int brokerId, UUID incarnationId) {
@@ -169,7 +177,7 @@ public record MetadataImage(long version, SortedMap<Integer, Broker> brokers, So
         }
         SortedMap<Integer, Broker> newBrokers = new TreeMap<>(brokers);
         newBrokers.put(b.id(), b.withFenced(true));
-        return new MetadataImage(version + 1, newBrokers, withBrokerFenced(b.id()));
+        return new MetadataImage(version + 1, newBrokers, withBrokerFenced(b.id()), nextProducerId);
     }
 
     /** Topics after broker {@code id} leaves every ISR and leadership (its broker record not yet fenced). */
@@ -242,7 +250,7 @@ public record MetadataImage(long version, SortedMap<Integer, Broker> brokers, So
         }
         SortedMap<Integer, Broker> newBrokers = new TreeMap<>(brokers);
         newBrokers.put(id, b.withFenced(false));
-        return new MetadataImage(version + 1, newBrokers, newTopics);
+        return new MetadataImage(version + 1, newBrokers, newTopics, nextProducerId);
     }
 
     /** Checks a topic name against Kafka's rules. */
@@ -314,23 +322,23 @@ public record MetadataImage(long version, SortedMap<Integer, Broker> brokers, So
                     nt.name(),
                     new Topic(nt.name(), nt.topicId(), newPartitions(nt.name(), nt.assignments(), rf), configs));
         }
-        return new MetadataImage(version + 1, brokers, newTopics);
+        return new MetadataImage(version + 1, brokers, newTopics, nextProducerId);
     }
 
     private MetadataImage deleteTopic(DeleteTopic c) {
         topic(c.name());
         SortedMap<String, Topic> newTopics = new TreeMap<>(topics);
         newTopics.remove(c.name());
-        return new MetadataImage(version + 1, brokers, newTopics);
+        return new MetadataImage(version + 1, brokers, newTopics, nextProducerId);
     }
 
     private MetadataImage addPartitions(AddPartitions c) {
         Topic t = topic(c.topic());
         if (c.assignments().isEmpty()) {
-            throw new InvalidRequestException("no partition to add to topic '" + c.topic() + "'");
+            throw new InvalidPartitionsException("no partition to add to topic '" + c.topic() + "'");
         }
         if (c.currentPartitionCount() != t.partitions().size()) {
-            throw new InvalidRequestException("topic '%s' has %d partitions, not %d: partitions were added meanwhile"
+            throw new InvalidPartitionsException("topic '%s' has %d partitions, not %d: partitions were added meanwhile"
                     .formatted(c.topic(), t.partitions().size(), c.currentPartitionCount()));
         }
         List<PartitionState> parts = new ArrayList<>(t.partitions());
@@ -426,16 +434,28 @@ public record MetadataImage(long version, SortedMap<Integer, Broker> brokers, So
             }
             if (q != p) {
                 image = new MetadataImage(
-                        image.version, image.brokers, image.withPartition(t, tp.partition(), q).topics);
+                        image.version, image.brokers, image.withPartition(t, tp.partition(), q).topics, nextProducerId);
             }
         }
-        return image == this ? this : new MetadataImage(version + 1, image.brokers, image.topics);
+        return image == this ? this : new MetadataImage(version + 1, image.brokers, image.topics, nextProducerId);
+    }
+
+    private MetadataImage allocateProducerIds(AllocateProducerIds c) {
+        broker(c.brokerId());
+        if (c.count() < 1) {
+            throw new InvalidRequestException("a producer id block needs 1 or more ids, got " + c.count());
+        }
+        if (nextProducerId > Long.MAX_VALUE - c.count()) {
+            throw new InvalidRequestException("producer ids are exhausted: %d more from %d pass the largest id %d"
+                    .formatted(c.count(), nextProducerId, Long.MAX_VALUE - 1));
+        }
+        return new MetadataImage(version + 1, brokers, topics, nextProducerId + c.count());
     }
 
     private MetadataImage withTopic(Topic t) {
         SortedMap<String, Topic> newTopics = new TreeMap<>(topics);
         newTopics.put(t.name(), t);
-        return new MetadataImage(version + 1, brokers, newTopics);
+        return new MetadataImage(version + 1, brokers, newTopics, nextProducerId);
     }
 
     private MetadataImage withPartition(Topic t, int index, PartitionState p) {

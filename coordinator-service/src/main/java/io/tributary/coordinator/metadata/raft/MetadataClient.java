@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  * io.tributary.coordinator.metadata.TopicExistsException}, {@link
  * io.tributary.coordinator.metadata.UnknownTopicException}, {@link
  * io.tributary.coordinator.metadata.StaleEpochException}, {@link
- * io.tributary.coordinator.metadata.InvalidRequestException}), as Kafka's own retried admin
- * requests are.
+ * io.tributary.coordinator.metadata.InvalidPartitionsException}), as Kafka's own retried admin
+ * requests are; a second producer id allocation hands out a second block, and the first is never
+ * used by anyone (ids are only ever skipped, never handed out twice).
  *
  * <p>Thread-safety: safe for concurrent use (Ratis's client is).
  */
@@ -95,6 +96,34 @@ public final class MetadataClient implements AutoCloseable {
      * @throws IOException if the group cannot commit it
      */
     public long submit(MetadataCommand command) throws IOException {
+        return send(command).metadataVersion();
+    }
+
+    /**
+     * A block of producer ids handed to a broker.
+     *
+     * @param metadataVersion the metadata version after the allocation
+     * @param firstProducerId the first id of the block
+     * @param count how many ids, from {@code firstProducerId} on
+     */
+    public record ProducerIdBlock(long metadataVersion, long firstProducerId, int count) {}
+
+    /**
+     * Allocates a block of producer ids for a broker ({@link MetadataCommand.AllocateProducerIds}) and
+     * waits until it is committed and applied on the leader.
+     *
+     * @throws MetadataException if the command is invalid (an unknown broker, a count out of bounds)
+     * @throws IOException if the group cannot commit it
+     */
+    public ProducerIdBlock allocateProducerIds(int brokerId, int count) throws IOException {
+        Reply reply = send(new MetadataCommand.AllocateProducerIds(brokerId, count));
+        if (reply.firstProducerId() == Reply.NO_PRODUCER_ID) {
+            throw new IOException("the reply to a producer id allocation names no block");
+        }
+        return new ProducerIdBlock(reply.metadataVersion(), reply.firstProducerId(), count);
+    }
+
+    private Reply send(MetadataCommand command) throws IOException {
         Message message = Message.valueOf(ByteString.copyFrom(CommandCodec.encode(command)));
         RaftClientReply reply;
         try {
@@ -112,7 +141,7 @@ public final class MetadataClient implements AutoCloseable {
         if (decoded.error() != null) {
             throw decoded.error();
         }
-        return decoded.metadataVersion();
+        return decoded;
     }
 
     /**

@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * <wire id>] <message>} (parsed back by {@link MetadataClient}). Every voter then applies committed
  * entries in log order in {@link #applyTransaction}; a command that became invalid between
  * validation and apply (another command got there first) changes nothing and replies with its error
- * ({@link Reply}), the same on every voter.
+ * ({@link Reply}), the same on every voter. The reply to a producer id allocation also carries the
+ * first id of the block: the image's next producer id before the command.
  *
  * <p><b>Reads.</b> {@link #image()} is the latest applied image of this voter; {@link #query} with
  * {@link #QUERY_IMAGE} returns its {@link ImageCodec} bytes.
@@ -154,7 +155,9 @@ public class MetadataStateMachine extends BaseStateMachine {
         MetadataImage next = before.image();
         try {
             next = before.image().apply(command);
-            reply = Reply.applied(next.version());
+            reply = command instanceof MetadataCommand.AllocateProducerIds
+                    ? Reply.allocated(next.version(), before.image().nextProducerId())
+                    : Reply.applied(next.version());
         } catch (MetadataException e) {
             log.debug("entry {} changes nothing: {}", termIndex, e.getMessage());
             reply = Reply.failed(e);
