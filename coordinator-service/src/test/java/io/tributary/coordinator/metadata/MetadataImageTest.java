@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
+import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterPartition;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteTopic;
@@ -218,12 +219,80 @@ class MetadataImageTest {
         MetadataImage grown = image;
         assertThatThrownBy(() -> grown.apply(new AddPartitions("t", 1, List.of(List.of(1, 2)))))
                 .as("a retried AddPartitions that was applied already")
-                .isInstanceOf(InvalidRequestException.class)
+                .isInstanceOf(InvalidPartitionsException.class)
                 .hasMessageContaining("has 2 partitions, not 1");
         image = image.apply(new DeleteTopic("t"));
         assertThat(image.topics()).isEmpty();
         MetadataImage deleted = image;
         assertThatThrownBy(() -> deleted.apply(new DeleteTopic("t"))).isInstanceOf(UnknownTopicException.class);
+    }
+
+    @Test
+    void addPartitionsOfAnUnknownTopicOrWithNoPartitionIsRejected() {
+        MetadataImage image = threeBrokers.apply(createTopic("t", List.of(List.of(0))));
+        assertThatThrownBy(() -> image.apply(new AddPartitions("u", 1, List.of(List.of(1)))))
+                .isInstanceOf(UnknownTopicException.class);
+        assertThatThrownBy(() -> image.apply(new AddPartitions("t", 1, List.of())))
+                .isInstanceOf(InvalidPartitionsException.class);
+        MetadataImage grown = image.apply(new AddPartitions("t", 1, List.of(List.of(1), List.of(2))));
+        assertThat(grown.topic("t").partitions())
+                .extracting(PartitionState::leader)
+                .containsExactly(0, 1, 2);
+        assertThat(grown.topic("t").partitions().get(2).isr()).containsExactly(2);
+        assertThat(grown.version()).isEqualTo(image.version() + 1);
+    }
+
+    @Test
+    void producerIdBlocksFollowEachOtherFromZeroAndEachBumpsTheVersion() {
+        assertThat(threeBrokers.nextProducerId()).isZero();
+        MetadataImage first = threeBrokers.apply(new AllocateProducerIds(0, 1000));
+        assertThat(first.nextProducerId()).isEqualTo(1000);
+        assertThat(first.version()).isEqualTo(threeBrokers.version() + 1);
+        MetadataImage second = first.apply(new AllocateProducerIds(2, 1));
+        assertThat(second.nextProducerId()).isEqualTo(1001);
+        assertThat(second.version()).isEqualTo(first.version() + 1);
+        assertThat(second.brokers()).isEqualTo(threeBrokers.brokers());
+        assertThat(second.topics()).isEqualTo(threeBrokers.topics());
+    }
+
+    @Test
+    void producerIdsSurviveOtherCommands() {
+        MetadataImage image = threeBrokers
+                .apply(new AllocateProducerIds(0, 10))
+                .apply(createTopic("t", List.of(List.of(0, 1))))
+                .apply(new FenceBroker(1, incarnation(1, 0)))
+                .apply(new AddPartitions("t", 1, List.of(List.of(0, 2))))
+                .apply(new ElectLeaders(ElectionType.PREFERRED, List.of(new TopicPartition("t", 0))))
+                .apply(new AlterTopicConfigs("t", Map.of("retention.ms", "5"), List.of()))
+                .apply(Fixtures.register(1, 1, Optional.of("r1")))
+                .apply(new UnfenceBroker(1, incarnation(1, 1)))
+                .apply(new DeleteTopic("t"));
+        assertThat(image.nextProducerId()).isEqualTo(10);
+    }
+
+    @Test
+    void aFencedBrokerMayTakeProducerIdsButAnUnknownOneMayNot() {
+        MetadataImage fenced = threeBrokers.apply(new FenceBroker(1, incarnation(1, 0)));
+        assertThat(fenced.apply(new AllocateProducerIds(1, 5)).nextProducerId()).isEqualTo(5);
+        assertThatThrownBy(() -> threeBrokers.apply(new AllocateProducerIds(9, 5)))
+                .isInstanceOf(UnknownBrokerException.class)
+                .hasMessageContaining("9");
+    }
+
+    @Test
+    void anEmptyBlockOrOnePastTheLargestIdIsRejected() {
+        assertThatThrownBy(() -> threeBrokers.apply(new AllocateProducerIds(0, 0)))
+                .isInstanceOf(InvalidRequestException.class);
+        assertThatThrownBy(() -> threeBrokers.apply(new AllocateProducerIds(0, -3)))
+                .isInstanceOf(InvalidRequestException.class);
+        MetadataImage nearlyExhausted = new MetadataImage(
+                threeBrokers.version(), threeBrokers.brokers(), threeBrokers.topics(), Long.MAX_VALUE - 10);
+        assertThat(nearlyExhausted.apply(new AllocateProducerIds(0, 10)).nextProducerId())
+                .as("the last id handed out is Long.MAX_VALUE - 1")
+                .isEqualTo(Long.MAX_VALUE);
+        assertThatThrownBy(() -> nearlyExhausted.apply(new AllocateProducerIds(0, 11)))
+                .isInstanceOf(InvalidRequestException.class)
+                .hasMessageContaining("exhausted");
     }
 
     @Test

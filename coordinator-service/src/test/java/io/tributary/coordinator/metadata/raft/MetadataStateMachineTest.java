@@ -7,10 +7,12 @@ import io.tributary.coordinator.metadata.CommandCodec;
 import io.tributary.coordinator.metadata.CommandValidator;
 import io.tributary.coordinator.metadata.Fixtures;
 import io.tributary.coordinator.metadata.MetadataCommand;
+import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker;
 import io.tributary.coordinator.metadata.MetadataImage;
 import io.tributary.coordinator.metadata.MetadataLimits;
 import io.tributary.coordinator.metadata.TopicExistsException;
+import io.tributary.coordinator.metadata.UnknownBrokerException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -79,6 +81,20 @@ class MetadataStateMachineTest {
                 .isEqualTo(3);
         assertThat(stateMachine.appliedCommandsSinceStart()).isEqualTo(4);
         assertThat(published).hasSize(3);
+    }
+
+    @Test
+    void aProducerIdAllocationRepliesWithTheFirstIdOfItsBlock() {
+        apply(Fixtures.register(0, 0, Optional.empty()));
+
+        assertThat(apply(new AllocateProducerIds(0, 1000))).isEqualTo(Reply.allocated(2, 0));
+        assertThat(apply(new AllocateProducerIds(0, 5))).isEqualTo(Reply.allocated(3, 1000));
+        Reply unknown = apply(new AllocateProducerIds(4, 5));
+
+        assertThat(unknown.error()).isInstanceOf(UnknownBrokerException.class);
+        assertThat(unknown.firstProducerId()).isEqualTo(Reply.NO_PRODUCER_ID);
+        assertThat(stateMachine.image().nextProducerId()).isEqualTo(1005);
+        assertThat(published).extracting(MetadataImage::nextProducerId).containsExactly(0L, 1000L, 1005L);
     }
 
     @Test

@@ -20,6 +20,28 @@ class ReplyTest {
         assertThat(Reply.decode(bytes)).isEqualTo(Reply.applied(42));
     }
 
+    @Test
+    void theReplyToAnAllocationAlsoCarriesTheFirstProducerIdInVersionTwo() {
+        byte[] bytes = Reply.allocated(42, 0x0102).encode();
+        assertThat(bytes).containsExactly(2, 0, 0, 0, 0, 0, 0, 0, 0, 42, 0, 0, 0, 0, 0, 0, 1, 2);
+        assertThat(Reply.decode(bytes)).isEqualTo(Reply.allocated(42, 0x0102));
+        assertThat(Reply.decode(Reply.allocated(1, 0).encode()).firstProducerId())
+                .as("the first block starts at id 0")
+                .isZero();
+        for (int length = 0; length < bytes.length; length++) {
+            byte[] truncated = Arrays.copyOf(bytes, length);
+            assertThatThrownBy(() -> Reply.decode(truncated))
+                    .as("truncated to %d", length)
+                    .isInstanceOf(CorruptCommandException.class);
+        }
+        byte[] negative = bytes.clone();
+        negative[10] = (byte) 0x80;
+        assertThatThrownBy(() -> Reply.decode(negative)).isInstanceOf(CorruptCommandException.class);
+        byte[] unknown = bytes.clone();
+        unknown[0] = 3;
+        assertThatThrownBy(() -> Reply.decode(unknown)).hasMessageContaining("version 3");
+    }
+
     @ParameterizedTest
     @EnumSource(ErrorCode.class)
     void everyErrorComesBackAsItsTypedExceptionWithItsMessage(ErrorCode code) {
