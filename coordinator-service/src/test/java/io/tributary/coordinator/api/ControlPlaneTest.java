@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tributary.coordinator.app.CoordinatorApplication;
+import io.tributary.coordinator.metadata.MetadataImage;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
+import io.tributary.coordinator.placement.ReplicaPlacer;
 import io.tributary.coordinator.testing.TestCoordinators;
 import java.io.IOException;
 import java.net.URI;
@@ -13,6 +15,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -38,7 +42,9 @@ import tools.jackson.databind.json.JsonMapper;
         properties = {
             "tributary.coordinator.control.history-length=4",
             "tributary.coordinator.control.max-wait=5s",
-            "tributary.coordinator.control.max-body-size=4KB"
+            "tributary.coordinator.control.max-body-size=4KB",
+            // No broker is fenced behind a test's back: the live brokers change only when a test says so.
+            "tributary.coordinator.metadata.session-timeout=10m"
         })
 class ControlPlaneTest {
 
@@ -396,6 +402,164 @@ class ControlPlaneTest {
                 400,
                 "invalid-config");
         assertProblem(post("/internal/v1/topics/nosuch/configs", "{\"set\":{}}"), 404, "unknown-topic");
+    }
+
+    // ---- create partitions
+
+    private Answer createPartitions(String topic, String body) throws Exception {
+        return post("/internal/v1/topics/" + topic + "/partitions", body);
+    }
+
+    @Test
+    void createPartitionsAddsPartitionsPlacedOnTheLiveBrokersWithTheTopicsReplicationFactor() throws Exception {
+        liveBroker("ra");
+        liveBroker("rb");
+        liveBroker("rc");
+        String name = topicName();
+        JsonNode before = createTopic(name, 2, 2, "{}").body().get("topic");
+        MetadataImage image = node.stateMachine().image();
+        List<List<Integer>> expected = ReplicaPlacer.place(image, 3, 2);
+
+        Answer grown = createPartitions(name, "{\"count\":5}");
+
+        assertThat(grown.status()).as(grown.raw().body()).isEqualTo(200);
+        assertThat(grown.body().get("version").asLong()).isEqualTo(image.version() + 1);
+        JsonNode topic = grown.body().get("topic");
+        assertThat(topic.get("name").asString()).isEqualTo(name);
+        assertThat(topic.get("id").asString()).isEqualTo(before.get("id").asString());
+        JsonNode partitions = topic.get("partitions");
+        assertThat(partitions.size()).isEqualTo(5);
+        assertThat(partitions.get(0)).isEqualTo(before.get("partitions").get(0));
+        assertThat(partitions.get(1)).isEqualTo(before.get("partitions").get(1));
+        for (int i = 2; i < 5; i++) {
+            JsonNode p = partitions.get(i);
+            assertThat(p.get("partition").asInt()).isEqualTo(i);
+            List<Integer> replicas = ints(p.get("replicas"));
+            assertThat(replicas)
+                    .as("partition %d is placed by ReplicaPlacer", i)
+                    .isEqualTo(expected.get(i - 2));
+            assertThat(replicas).allSatisfy(r -> assertThat(image.isLive(r)).isTrue());
+            assertThat(p.get("leader").asInt()).isEqualTo(replicas.getFirst());
+            assertThat(ints(p.get("isr"))).isEqualTo(replicas);
+            assertThat(p.get("leaderEpoch").asInt()).isZero();
+        }
+        assertThat(get("/internal/v1/topics/" + name).body().get("partitions").size())
+                .isEqualTo(5);
+    }
+
+    private static List<Integer> ints(JsonNode array) {
+        List<Integer> list = new ArrayList<>();
+        array.forEach(n -> list.add(n.asInt()));
+        return list;
+    }
+
+    @Test
+    void createPartitionsToNoMoreThanTheTopicHasOrPastTheLimitIsInvalidPartitions() throws Exception {
+        liveBroker("ra");
+        String name = topicName();
+        createTopic(name, 3, 1, "{}");
+        long version = node.stateMachine().image().version();
+
+        assertProblem(createPartitions(name, "{\"count\":3}"), 400, "invalid-partitions");
+        assertProblem(createPartitions(name, "{\"count\":1}"), 400, "invalid-partitions");
+        assertProblem(createPartitions(name, "{\"count\":10001}"), 400, "invalid-partitions");
+
+        assertThat(node.stateMachine().image().version()).isEqualTo(version);
+        assertThat(node.stateMachine().image().topic(name).partitions()).hasSize(3);
+        assertThat(createPartitions(name, "{\"count\":4}").status()).isEqualTo(200);
+        assertProblem(createPartitions(name, "{\"count\":4}"), 400, "invalid-partitions");
+    }
+
+    @Test
+    void createPartitionsOfAnUnknownTopicIsUnknownTopicAndABadBodyIsRefused() throws Exception {
+        assertProblem(createPartitions("nosuch", "{\"count\":3}"), 404, "unknown-topic");
+        liveBroker("ra");
+        String name = topicName();
+        createTopic(name, 1, 1, "{}");
+        assertProblem(createPartitions(name, "{}"), 400, "invalid-request");
+        assertProblem(createPartitions(name, "{\"count\":"), 400, "malformed-json");
+        assertProblem(createPartitions(name, "{\"count\":\"many\"}"), 400, "malformed-json");
+    }
+
+    @Test
+    void createPartitionsWithMoreReplicasThanLiveBrokersIsInvalidReplicationFactor() throws Exception {
+        int fencedLater = liveBroker("ra");
+        liveBroker("rb");
+        int live = node.stateMachine().image().liveBrokers().size();
+        String name = topicName();
+        assertThat(createTopic(name, 1, live, "{}").status()).isEqualTo(201);
+        Answer reregistered = post("/internal/v1/brokers", registerBody(fencedLater, UUID.randomUUID(), "ra"));
+        assertThat(reregistered.status())
+                .as("a new incarnation fences the old one")
+                .isEqualTo(200);
+        assertThat(broker(fencedLater).get("fenced").asBoolean()).isTrue();
+
+        assertProblem(createPartitions(name, "{\"count\":2}"), 400, "invalid-replication-factor");
+        assertThat(node.stateMachine().image().topic(name).partitions()).hasSize(1);
+    }
+
+    // ---- producer ids
+
+    private Answer allocateProducerIds(String body) throws Exception {
+        return post("/internal/v1/producer-ids", body);
+    }
+
+    @Test
+    void producerIdBlocksFollowEachOtherAndAreNeverHandedOutTwice() throws Exception {
+        int a = liveBroker("ra");
+        int b = liveBroker("rb");
+        long next = node.stateMachine().image().nextProducerId();
+
+        Answer first = allocateProducerIds("{\"brokerId\":%d,\"count\":1000}".formatted(a));
+        Answer second = allocateProducerIds("{\"brokerId\":%d,\"count\":1}".formatted(b));
+
+        assertThat(first.status()).as(first.raw().body()).isEqualTo(200);
+        assertThat(first.body().get("firstProducerId").asLong()).isEqualTo(next);
+        assertThat(first.body().get("count").asInt()).isEqualTo(1000);
+        assertThat(second.status()).as(second.raw().body()).isEqualTo(200);
+        assertThat(second.body().get("firstProducerId").asLong()).isEqualTo(next + 1000);
+        assertThat(second.body().get("count").asInt()).isEqualTo(1);
+        assertThat(second.body().get("version").asLong())
+                .isEqualTo(first.body().get("version").asLong() + 1);
+        assertThat(node.stateMachine().image().nextProducerId()).isEqualTo(next + 1001);
+    }
+
+    @Test
+    void aFencedButRegisteredBrokerMayTakeProducerIds() throws Exception {
+        int id = NEXT_BROKER.getAndIncrement();
+        assertThat(post("/internal/v1/brokers", registerBody(id, UUID.randomUUID(), "ra"))
+                        .status())
+                .isEqualTo(200);
+        assertThat(broker(id).get("fenced").asBoolean()).isTrue();
+
+        assertThat(allocateProducerIds("{\"brokerId\":%d,\"count\":10}".formatted(id))
+                        .status())
+                .isEqualTo(200);
+    }
+
+    @Test
+    void producerIdsForAnUnknownBrokerAreUnknownBroker() throws Exception {
+        assertProblem(allocateProducerIds("{\"brokerId\":9999,\"count\":10}"), 404, "unknown-broker");
+    }
+
+    @Test
+    void aProducerIdCountOutsideOneToTheLimitOrABadBodyIsRefused() throws Exception {
+        int id = liveBroker("ra");
+        long next = node.stateMachine().image().nextProducerId();
+
+        assertProblem(allocateProducerIds("{\"brokerId\":%d,\"count\":0}".formatted(id)), 400, "invalid-request");
+        assertProblem(allocateProducerIds("{\"brokerId\":%d,\"count\":-1}".formatted(id)), 400, "invalid-request");
+        assertProblem(allocateProducerIds("{\"brokerId\":%d,\"count\":10001}".formatted(id)), 400, "invalid-request");
+        assertProblem(allocateProducerIds("{\"count\":10}"), 400, "invalid-request");
+        assertProblem(allocateProducerIds("{\"brokerId\":%d}".formatted(id)), 400, "invalid-request");
+        assertProblem(allocateProducerIds("{\"brokerId\":\"x\",\"count\":10}"), 400, "malformed-json");
+        assertProblem(allocateProducerIds("[1,2]"), 400, "malformed-json");
+
+        assertThat(node.stateMachine().image().nextProducerId()).isEqualTo(next);
+        assertThat(allocateProducerIds("{\"brokerId\":%d,\"count\":10000}".formatted(id))
+                        .status())
+                .as("up to the limit")
+                .isEqualTo(200);
     }
 
     // ---- cluster

@@ -90,6 +90,8 @@ class NoLeaderControlPlaneTest {
                 "POST",
                 "/internal/v1/topics/a/partitions/0/alter",
                 "{\"leaderId\":1,\"leaderEpoch\":0,\"partitionEpoch\":0,\"isr\":[1]}"));
+        assertNoLeader(send("POST", "/internal/v1/topics/a/partitions", "{\"count\":2}"));
+        assertNoLeader(send("POST", "/internal/v1/producer-ids", "{\"brokerId\":1,\"count\":1000}"));
     }
 
     @Test

@@ -84,5 +84,10 @@ class CoordinatorApplicationTest {
                 .contains("\"role\":\"LEADER\"")
                 .contains("\"leader\":\"c0\"")
                 .contains("\"metadataVersion\":1");
+
+        assertThat(client.allocateProducerIds(1, 25).firstProducerId()).isZero();
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(prometheus())
+                        .containsPattern("tributary_metadata_producer_ids_allocated\\{.*\\} 25\\.0"));
     }
 }

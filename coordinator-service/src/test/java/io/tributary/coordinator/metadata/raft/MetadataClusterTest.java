@@ -210,14 +210,18 @@ class MetadataClusterTest {
         for (int t = 0; t < 10; t++) {
             createTopic("t" + t);
         }
+        assertThat(client.allocateProducerIds(0, 1000).firstProducerId()).isZero();
         awaitSameImage(0, 1, 2);
         for (int i = 0; i < 3; i++) {
             nodes[i].takeSnapshot();
         }
         int tail = 4;
-        for (int t = 0; t < tail; t++) {
+        for (int t = 0; t < tail - 1; t++) {
             createTopic("tail" + t);
         }
+        assertThat(client.allocateProducerIds(1, 7).firstProducerId())
+                .as("the block after the snapshot's")
+                .isEqualTo(1000);
         awaitSameImage(0, 1, 2);
         byte[] before = bytes(0);
 
@@ -236,7 +240,15 @@ class MetadataClusterTest {
             assertThat(nodes[i].stateMachine().appliedCommandsSinceStart())
                     .as("voter %d replays only the commands after its snapshot", i)
                     .isEqualTo(tail);
+            assertThat(nodes[i].stateMachine().image().nextProducerId())
+                    .as("voter %d's next producer id", i)
+                    .isEqualTo(1007);
         }
+        MetadataClient.ProducerIdBlock after = client.allocateProducerIds(2, 3);
+        assertThat(after.firstProducerId())
+                .as("no producer id is handed out twice across the restart")
+                .isEqualTo(1007);
+        assertThat(after.count()).isEqualTo(3);
     }
 
     @Test
