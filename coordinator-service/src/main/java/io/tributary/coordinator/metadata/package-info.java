@@ -24,6 +24,7 @@
  *       leader or ISR change; neither ever goes back.
  *   <li>A leader is always a live (unfenced) broker when elected; a leader from outside the ISR only
  *       for a topic with {@code unclean.leader.election.enable=true}.
+ *   <li>The next producer id only grows: a producer id is handed to one broker at most once.
  *   <li>An invalid command throws a typed {@link io.tributary.coordinator.metadata.MetadataException}
  *       and changes nothing.
  * </ul>
