@@ -46,6 +46,12 @@ class CoordinatorConfigurationValidationTest {
                 .hasStackTraceContaining("history-length");
     }
 
+    @Test
+    void aZeroProducerIdBlockStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.coordinator.metadata.max-producer-ids-per-block=0"))
+                .hasStackTraceContaining("maxProducerIdsPerBlock");
+    }
+
     private static void start(String... args) {
         ServiceStartup.startAndClose(CoordinatorApplication.class, args);
     }
