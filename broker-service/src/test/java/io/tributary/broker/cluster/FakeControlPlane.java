@@ -20,7 +20,7 @@ import org.apache.kafka.common.Uuid;
  * the version, and the metadata long poll parks until a newer version or its wait ends. Tests can
  * cut it off ({@link #partition}), fence a broker, forget one, or start over from version 0.
  */
-final class FakeControlPlane implements ControlPlane {
+public final class FakeControlPlane implements ControlPlane {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -38,17 +38,17 @@ final class FakeControlPlane implements ControlPlane {
     // ---- test controls
 
     /** While true, every call fails UNAVAILABLE (the broker cannot reach any coordinator). */
-    void partition(boolean cutOff) {
+    public void partition(boolean cutOff) {
         partitioned = cutOff;
     }
 
     /** While true, heartbeats fail UNAVAILABLE; the other calls work. */
-    void partitionHeartbeatsOnly(boolean lost) {
+    public void partitionHeartbeatsOnly(boolean lost) {
         heartbeatsLost = lost;
     }
 
     /** What the liveness loop does after a missed session: the broker is fenced. */
-    void fence(int brokerId) {
+    public void fence(int brokerId) {
         lock.lock();
         try {
             BrokerInfo b = brokers.get(brokerId);
@@ -60,7 +60,7 @@ final class FakeControlPlane implements ControlPlane {
     }
 
     /** The coordinators lose their state and start over at version 0 with nothing. */
-    void startOver() {
+    public void startOver() {
         lock.lock();
         try {
             version = 0;
@@ -74,7 +74,7 @@ final class FakeControlPlane implements ControlPlane {
         }
     }
 
-    BrokerInfo broker(int id) {
+    public BrokerInfo broker(int id) {
         lock.lock();
         try {
             return brokers.get(id);
@@ -83,15 +83,15 @@ final class FakeControlPlane implements ControlPlane {
         }
     }
 
-    int registrations() {
+    public int registrations() {
         return registrations.get();
     }
 
-    int heartbeats() {
+    public int heartbeats() {
         return heartbeats.get();
     }
 
-    int callsInFlight() {
+    public int callsInFlight() {
         return callsInFlight.get();
     }
 
