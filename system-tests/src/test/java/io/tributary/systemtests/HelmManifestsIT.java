@@ -287,6 +287,41 @@ class HelmManifestsIT {
 
     @Test
     @Order(6)
+    void brokersRegisterTheirAdvertisedPodAddressWithTheCoordinators() throws Exception {
+        PodRun coordinator = pods.stream()
+                .filter(p -> p.component().equals("coordinator"))
+                .findFirst()
+                .orElseThrow();
+        JsonNode brokers = JSON.readTree(
+                        get(coordinator.port("http"), "/internal/v1/cluster").body())
+                .get("brokers");
+
+        for (PodRun pod : pods) {
+            if (!pod.component().equals("broker")) {
+                continue;
+            }
+            int id = Integer.parseInt(pod.name().substring(pod.name().lastIndexOf('-') + 1));
+            JsonNode broker = null;
+            for (JsonNode b : brokers) {
+                if (b.get("id").asInt() == id) {
+                    broker = b;
+                }
+            }
+            assertThat(broker).as(pod.name() + " registered: " + brokers).isNotNull();
+            assertThat(broker.get("fenced").asBoolean())
+                    .as(pod.name() + " fenced")
+                    .isFalse();
+            assertThat(broker.at("/endpoints/0/host").asString())
+                    .as(pod.name() + ": its pod DNS name (from $(TRIBUTARY_INSTANCE)), localized")
+                    .isEqualTo("127.0.0.1");
+            assertThat(broker.at("/endpoints/0/port").asInt())
+                    .as(pod.name() + ": the port its listener bound")
+                    .isEqualTo(pod.port("kafka"));
+        }
+    }
+
+    @Test
+    @Order(6)
     void statefulPodsKeepTheirDataOnTheDataVolume() {
         for (PodRun pod : pods) {
             if (pod.component().equals("gateway")) {

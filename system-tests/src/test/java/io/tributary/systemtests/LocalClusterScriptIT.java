@@ -197,6 +197,32 @@ class LocalClusterScriptIT {
     }
 
     @Test
+    @Order(4)
+    void everyBrokerFollowsATopicWriteToItsVersion() throws Exception {
+        var create = HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + httpPort("coordinator-0") + "/internal/v1/topics"))
+                .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"name\":\"membership-check\",\"partitions\":3,\"replicationFactor\":2}"))
+                .build();
+        HttpResponse<String> created = http.send(create, HttpResponse.BodyHandlers.ofString());
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        long version = JSON.readTree(created.body()).get("version").asLong();
+
+        for (String name : List.of("broker-0", "broker-1", "broker-2")) {
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> assertThat(
+                                    JSON.readTree(readiness(httpPort(name)).body())
+                                            .at("/components/brokerRegistration/details/metadataVersion")
+                                            .asLong())
+                            .as(name + " metadata version")
+                            .isGreaterThanOrEqualTo(version));
+        }
+    }
+
+    @Test
     @Order(5)
     void killLeavesTheBrokerDeadAndStatusShowsItNotRunning() {
         long pid = status().get("broker-1").pid();

@@ -310,7 +310,7 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
         List<URI> order = tryOrder();
         ControlPlaneException last = null;
         int attempts = 0;
-        for (int round = 0; ; round++) {
+        while (true) {
             Duration pause = config.retryBackoff();
             for (URI base : order) {
                 if (attempts >= config.maxAttempts() || !clock.instant().isBefore(deadline)) {
