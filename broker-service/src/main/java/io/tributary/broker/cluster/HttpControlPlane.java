@@ -56,6 +56,9 @@ import tools.jackson.databind.json.JsonMapper;
  * {@link Config#maxAttempts()} attempts or the call's deadline ({@link Config#requestTimeout()};
  * for the long poll, its wait plus that) is reached; then the call fails {@link Kind#UNAVAILABLE}.
  *
+ * <p>A coordinator whose request failed after connecting (a timeout, a reset) stops being the
+ * preferred one, so that the next call (the next heartbeat) starts with the next coordinator.
+ *
  * <p><b>What is retried.</b> Only what certainly did not change anything: a request whose
  * connection was never made, a {@code 503 no-leader}, and any read (GET). A write that may have
  * reached the leader (the connection broke or timed out after sending, or {@code 503
@@ -407,6 +410,9 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
                         Duration.ZERO);
             } catch (IOException e) {
                 String why = "%s %s to %s failed: %s".formatted(method, path, authority(target), describe(e));
+                // A coordinator that accepts connections but does not answer (overloaded, half dead)
+                // must not stay first in line: the next call starts with the next one.
+                moveOnFrom(baseOf(target));
                 if (write) {
                     return new Attempt.Failed(new ControlPlaneException(
                             Kind.NOT_COMMITTED, why + "; the write may or may not have been applied", e));
@@ -465,6 +471,15 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
             preferred = answeredBy;
             return new Attempt.Failed(error);
         }
+    }
+
+    /** If {@code failed} is the preferred coordinator, prefers the next configured one instead. */
+    private void moveOnFrom(URI failed) {
+        if (!failed.equals(preferred)) {
+            return;
+        }
+        int index = coordinators.indexOf(failed);
+        preferred = coordinators.get((index + 1) % coordinators.size());
     }
 
     /** The answer's body, at most {@link Config#maxResponseSize()} bytes; more fails (and drops the connection). */

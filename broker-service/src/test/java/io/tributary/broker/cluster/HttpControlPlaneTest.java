@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.Uuid;
 import org.junit.jupiter.api.AfterEach;
@@ -116,6 +117,39 @@ class HttpControlPlaneTest {
         assertThat(client.heartbeat(1, Uuid.randomUuid())).isEqualTo(1);
         assertThat(client.preferredCoordinator().getPort()).isEqualTo(portOf(coordinator));
         assertThat(pauses).isEmpty();
+    }
+
+    @Test
+    void aCoordinatorThatDoesNotAnswerIsNoLongerAskedFirst() throws Exception {
+        StubCoordinator hung = stub();
+        StubCoordinator healthy = stub();
+        CountDownLatch release = new CountDownLatch(1);
+        hung.respond(r -> {
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Answer.json(200, "{\"version\":1}");
+        });
+        healthy.respond(r -> Answer.json(200, "{\"version\":2}"));
+        HttpControlPlane client = client(
+                List.of(hung.address(), healthy.address()),
+                HttpControlPlane.Config.DEFAULT_MAX_ATTEMPTS,
+                Duration.ofMillis(500));
+        try {
+            assertThatThrownBy(() -> client.heartbeat(1, Uuid.randomUuid()))
+                    .as("a heartbeat is a write: one that timed out may have arrived")
+                    .isInstanceOfSatisfying(
+                            ControlPlaneException.class,
+                            e -> assertThat(e.kind()).isEqualTo(Kind.NOT_COMMITTED));
+
+            assertThat(client.heartbeat(1, Uuid.randomUuid())).isEqualTo(2);
+            assertThat(hung.received()).hasSize(1);
+            assertThat(client.preferredCoordinator().getPort()).isEqualTo(portOf(healthy));
+        } finally {
+            release.countDown();
+        }
     }
 
     @Test
@@ -347,13 +381,17 @@ class HttpControlPlaneTest {
     }
 
     private HttpControlPlane client(List<String> addresses, int maxAttempts) {
+        return client(addresses, maxAttempts, Duration.ofSeconds(30));
+    }
+
+    private HttpControlPlane client(List<String> addresses, int maxAttempts, Duration requestTimeout) {
         if (client != null) {
             client.close();
         }
         var config = new HttpControlPlane.Config(
                 addresses,
                 Duration.ofSeconds(2),
-                Duration.ofSeconds(30),
+                requestTimeout,
                 Duration.ofMillis(100),
                 maxAttempts,
                 HttpControlPlane.Config.DEFAULT_MAX_REDIRECTS,
