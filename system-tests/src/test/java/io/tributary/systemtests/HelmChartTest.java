@@ -271,6 +271,13 @@ class HelmChartTest {
                 .containsEntry("TRIBUTARY_KAFKA_PORT", "9092")
                 .containsEntry("TRIBUTARY_KAFKA_MAX_FRAME_SIZE", "100MB")
                 .containsEntry("TRIBUTARY_BROKER_DATA_DIR", "/var/lib/tributary/broker");
+        assertThat(env(container).get("TRIBUTARY_KAFKA_ADVERTISED_HOST"))
+                .as("the pod's stable DNS name, from the pod name set before it")
+                .isEqualTo("$(TRIBUTARY_INSTANCE).demo-tributary-broker-headless.streaming.svc.cluster.local");
+        List<String> names = container.getEnv().stream().map(EnvVar::getName).toList();
+        assertThat(names.indexOf("TRIBUTARY_INSTANCE"))
+                .as("Kubernetes expands $(VAR) only from variables defined earlier")
+                .isLessThan(names.indexOf("TRIBUTARY_KAFKA_ADVERTISED_HOST"));
         assertThat(named(resources, Service.class, "demo-tributary-broker-headless")
                         .getSpec()
                         .getPublishNotReadyAddresses())

@@ -78,6 +78,10 @@ class HelmManifestsIT {
     private static final Pattern POD_ADDRESS =
             Pattern.compile("([a-z0-9-]+)\\.([a-z0-9-]+)\\." + HelmChart.NAMESPACE + "\\.svc\\.cluster\\.local:(\\d+)");
 
+    /** A pod's DNS name alone (an advertised host): <pod>.<service>.<namespace>.svc.<domain>. */
+    private static final Pattern POD_HOST =
+            Pattern.compile("([a-z0-9-]+)\\.([a-z0-9-]+)\\." + HelmChart.NAMESPACE + "\\.svc\\.cluster\\.local");
+
     /** JVM options for six JVMs sharing a CI machine: quick start, small heaps (through the chart's jvmOptions). */
     private static final String TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx256m";
 
@@ -278,6 +282,41 @@ class HelmManifestsIT {
             assertThat(group.statusCode())
                     .as(pod.name() + ": the health group defined in " + pod.component() + ".config")
                     .isEqualTo(200);
+        }
+    }
+
+    @Test
+    @Order(6)
+    void brokersRegisterTheirAdvertisedPodAddressWithTheCoordinators() throws Exception {
+        PodRun coordinator = pods.stream()
+                .filter(p -> p.component().equals("coordinator"))
+                .findFirst()
+                .orElseThrow();
+        JsonNode brokers = JSON.readTree(
+                        get(coordinator.port("http"), "/internal/v1/cluster").body())
+                .get("brokers");
+
+        for (PodRun pod : pods) {
+            if (!pod.component().equals("broker")) {
+                continue;
+            }
+            int id = Integer.parseInt(pod.name().substring(pod.name().lastIndexOf('-') + 1));
+            JsonNode broker = null;
+            for (JsonNode b : brokers) {
+                if (b.get("id").asInt() == id) {
+                    broker = b;
+                }
+            }
+            assertThat(broker).as(pod.name() + " registered: " + brokers).isNotNull();
+            assertThat(broker.get("fenced").asBoolean())
+                    .as(pod.name() + " fenced")
+                    .isFalse();
+            assertThat(broker.at("/endpoints/0/host").asString())
+                    .as(pod.name() + ": its pod DNS name (from $(TRIBUTARY_INSTANCE)), localized")
+                    .isEqualTo("127.0.0.1");
+            assertThat(broker.at("/endpoints/0/port").asInt())
+                    .as(pod.name() + ": the port its listener bound")
+                    .isEqualTo(pod.port("kafka"));
         }
     }
 
@@ -495,7 +534,7 @@ class HelmManifestsIT {
         labels.put("statefulset.kubernetes.io/pod-name", pod.name());
         Map<String, String> env = new LinkedHashMap<>(image.env());
         for (EnvVar var : pod.container().getEnv()) {
-            env.put(var.getName(), resolve(var, pod, labels));
+            env.put(var.getName(), expand(resolve(var, pod, labels), env));
         }
         Map<String, String> local = new LinkedHashMap<>();
         env.forEach((key, value) -> local.put(key, localize(key, value, pod, ownPorts, portsByPod, mountsByPath)));
@@ -521,6 +560,27 @@ class HelmManifestsIT {
         log.info("{} pid {}: {} with {}", pod.name(), process.pid(), command, local);
         return new PodRun(
                 pod.name(), pod.component(), pod.container(), localPorts, local, mountsByVolume, logFile, process);
+    }
+
+    /**
+     * Kubernetes' dependent environment variables: {@code $(NAME)} becomes the value of a variable
+     * defined before it, {@code $$} escapes a {@code $}, and an unknown reference stays as written.
+     */
+    private static String expand(String value, Map<String, String> defined) {
+        Matcher reference =
+                Pattern.compile("\\$\\$|\\$\\(([A-Za-z_][A-Za-z0-9_.-]*)\\)").matcher(value);
+        StringBuilder expanded = new StringBuilder();
+        while (reference.find()) {
+            String replacement;
+            if (reference.group(1) == null) {
+                replacement = "$";
+            } else {
+                replacement = defined.getOrDefault(reference.group(1), reference.group());
+            }
+            reference.appendReplacement(expanded, Matcher.quoteReplacement(replacement));
+        }
+        reference.appendTail(expanded);
+        return expanded.toString();
     }
 
     /** The value the kubelet gives an env var: literal, or the downward API's pod fields. */
@@ -575,6 +635,13 @@ class HelmManifestsIT {
         }
         address.appendTail(rewritten);
         result = rewritten.toString();
+        Matcher host = POD_HOST.matcher(result);
+        if (host.matches()) {
+            assertThat(portsByPod)
+                    .as("%s env %s names pod %s, which the manifests do not run", pod.name(), key, host.group(1))
+                    .containsKey(host.group(1));
+            result = "127.0.0.1";
+        }
         assertThat(result)
                 .as("%s env %s=%s still names a cluster address", pod.name(), key, result)
                 .doesNotContain(".svc.");

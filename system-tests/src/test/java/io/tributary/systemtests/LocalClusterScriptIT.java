@@ -1,6 +1,7 @@
 package io.tributary.systemtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.tributary.systemtests.ScriptedCluster.Result;
 import java.io.DataInputStream;
@@ -35,6 +36,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Drives the real {@code bin/tributary} against the jars the reactor just packaged: {@code up} with
@@ -48,6 +51,8 @@ import org.slf4j.LoggerFactory;
 class LocalClusterScriptIT {
 
     private static final Logger log = LoggerFactory.getLogger(LocalClusterScriptIT.class);
+
+    private static final JsonMapper JSON = new JsonMapper();
 
     private static final List<String> NAMES = List.of("coordinator-0", "broker-0", "broker-1", "broker-2", "gateway-0");
 
@@ -177,6 +182,47 @@ class LocalClusterScriptIT {
     }
 
     @Test
+    @Order(4)
+    void everyBrokerIsRegisteredUnfencedWithTheCoordinatorAtItsKafkaPort() throws Exception {
+        JsonNode brokers = clusterBrokers();
+
+        assertThat(brokers.size()).as(brokers.toString()).isEqualTo(3);
+        for (JsonNode broker : brokers) {
+            String name = "broker-" + broker.get("id").asInt();
+            assertThat(broker.get("fenced").asBoolean()).as(name + " fenced").isFalse();
+            assertThat(broker.at("/endpoints/0/listener").asString()).as(name).isEqualTo("PLAINTEXT");
+            assertThat(broker.at("/endpoints/0/host").asString()).as(name).isEqualTo("127.0.0.1");
+            assertThat(broker.at("/endpoints/0/port").asInt()).as(name).isEqualTo(kafkaPort(name));
+        }
+    }
+
+    @Test
+    @Order(4)
+    void everyBrokerFollowsATopicWriteToItsVersion() throws Exception {
+        var create = HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + httpPort("coordinator-0") + "/internal/v1/topics"))
+                .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"name\":\"membership-check\",\"partitions\":3,\"replicationFactor\":2}"))
+                .build();
+        HttpResponse<String> created = http.send(create, HttpResponse.BodyHandlers.ofString());
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        long version = JSON.readTree(created.body()).get("version").asLong();
+
+        for (String name : List.of("broker-0", "broker-1", "broker-2")) {
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> assertThat(
+                                    JSON.readTree(readiness(httpPort(name)).body())
+                                            .at("/components/brokerRegistration/details/metadataVersion")
+                                            .asLong())
+                            .as(name + " metadata version")
+                            .isGreaterThanOrEqualTo(version));
+        }
+    }
+
+    @Test
     @Order(5)
     void killLeavesTheBrokerDeadAndStatusShowsItNotRunning() {
         long pid = status().get("broker-1").pid();
@@ -189,6 +235,16 @@ class LocalClusterScriptIT {
         assertThat(row.state()).isEqualTo("stopped");
         assertThat(row.ready()).isEqualTo("no");
         assertThat(status().get("broker-0").state()).isEqualTo("running");
+    }
+
+    @Test
+    @Order(5)
+    void theCoordinatorFencesTheKilledBrokerOnceItsSessionTimesOut() {
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(500))
+                .untilAsserted(() -> assertThat(broker(1).get("fenced").asBoolean())
+                        .as("broker-1 fenced")
+                        .isTrue());
     }
 
     @Test
@@ -205,6 +261,9 @@ class LocalClusterScriptIT {
         assertThat(row.pid()).isNotEqualTo(killedPid);
         assertThat(readiness(httpPort("broker-1")).statusCode()).isEqualTo(200);
         assertThat(apiVersions(kafkaPort("broker-1")).data().errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(broker(1).get("fenced").asBoolean())
+                .as("the new incarnation is unfenced (readiness waits for it)")
+                .isFalse();
     }
 
     @Test
@@ -298,6 +357,26 @@ class LocalClusterScriptIT {
                 .timeout(Duration.ofSeconds(10))
                 .build();
         return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The brokers the coordinator knows ({@code GET /internal/v1/cluster}). */
+    private static JsonNode clusterBrokers() throws IOException, InterruptedException {
+        var request = HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + httpPort("coordinator-0") + "/internal/v1/cluster"))
+                .timeout(Duration.ofSeconds(10))
+                .build();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return JSON.readTree(response.body()).get("brokers");
+    }
+
+    private static JsonNode broker(int id) throws IOException, InterruptedException {
+        for (JsonNode broker : clusterBrokers()) {
+            if (broker.get("id").asInt() == id) {
+                return broker;
+            }
+        }
+        throw new AssertionError("the coordinator does not know broker " + id);
     }
 
     /** One ApiVersions round trip over a raw socket: a size-prefixed request, a size-prefixed response. */

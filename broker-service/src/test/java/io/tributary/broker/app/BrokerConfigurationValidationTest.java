@@ -15,6 +15,28 @@ class BrokerConfigurationValidationTest {
                 .hasStackTraceContaining("70000");
     }
 
+    @Test
+    void aHeartbeatIntervalNotBelowTheSessionTimeoutStopsStartup() {
+        assertThatThrownBy(() -> start(
+                        "--tributary.broker.cluster.heartbeat-interval=6s",
+                        "--tributary.broker.cluster.session-timeout=6s"))
+                .hasStackTraceContaining("tributary.broker.cluster.heartbeat-interval");
+    }
+
+    @Test
+    void aMetadataWaitAboveTheCoordinatorsLimitStopsStartup() {
+        assertThatThrownBy(() -> start("--tributary.broker.cluster.metadata-max-wait=20s"))
+                .hasStackTraceContaining("tributary.broker.cluster.metadata-max-wait")
+                .hasStackTraceContaining("PT20S");
+    }
+
+    @Test
+    void aCoordinatorAddressThatIsNotHostAndPortStopsStartup() {
+        assertThatThrownBy(() -> start("--tributary.broker.coordinators=http://c0:8091/x"))
+                .hasStackTraceContaining("host:port")
+                .hasStackTraceContaining("http://c0:8091/x");
+    }
+
     private static void start(String... args) {
         ServiceStartup.startAndClose(BrokerApplication.class, args);
     }

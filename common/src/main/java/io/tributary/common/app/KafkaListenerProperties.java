@@ -5,6 +5,8 @@ import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -22,6 +24,11 @@ import org.springframework.validation.annotation.Validated;
  * @param maxInFlightRequestSize request bytes held by all connections together
  * @param idleTimeout a silent connection is closed after this long
  * @param shutdownTimeout how long requests in flight may take to finish at shutdown
+ * @param advertisedHost the host name clients are told to connect to (a broker registers it with
+ *     the coordinators); empty: the bind host, or this machine's host name when bound to every
+ *     interface
+ * @param advertisedPort the port clients are told to connect to; 0: the port actually bound (which
+ *     differs from {@code port} when that is 0)
  */
 @Validated
 @ConfigurationProperties("tributary.kafka")
@@ -32,7 +39,9 @@ public record KafkaListenerProperties(
         @DefaultValue("1000") @Min(1) @Max(1_000_000) int maxConnections,
         @DefaultValue("512MB") @NotNull DataSize maxInFlightRequestSize,
         @DefaultValue("10m") @NotNull Duration idleTimeout,
-        @DefaultValue("10s") @NotNull Duration shutdownTimeout) {
+        @DefaultValue("10s") @NotNull Duration shutdownTimeout,
+        @DefaultValue("") String advertisedHost,
+        @DefaultValue("0") @Min(0) @Max(65535) int advertisedPort) {
 
     public KafkaListenerProperties {
         if (maxFrameSize != null && (maxFrameSize.toBytes() < 64 || maxFrameSize.toBytes() > Integer.MAX_VALUE)) {
@@ -47,6 +56,34 @@ public record KafkaListenerProperties(
                     "tributary.kafka.max-in-flight-request-size must be between max-frame-size (%s) and 2147483647B, got %s"
                             .formatted(maxFrameSize, maxInFlightRequestSize));
         }
+    }
+
+    /**
+     * The host clients are told to connect to: {@code advertised-host} when set, else the bind
+     * host, or this machine's host name when the bind host is a wildcard ({@code 0.0.0.0},
+     * {@code ::}).
+     */
+    public String resolvedAdvertisedHost() {
+        if (advertisedHost != null && !advertisedHost.isBlank()) {
+            return advertisedHost.trim();
+        }
+        try {
+            InetAddress bound = InetAddress.getByName(host);
+            if (!bound.isAnyLocalAddress()) {
+                return host;
+            }
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(
+                    "tributary.kafka.advertised-host is empty and this machine's host name cannot be resolved;"
+                            + " set tributary.kafka.advertised-host",
+                    e);
+        }
+    }
+
+    /** The port clients are told to connect to: {@code advertised-port} when set, else {@code boundPort}. */
+    public int resolvedAdvertisedPort(int boundPort) {
+        return advertisedPort > 0 ? advertisedPort : boundPort;
     }
 
     /** The core config; its constructor checks the relations between bounds. */

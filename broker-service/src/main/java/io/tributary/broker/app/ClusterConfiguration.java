@@ -1,0 +1,157 @@
+package io.tributary.broker.app;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.tributary.broker.cluster.BrokerEndpoint;
+import io.tributary.broker.cluster.ControlPlane;
+import io.tributary.broker.cluster.HttpControlPlane;
+import io.tributary.broker.cluster.MetadataFollower;
+import io.tributary.broker.cluster.MetadataListener;
+import io.tributary.common.app.KafkaListenerLifecycle;
+import io.tributary.common.app.KafkaListenerProperties;
+import java.time.InstantSource;
+import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The broker's membership in the cluster (package {@code cluster}): the control-plane client, the
+ * metadata follower (the {@link io.tributary.broker.cluster.MetadataView} handlers read), the
+ * lifecycle that registers once the Kafka listener is bound, the {@code brokerRegistration} health
+ * indicator (in the readiness group) and the membership meters.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(ClusterProperties.class)
+class ClusterConfiguration {
+
+    /** The listener name the broker registers its Kafka endpoint under (Kafka's default). */
+    static final String LISTENER = "PLAINTEXT";
+
+    @Bean
+    HttpControlPlane controlPlane(BrokerProperties broker, ClusterProperties cluster) {
+        return new HttpControlPlane(cluster.controlPlaneConfig(broker.coordinators()));
+    }
+
+    /** Listener beans (the replica manager...) are resolved when the follower starts, not here. */
+    @Bean
+    MetadataFollower metadataFollower(
+            BrokerProperties broker,
+            ClusterProperties cluster,
+            ControlPlane controlPlane,
+            ObjectProvider<MetadataListener> listeners) {
+        return new MetadataFollower(
+                cluster.followerConfig(broker.id(), broker.rack()),
+                controlPlane,
+                () -> listeners.orderedStream().toList(),
+                InstantSource.system());
+    }
+
+    /**
+     * Starts the follower after the Kafka listener (it depends on the listener's lifecycle bean, so
+     * Spring starts that first and stops it last): the registered endpoint carries the bound port.
+     */
+    @Bean
+    ClusterMembershipLifecycle clusterMembershipLifecycle(
+            MetadataFollower follower, KafkaListenerLifecycle listener, KafkaListenerProperties kafka) {
+        return new ClusterMembershipLifecycle(follower, listener, kafka);
+    }
+
+    @Bean
+    HealthIndicator brokerRegistrationHealthIndicator(MetadataFollower follower, HttpControlPlane controlPlane) {
+        return () -> {
+            MetadataFollower.Status status = follower.status();
+            Health.Builder health = status.active() ? Health.up() : Health.outOfService();
+            health.withDetail("brokerId", follower.brokerId())
+                    .withDetail("incarnationId", status.incarnationId().toString())
+                    .withDetail("registered", status.registered())
+                    .withDetail("fenced", status.fenced())
+                    .withDetail("metadataVersion", status.metadataVersion())
+                    .withDetail(
+                            "coordinator", controlPlane.preferredCoordinator().getAuthority());
+            status.lastHeartbeat().ifPresent(at -> health.withDetail("lastHeartbeat", at.toString()));
+            return health.build();
+        };
+    }
+
+    /**
+     * {@code tributary.broker.metadata.version} (gauge), {@code tributary.broker.active} (gauge,
+     * 1 when active), {@code tributary.broker.heartbeat.failures}, {@code
+     * tributary.broker.metadata.poll.failures}, {@code tributary.broker.registration.failures}
+     * (counters).
+     */
+    @Bean
+    MeterBinder clusterMembershipMetrics(MetadataFollower follower) {
+        return registry -> {
+            Gauge.builder(
+                            "tributary.broker.metadata.version",
+                            follower,
+                            f -> f.image().version())
+                    .description("The metadata version of this broker's cluster image (-1 before the first)")
+                    .register(registry);
+            Gauge.builder("tributary.broker.active", follower, f -> f.isActive() ? 1 : 0)
+                    .description("1 while this broker is registered, unfenced and heartbeating within its session")
+                    .register(registry);
+            FunctionCounter.builder(
+                            "tributary.broker.heartbeat.failures", follower, MetadataFollower::heartbeatFailures)
+                    .description("Heartbeats to the coordinators that failed")
+                    .register(registry);
+            FunctionCounter.builder(
+                            "tributary.broker.metadata.poll.failures", follower, MetadataFollower::metadataPollFailures)
+                    .description("Metadata long polls that failed")
+                    .register(registry);
+            FunctionCounter.builder(
+                            "tributary.broker.registration.failures", follower, MetadataFollower::registrationFailures)
+                    .description("Registrations with the coordinators that failed")
+                    .register(registry);
+        };
+    }
+
+    /** Registers (starts the follower) once the Kafka listener is bound; stops it before the listener closes. */
+    static final class ClusterMembershipLifecycle implements SmartLifecycle {
+
+        private final MetadataFollower follower;
+        private final KafkaListenerLifecycle listener;
+        private final KafkaListenerProperties kafka;
+        private volatile boolean running;
+
+        ClusterMembershipLifecycle(
+                MetadataFollower follower, KafkaListenerLifecycle listener, KafkaListenerProperties kafka) {
+            this.follower = follower;
+            this.listener = listener;
+            this.kafka = kafka;
+        }
+
+        @Override
+        public void start() {
+            if (!listener.server().isServing()) {
+                throw new IllegalStateException("the Kafka listener must be bound before the broker registers");
+            }
+            int port = kafka.resolvedAdvertisedPort(listener.server().port());
+            follower.start(List.of(new BrokerEndpoint(LISTENER, kafka.resolvedAdvertisedHost(), port)));
+            running = true;
+        }
+
+        @Override
+        public void stop() {
+            follower.close();
+            running = false;
+        }
+
+        @Override
+        public boolean isRunning() {
+            return running;
+        }
+
+        /** The Kafka listener's phase; the bean dependency orders the two within it. */
+        @Override
+        public int getPhase() {
+            return listener.getPhase();
+        }
+    }
+}

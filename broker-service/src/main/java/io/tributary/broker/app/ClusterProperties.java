@@ -1,0 +1,104 @@
+package io.tributary.broker.app;
+
+import io.tributary.broker.cluster.HttpControlPlane;
+import io.tributary.broker.cluster.MetadataFollower;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * How the broker takes part in the cluster ({@code tributary.broker.cluster.*}): its heartbeats,
+ * the metadata long poll, and the bounds of its control-plane calls to the coordinators (whose
+ * addresses are {@code tributary.broker.coordinators}).
+ *
+ * @param heartbeatInterval the pause between heartbeats (the coordinators expect one every second)
+ * @param sessionTimeout how long after its last successful heartbeat the broker stops counting
+ *     itself active (it leads nothing); the coordinators' session timeout, after which they fence it
+ * @param metadataMaxWait how long one metadata long poll waits for a change; at most 15 s (the
+ *     coordinators' default {@code tributary.coordinator.control.max-wait})
+ * @param connectTimeout how long connecting to one coordinator may take
+ * @param requestTimeout how long one control-plane call may take in all, retries included (a long
+ *     poll adds its wait)
+ * @param retryBackoff the pause between rounds of retries, and after a failed registration or poll
+ * @param maxAttempts requests one control-plane call may send before it fails
+ * @param maxRedirects 307 hops (to the Raft leader) one request may follow
+ * @param maxResponseSize the largest coordinator answer read (a full metadata image is the largest)
+ * @param stopTimeout how long stopping waits for the heartbeat and metadata threads
+ */
+@Validated
+@ConfigurationProperties("tributary.broker.cluster")
+public record ClusterProperties(
+        @DefaultValue("1s") @NotNull Duration heartbeatInterval,
+        @DefaultValue("6s") @NotNull Duration sessionTimeout,
+        @DefaultValue("10s") @NotNull Duration metadataMaxWait,
+        @DefaultValue("2s") @NotNull Duration connectTimeout,
+        @DefaultValue("30s") @NotNull Duration requestTimeout,
+        @DefaultValue("200ms") @NotNull Duration retryBackoff,
+        @DefaultValue("20") @Min(1) @Max(1000) int maxAttempts,
+        @DefaultValue("3") @Min(0) @Max(10) int maxRedirects,
+        @DefaultValue("64MB") @NotNull DataSize maxResponseSize,
+        @DefaultValue("5s") @NotNull Duration stopTimeout) {
+
+    /** The coordinators' default {@code max-wait}: a longer long poll is refused with 400. */
+    static final Duration MAX_METADATA_WAIT = Duration.ofSeconds(15);
+
+    public ClusterProperties {
+        positive(heartbeatInterval, "heartbeat-interval");
+        positive(sessionTimeout, "session-timeout");
+        positive(connectTimeout, "connect-timeout");
+        positive(requestTimeout, "request-timeout");
+        positive(retryBackoff, "retry-backoff");
+        positive(stopTimeout, "stop-timeout");
+        if (heartbeatInterval != null && sessionTimeout != null && heartbeatInterval.compareTo(sessionTimeout) >= 0) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.cluster.heartbeat-interval (%s) must be below session-timeout (%s)"
+                            .formatted(heartbeatInterval, sessionTimeout));
+        }
+        if (metadataMaxWait != null
+                && (metadataMaxWait.isNegative() || metadataMaxWait.compareTo(MAX_METADATA_WAIT) > 0)) {
+            throw new IllegalArgumentException("tributary.broker.cluster.metadata-max-wait must be 0s..%s, got %s"
+                    .formatted(MAX_METADATA_WAIT, metadataMaxWait));
+        }
+        if (maxResponseSize != null && (maxResponseSize.toBytes() < 1024)) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.cluster.max-response-size must be 1KB or more, got " + maxResponseSize);
+        }
+    }
+
+    private static void positive(Duration d, String name) {
+        if (d != null && !d.isPositive()) {
+            throw new IllegalArgumentException("tributary.broker.cluster." + name + " must be positive, got " + d);
+        }
+    }
+
+    /** The control-plane client's config for these coordinators. */
+    HttpControlPlane.Config controlPlaneConfig(List<String> coordinators) {
+        return new HttpControlPlane.Config(
+                coordinators,
+                connectTimeout,
+                requestTimeout,
+                retryBackoff,
+                maxAttempts,
+                maxRedirects,
+                maxResponseSize.toBytes());
+    }
+
+    /** The follower's config for this broker. */
+    MetadataFollower.Config followerConfig(int brokerId, String rack) {
+        return new MetadataFollower.Config(
+                brokerId,
+                Optional.ofNullable(rack).filter(r -> !r.isBlank()),
+                heartbeatInterval,
+                sessionTimeout,
+                metadataMaxWait,
+                retryBackoff,
+                stopTimeout);
+    }
+}

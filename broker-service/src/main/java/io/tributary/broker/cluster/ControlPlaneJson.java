@@ -1,0 +1,110 @@
+package io.tributary.broker.cluster;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * The JSON bodies of the coordinators' control plane as the broker writes and reads them; the
+ * shapes are the coordinator's {@code ControlDtos} ({@code docs/control-plane.md}, "Shapes").
+ * Fields the broker does not use ({@code registeredAtMs}) are ignored when read.
+ */
+final class ControlPlaneJson {
+
+    private ControlPlaneJson() {}
+
+    record EndpointJson(String listener, String host, int port) {
+        static EndpointJson of(BrokerEndpoint e) {
+            return new EndpointJson(e.listener(), e.host(), e.port());
+        }
+
+        BrokerEndpoint toEndpoint() {
+            return new BrokerEndpoint(listener, host, port);
+        }
+    }
+
+    record RegisterBrokerRequest(int brokerId, UUID incarnationId, List<EndpointJson> endpoints, String rack) {}
+
+    record HeartbeatRequest(UUID incarnationId) {}
+
+    record AlterPartitionRequest(int leaderId, int leaderEpoch, int partitionEpoch, List<Integer> isr) {}
+
+    record CreateTopicRequest(String name, int partitions, int replicationFactor, Map<String, String> configs) {}
+
+    record AlterConfigsRequest(Map<String, String> set, List<String> remove) {}
+
+    record CreatePartitionsRequest(int count) {}
+
+    record AllocateProducerIdsRequest(int brokerId, int count) {}
+
+    record VersionJson(Long version) {}
+
+    record ProducerIdsJson(Long version, Long firstProducerId, Integer count) {}
+
+    record BrokerJson(int id, UUID incarnationId, List<EndpointJson> endpoints, String rack, boolean fenced) {
+        BrokerInfo toBroker() {
+            return new BrokerInfo(
+                    id,
+                    uuid(incarnationId),
+                    nonNull(endpoints).stream().map(EndpointJson::toEndpoint).toList(),
+                    rack,
+                    fenced);
+        }
+    }
+
+    record PartitionJson(
+            int partition, List<Integer> replicas, int leader, int leaderEpoch, List<Integer> isr, int partitionEpoch) {
+        PartitionInfo toPartition() {
+            return new PartitionInfo(partition, nonNull(replicas), leader, leaderEpoch, nonNull(isr), partitionEpoch);
+        }
+    }
+
+    record TopicJson(String name, UUID id, Map<String, String> configs, List<PartitionJson> partitions) {
+        TopicInfo toTopic() {
+            List<PartitionInfo> parsed = new ArrayList<>();
+            for (PartitionJson p : nonNull(partitions)) {
+                parsed.add(p.toPartition());
+            }
+            return new TopicInfo(name, uuid(id), configs == null ? Map.of() : configs, parsed);
+        }
+    }
+
+    record TopicWriteJson(Long version, TopicJson topic) {}
+
+    record PartitionWriteJson(Long version, String topic, PartitionJson partition) {}
+
+    record MetadataJson(
+            Long version, boolean full, List<BrokerJson> brokers, List<TopicJson> topics, List<String> deletedTopics) {
+        MetadataDelta toDelta() {
+            return new MetadataDelta(
+                    version,
+                    full,
+                    nonNull(brokers).stream().map(BrokerJson::toBroker).toList(),
+                    nonNull(topics).stream().map(TopicJson::toTopic).toList(),
+                    nonNull(deletedTopics));
+        }
+    }
+
+    /** RFC 9457 problem details; only {@code type} and {@code detail} are acted on. */
+    record ProblemJson(String type, String title, Integer status, String detail, String instance) {}
+
+    static Uuid uuid(UUID id) {
+        if (id == null) {
+            throw new IllegalArgumentException("a required id is missing");
+        }
+        return new Uuid(id.getMostSignificantBits(), id.getLeastSignificantBits());
+    }
+
+    static UUID uuid(Uuid id) {
+        return new UUID(id.getMostSignificantBits(), id.getLeastSignificantBits());
+    }
+
+    private static <T> List<T> nonNull(List<T> list) {
+        if (list == null) {
+            throw new IllegalArgumentException("a required list is missing");
+        }
+        return list;
+    }
+}

@@ -1,0 +1,267 @@
+package io.tributary.broker.cluster;
+
+import io.tributary.broker.cluster.ControlPlaneException.Kind;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * An in-memory coordinator with the rules the broker relies on: a registration is fenced until its
+ * first heartbeat, a heartbeat from an old incarnation is {@code STALE_EPOCH}, every change bumps
+ * the version, and the metadata long poll parks until a newer version or its wait ends. Tests can
+ * cut it off ({@link #partition}), fence a broker, forget one, or start over from version 0.
+ */
+public final class FakeControlPlane implements ControlPlane {
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private long version;
+    private final Map<Integer, BrokerInfo> brokers = new TreeMap<>();
+    private final Map<String, TopicInfo> topics = new TreeMap<>();
+    private final Map<Integer, Long> brokerChangedAt = new HashMap<>();
+    private final Map<String, Long> topicChangedAt = new HashMap<>();
+    private volatile boolean partitioned;
+    private volatile boolean heartbeatsLost;
+    private final AtomicInteger registrations = new AtomicInteger();
+    private final AtomicInteger heartbeats = new AtomicInteger();
+    private final AtomicInteger callsInFlight = new AtomicInteger();
+
+    // ---- test controls
+
+    /** While true, every call fails UNAVAILABLE (the broker cannot reach any coordinator). */
+    public void partition(boolean cutOff) {
+        partitioned = cutOff;
+    }
+
+    /** While true, heartbeats fail UNAVAILABLE; the other calls work. */
+    public void partitionHeartbeatsOnly(boolean lost) {
+        heartbeatsLost = lost;
+    }
+
+    /** What the liveness loop does after a missed session: the broker is fenced. */
+    public void fence(int brokerId) {
+        lock.lock();
+        try {
+            BrokerInfo b = brokers.get(brokerId);
+            brokers.put(brokerId, new BrokerInfo(b.id(), b.incarnationId(), b.endpoints(), b.rack(), true));
+            bump(brokerId);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The coordinators lose their state and start over at version 0 with nothing. */
+    public void startOver() {
+        lock.lock();
+        try {
+            version = 0;
+            brokers.clear();
+            topics.clear();
+            brokerChangedAt.clear();
+            topicChangedAt.clear();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public BrokerInfo broker(int id) {
+        lock.lock();
+        try {
+            return brokers.get(id);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public int registrations() {
+        return registrations.get();
+    }
+
+    public int heartbeats() {
+        return heartbeats.get();
+    }
+
+    public int callsInFlight() {
+        return callsInFlight.get();
+    }
+
+    // ---- ControlPlane
+
+    @Override
+    public long register(int brokerId, Uuid incarnationId, String rack, List<BrokerEndpoint> endpoints) {
+        return call(() -> {
+            registrations.incrementAndGet();
+            BrokerInfo old = brokers.get(brokerId);
+            if (old != null && old.incarnationId().equals(incarnationId)) {
+                return version;
+            }
+            brokers.put(brokerId, new BrokerInfo(brokerId, incarnationId, endpoints, rack, true));
+            return bump(brokerId);
+        });
+    }
+
+    @Override
+    public long heartbeat(int brokerId, Uuid incarnationId) {
+        return call(() -> {
+            heartbeats.incrementAndGet();
+            if (heartbeatsLost) {
+                throw new ControlPlaneException(Kind.UNAVAILABLE, "the heartbeat was lost");
+            }
+            BrokerInfo b = brokers.get(brokerId);
+            if (b == null) {
+                throw new ControlPlaneException(Kind.UNKNOWN_BROKER, "broker " + brokerId + " is not registered");
+            }
+            if (!b.incarnationId().equals(incarnationId)) {
+                throw new ControlPlaneException(Kind.STALE_EPOCH, "stale incarnation " + incarnationId);
+            }
+            if (b.fenced()) {
+                brokers.put(brokerId, new BrokerInfo(b.id(), b.incarnationId(), b.endpoints(), b.rack(), false));
+                bump(brokerId);
+            }
+            return version;
+        });
+    }
+
+    @Override
+    public MetadataDelta fetchMetadata(OptionalLong after, Duration maxWait) {
+        return call(() -> {
+            if (after.isEmpty()) {
+                return new MetadataDelta(
+                        version, true, List.copyOf(brokers.values()), List.copyOf(topics.values()), List.of());
+            }
+            long remaining = maxWait.toNanos();
+            while (version <= after.getAsLong() && remaining > 0) {
+                try {
+                    remaining = changed.awaitNanos(remaining);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new ControlPlaneException(Kind.UNAVAILABLE, "interrupted");
+                }
+            }
+            long since = after.getAsLong();
+            List<BrokerInfo> changedBrokers = new ArrayList<>();
+            brokerChangedAt.forEach((id, v) -> {
+                if (v > since && brokers.containsKey(id)) {
+                    changedBrokers.add(brokers.get(id));
+                }
+            });
+            List<TopicInfo> changedTopics = new ArrayList<>();
+            List<String> deleted = new ArrayList<>();
+            topicChangedAt.forEach((name, v) -> {
+                if (v > since) {
+                    if (topics.containsKey(name)) {
+                        changedTopics.add(topics.get(name));
+                    } else {
+                        deleted.add(name);
+                    }
+                }
+            });
+            return new MetadataDelta(version, false, changedBrokers, changedTopics, deleted);
+        });
+    }
+
+    @Override
+    public TopicWrite createTopic(String name, int partitions, int replicationFactor, Map<String, String> configs) {
+        return call(() -> {
+            if (topics.containsKey(name)) {
+                throw new ControlPlaneException(Kind.TOPIC_EXISTS, name);
+            }
+            List<Integer> live = brokers.values().stream()
+                    .filter(b -> !b.fenced())
+                    .map(BrokerInfo::id)
+                    .toList();
+            if (replicationFactor < 1 || replicationFactor > live.size()) {
+                throw new ControlPlaneException(Kind.INVALID_REPLICATION_FACTOR, "rf " + replicationFactor);
+            }
+            List<PartitionInfo> parts = new ArrayList<>();
+            for (int p = 0; p < partitions; p++) {
+                List<Integer> replicas = new ArrayList<>();
+                for (int r = 0; r < replicationFactor; r++) {
+                    replicas.add(live.get((p + r) % live.size()));
+                }
+                parts.add(new PartitionInfo(p, replicas, replicas.getFirst(), 0, replicas, 0));
+            }
+            TopicInfo topic = new TopicInfo(name, Uuid.randomUuid(), configs, parts);
+            topics.put(name, topic);
+            return new TopicWrite(bumpTopic(name), topic);
+        });
+    }
+
+    @Override
+    public long deleteTopic(String name) {
+        return call(() -> {
+            if (topics.remove(name) == null) {
+                throw new ControlPlaneException(Kind.UNKNOWN_TOPIC, name);
+            }
+            return bumpTopic(name);
+        });
+    }
+
+    @Override
+    public TopicWrite alterConfigs(String topic, Map<String, String> set, Collection<String> remove) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public TopicWrite createPartitions(String topic, int totalCount) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public ProducerIdBlock allocateProducerIds(int brokerId, int count) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public PartitionWrite alterPartition(
+            String topic, int partition, int leaderId, int leaderEpoch, int partitionEpoch, List<Integer> isr) {
+        throw new UnsupportedOperationException();
+    }
+
+    // ---- helpers
+
+    private interface Body<T> {
+        T run();
+    }
+
+    private <T> T call(Body<T> body) {
+        callsInFlight.incrementAndGet();
+        try {
+            if (partitioned) {
+                throw new ControlPlaneException(Kind.UNAVAILABLE, "cannot connect to any coordinator");
+            }
+            lock.lock();
+            try {
+                return body.run();
+            } finally {
+                lock.unlock();
+            }
+        } finally {
+            callsInFlight.decrementAndGet();
+        }
+    }
+
+    private long bump(int brokerId) {
+        version++;
+        brokerChangedAt.put(brokerId, version);
+        changed.signalAll();
+        return version;
+    }
+
+    private long bumpTopic(String name) {
+        version++;
+        topicChangedAt.put(name, version);
+        changed.signalAll();
+        return version;
+    }
+}

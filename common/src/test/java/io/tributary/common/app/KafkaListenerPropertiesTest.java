@@ -1,0 +1,53 @@
+package io.tributary.common.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.util.unit.DataSize;
+
+/** What a service advertises for its Kafka listener. */
+class KafkaListenerPropertiesTest {
+
+    @Test
+    void anExplicitAdvertisedHostAndPortWin() {
+        var properties = properties("0.0.0.0", 9092, "broker-0.brokers.ns.svc", 19092);
+
+        assertThat(properties.resolvedAdvertisedHost()).isEqualTo("broker-0.brokers.ns.svc");
+        assertThat(properties.resolvedAdvertisedPort(9092)).isEqualTo(19092);
+    }
+
+    @Test
+    void withoutAnAdvertisedHostTheBindHostIsAdvertised() {
+        assertThat(properties("127.0.0.1", 0, "", 0).resolvedAdvertisedHost()).isEqualTo("127.0.0.1");
+    }
+
+    @Test
+    void aWildcardBindAdvertisesTheMachinesHostName() throws Exception {
+        String hostName = InetAddress.getLocalHost().getHostName();
+
+        assertThat(properties("0.0.0.0", 0, "", 0).resolvedAdvertisedHost()).isEqualTo(hostName);
+        assertThat(properties("::", 0, " ", 0).resolvedAdvertisedHost()).isEqualTo(hostName);
+    }
+
+    @Test
+    void withoutAnAdvertisedPortTheBoundPortIsAdvertised() {
+        assertThat(properties("127.0.0.1", 0, "", 0).resolvedAdvertisedPort(40123))
+                .isEqualTo(40123);
+    }
+
+    private static KafkaListenerProperties properties(
+            String host, int port, String advertisedHost, int advertisedPort) {
+        return new KafkaListenerProperties(
+                host,
+                port,
+                DataSize.ofMegabytes(100),
+                1000,
+                DataSize.ofMegabytes(512),
+                Duration.ofMinutes(10),
+                Duration.ofSeconds(10),
+                advertisedHost,
+                advertisedPort);
+    }
+}
