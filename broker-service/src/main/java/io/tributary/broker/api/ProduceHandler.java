@@ -33,8 +33,8 @@ import org.apache.kafka.common.requests.ProduceResponse;
  * base offset.
  *
  * <ul>
- *   <li>acks=0: appended, no response (the listener sends none; a request that fails as a whole
- *       closes the connection, as in Kafka); acks=1: answered once in the leader's log; acks=-1:
+ *   <li>acks=0: appended, no response (the listener sends none); if any partition fails, the
+ *       connection is closed instead, as in Kafka, so the client refreshes its metadata; acks=1: answered once in the leader's log; acks=-1:
  *       answered once the high watermark passes the batch, waiting parked (no polling) up to the
  *       request's {@code timeout_ms}, bounded by {@code maxTimeout}, then {@code
  *       REQUEST_TIMED_OUT}; refused before appending with {@code NOT_ENOUGH_REPLICAS} when the ISR
@@ -143,6 +143,9 @@ public final class ProduceHandler implements RequestHandler {
             }
             response.responses().add(topicResponse);
         }
+        if (acks == 0) {
+            failWithoutResponseIfAnyFailed(response);
+        }
         awaitReplication(waiting, Duration.ofMillis(Math.max(0, produce.timeout())));
         for (BrokerInfo broker : hintedBrokers.values()) {
             PartitionAccess.endpoint(broker).ifPresent(endpoint -> addNodeEndpoint(response, broker, endpoint));
@@ -209,6 +212,23 @@ public final class ProduceHandler implements RequestHandler {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 slot.fail(Errors.REQUEST_TIMED_OUT, "interrupted while waiting for the in-sync replicas");
+            }
+        }
+    }
+
+    /**
+     * An acks=0 producer gets no response, so, as Kafka does, a failed partition closes the
+     * connection instead: the exception makes the listener close it, and the client, seeing the
+     * disconnect, refreshes its metadata (a moved leader is the usual cause).
+     */
+    private static void failWithoutResponseIfAnyFailed(ProduceResponseData response) {
+        for (ProduceResponseData.TopicProduceResponse topic : response.responses()) {
+            for (ProduceResponseData.PartitionProduceResponse partition : topic.partitionResponses()) {
+                Errors error = Errors.forCode(partition.errorCode());
+                if (error != Errors.NONE) {
+                    throw error.exception("acks=0 produce to " + topic.name() + "-" + partition.index() + " failed: "
+                            + error.name() + "; closing the connection");
+                }
             }
         }
     }
