@@ -2,8 +2,9 @@ package io.tributary.broker.app;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.tributary.common.testing.ServiceStartup;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 
 /** A broker with an invalid setting does not start, and says which setting. */
 class BrokerConfigurationValidationTest {
@@ -15,7 +16,29 @@ class BrokerConfigurationValidationTest {
                 .hasStackTraceContaining("70000");
     }
 
+    @Test
+    void aSegmentSizeBelowKafkasMinimumStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.kafka.port=0", "--tributary.broker.log.segment-size=1KB"))
+                .hasStackTraceContaining("tributary.broker.log.segment-size");
+    }
+
+    @Test
+    void aNonPositiveFetchWaitBoundStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.kafka.port=0", "--tributary.broker.replica.fetch-max-wait=0s"))
+                .hasStackTraceContaining("tributary.broker.replica.fetch-max-wait");
+    }
+
+    @Test
+    void anUnknownTimestampTypeStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.kafka.port=0", "--tributary.broker.log.message-timestamp-type=Now"))
+                .hasStackTraceContaining("tributary.broker.log")
+                .hasStackTraceContaining("messageTimestampType");
+    }
+
     private static void start(String... args) {
-        ServiceStartup.startAndClose(BrokerApplication.class, args);
+        new SpringApplicationBuilder(BrokerApplication.class, EmptyClusterTestConfiguration.class)
+                .web(WebApplicationType.NONE)
+                .run(args)
+                .close();
     }
 }
