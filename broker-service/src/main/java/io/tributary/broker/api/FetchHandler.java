@@ -47,7 +47,8 @@ import org.apache.kafka.common.requests.FetchResponse;
  *   <li>Consumers (replica id -1) read below the high watermark (also the last stable offset:
  *       there are no transactions, so both isolation levels see the same); followers (replica id
  *       at least 0, or {@code ReplicaState} from v15) read to the log end, and their fetch offset
- *       becomes their log end offset for the leader's high watermark.
+ *       becomes their log end offset for the leader's high watermark; a replica id that is not
+ *       one of the partition's replicas gets {@code NOT_LEADER_OR_FOLLOWER}.
  *   <li>Fetch sessions are declined: every answer has session id 0, so clients keep sending full
  *       fetches; an incremental fetch (a non-zero session id) gets {@code
  *       FETCH_SESSION_ID_NOT_FOUND}, a session epoch without a session {@code
@@ -165,6 +166,12 @@ public final class FetchHandler implements RequestHandler {
                                 .setLeaderEpoch(hint.leaderEpoch());
                         hint.broker().ifPresent(b -> hinted.put(b.id(), b));
                     }
+                    continue;
+                }
+                if (fromFollower
+                        && !resolved.partition().get().info().replicas().contains(replicaId)) {
+                    // Only the partition's replicas may read past the high watermark.
+                    slot.response.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code());
                     continue;
                 }
                 slot.partition = resolved.partition().get();

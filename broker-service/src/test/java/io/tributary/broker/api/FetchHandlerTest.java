@@ -135,6 +135,16 @@ class FetchHandlerTest {
     }
 
     @Test
+    void aBrokerThatHoldsNoReplicaCannotFetchAsAReplica() {
+        broker.partition("replicated", 0).appendAsLeader(records(3));
+
+        var data = only(fetch(fetchRequest(12, 7, 0, 0, Integer.MAX_VALUE, new Fetch("replicated", REPLICATED, 0, 0))));
+
+        assertThat(Errors.forCode(data.errorCode())).isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
+        assertThat(broker.partition("replicated", 0).highWatermark()).isZero();
+    }
+
+    @Test
     void aLongPollReturnsWhenDataArrives() throws Exception {
         Partition partition = broker.partition("orders", 0);
         var pending = CompletableFuture.supplyAsync(() ->
