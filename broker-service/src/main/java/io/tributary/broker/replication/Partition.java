@@ -180,16 +180,20 @@ public final class Partition {
 
     /**
      * A follower's Fetch at {@code fetchOffset}: everything below it is in the follower's log, so
-     * it is the follower's log end offset for the high watermark. Ignored for brokers that hold no
-     * replica and when this replica does not lead.
+     * it is the follower's log end offset for the high watermark (replacing the previous one: a
+     * follower that truncated reports less; the high watermark itself never goes back). Ignored for
+     * brokers that hold no replica, when this replica does not lead, and for an offset past this
+     * log's end (a diverged follower, which must truncate first).
      */
     public void recordFollowerFetch(int replicaId, long fetchOffset) {
         PartitionInfo current = info;
-        if (current.leader() != localBrokerId || !current.replicas().contains(replicaId)) {
+        if (current.leader() != localBrokerId
+                || !current.replicas().contains(replicaId)
+                || fetchOffset > log_.logEndOffset()) {
             return;
         }
         synchronized (hwLock) {
-            followerLogEndOffsets.merge(replicaId, fetchOffset, Math::max);
+            followerLogEndOffsets.put(replicaId, fetchOffset);
             maybeAdvanceHighWatermarkLocked();
         }
     }

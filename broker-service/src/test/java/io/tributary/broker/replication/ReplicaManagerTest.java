@@ -135,6 +135,23 @@ class ReplicaManagerTest {
     }
 
     @Test
+    void aFollowerThatTruncatedHoldsTheHighWatermarkAtWhatItHas() {
+        apply(topic("orders", ORDERS, 1, List.of(ME, 0, 2), 0, Map.of()));
+        Partition partition = manager.partition("orders", 0).orElseThrow();
+        partition.appendAsLeader(records(6));
+        partition.recordFollowerFetch(0, 5);
+        partition.recordFollowerFetch(2, 2);
+        assertThat(partition.highWatermark()).isEqualTo(2);
+
+        partition.recordFollowerFetch(0, 1);
+        partition.recordFollowerFetch(2, 6);
+
+        assertThat(partition.highWatermark()).isEqualTo(2);
+        partition.recordFollowerFetch(0, 4);
+        assertThat(partition.highWatermark()).isEqualTo(4);
+    }
+
+    @Test
     void aShrunkIsrCountsAsUnderReplicatedAndLetsTheHighWatermarkAdvance() {
         apply(topic("orders", ORDERS, 1, List.of(ME, 0), 0, Map.of()));
         Partition partition = manager.partition("orders", 0).orElseThrow();
