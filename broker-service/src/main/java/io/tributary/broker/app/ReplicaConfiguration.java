@@ -25,6 +25,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.DependsOn;
 
 /**
  * The data path: the broker's RocksDB index store ({@code <data-dir>/index}), the {@link
@@ -51,7 +52,13 @@ public class ReplicaConfiguration {
         return IndexStore.open(dataDirectory.path().resolve(INDEX_DIR));
     }
 
-    @Bean(destroyMethod = "shutdown")
+    /**
+     * Deletes the data of deleted topics. Closing it waits for the deletions already queued (each
+     * is bounded: one directory and one partition's index range), and it closes before the index
+     * store it writes to.
+     */
+    @Bean(destroyMethod = "close")
+    @DependsOn("indexStore")
     ExecutorService replicaDeleteExecutor(ReplicaProperties properties) {
         return Executors.newFixedThreadPool(
                 properties.deleteThreads(),
@@ -74,8 +81,12 @@ public class ReplicaConfiguration {
         return new ReplicaManager(config, indexStore, Clock.systemUTC(), replicaDeleteExecutor);
     }
 
-    /** Retention and due flushes, on one platform thread; stopped before the logs close. */
-    @Bean(destroyMethod = "shutdownNow")
+    /**
+     * Retention and due flushes, on one platform thread; stopped before the logs close. Closing it
+     * cancels the periodic runs and waits for a run in progress (never interrupts it: an interrupt
+     * during file I/O would close a segment's channel).
+     */
+    @Bean(destroyMethod = "close")
     ScheduledExecutorService replicaScheduler(ReplicaManager replicaManager, ReplicaProperties properties) {
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().name("replica-scheduler").daemon(true).factory());
