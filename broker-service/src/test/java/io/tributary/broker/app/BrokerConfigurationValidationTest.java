@@ -35,10 +35,14 @@ class BrokerConfigurationValidationTest {
                 .hasStackTraceContaining("messageTimestampType");
     }
 
+    /** Starts with {@code args} after a data directory under {@code target/}, so no run leaves data in the module. */
     private static void start(String... args) {
+        String[] all = new String[args.length + 1];
+        all[0] = "--tributary.broker.data-dir=target/test-data/configuration-validation";
+        System.arraycopy(args, 0, all, 1, args.length);
         new SpringApplicationBuilder(BrokerApplication.class, EmptyClusterTestConfiguration.class)
                 .web(WebApplicationType.NONE)
-                .run(args)
+                .run(all)
                 .close();
     }
 }
