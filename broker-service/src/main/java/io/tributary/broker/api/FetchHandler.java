@@ -13,6 +13,7 @@ import io.tributary.common.protocol.RequestHandler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -114,7 +115,7 @@ public final class FetchHandler implements RequestHandler {
                     Errors.FETCH_SESSION_ID_NOT_FOUND,
                     0,
                     FetchMetadata.INVALID_SESSION_ID,
-                    new java.util.LinkedHashMap<>(),
+                    new LinkedHashMap<>(),
                     List.of());
         }
         if (data.sessionEpoch() != FetchMetadata.INITIAL_EPOCH && data.sessionEpoch() != FetchMetadata.FINAL_EPOCH) {
@@ -122,7 +123,7 @@ public final class FetchHandler implements RequestHandler {
                     Errors.INVALID_FETCH_SESSION_EPOCH,
                     0,
                     FetchMetadata.INVALID_SESSION_ID,
-                    new java.util.LinkedHashMap<>(),
+                    new LinkedHashMap<>(),
                     List.of());
         }
         int replicaId = fetch.replicaId();

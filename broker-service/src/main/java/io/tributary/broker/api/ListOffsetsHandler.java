@@ -10,6 +10,7 @@ import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -106,7 +107,7 @@ public final class ListOffsetsHandler implements RequestHandler {
             return Optional.of(new TimestampAndOffset(
                     ListOffsetsResponse.UNKNOWN_TIMESTAMP,
                     lastFetchable,
-                    epoch < 0 ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(epoch)));
+                    epoch < 0 ? OptionalInt.empty() : OptionalInt.of(epoch)));
         }
         if (timestamp == ListOffsetsRequest.MAX_TIMESTAMP || timestamp >= 0) {
             return log.listOffset(timestamp).filter(found -> found.offset() < lastFetchable);

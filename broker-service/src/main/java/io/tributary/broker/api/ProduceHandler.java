@@ -3,9 +3,11 @@ package io.tributary.broker.api;
 import io.tributary.broker.cluster.BrokerEndpoint;
 import io.tributary.broker.cluster.BrokerInfo;
 import io.tributary.broker.cluster.ClusterImage;
+import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.cluster.TopicInfo;
 import io.tributary.broker.log.AppendResult;
 import io.tributary.broker.replication.Partition;
+import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
@@ -59,10 +61,7 @@ public final class ProduceHandler implements RequestHandler {
     private final DataPathMetrics metrics;
 
     public ProduceHandler(
-            io.tributary.broker.replication.ReplicaManager replicas,
-            io.tributary.broker.cluster.MetadataView metadata,
-            Duration maxTimeout,
-            DataPathMetrics metrics) {
+            ReplicaManager replicas, MetadataView metadata, Duration maxTimeout, DataPathMetrics metrics) {
         this.access = new PartitionAccess(replicas, metadata);
         this.maxTimeout = Objects.requireNonNull(maxTimeout, "maxTimeout");
         this.metrics = Objects.requireNonNull(metrics, "metrics");

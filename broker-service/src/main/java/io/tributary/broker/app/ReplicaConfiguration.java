@@ -16,6 +16,7 @@ import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.replication.ReplicaManagerConfig;
 import io.tributary.common.app.DataDirectory;
 import java.time.Clock;
+import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -116,7 +117,7 @@ public class ReplicaConfiguration {
         for (Partition.Role role : Partition.Role.values()) {
             Gauge.builder("tributary.broker.partitions", replicaManager, m -> m.partitionCount(role))
                     .description("Partition replicas on this broker, by role")
-                    .tag("role", role.name().toLowerCase(java.util.Locale.ROOT))
+                    .tag("role", role.name().toLowerCase(Locale.ROOT))
                     .register(registry);
         }
         Gauge.builder("tributary.broker.partitions.under.replicated", replicaManager, m -> m.underReplicatedCount())
