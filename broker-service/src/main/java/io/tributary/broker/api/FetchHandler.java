@@ -54,6 +54,9 @@ import org.apache.kafka.common.requests.FetchResponse;
  *       fetches; an incremental fetch (a non-zero session id) gets {@code
  *       FETCH_SESSION_ID_NOT_FOUND}, a session epoch without a session {@code
  *       INVALID_FETCH_SESSION_EPOCH}.
+ *   <li>Divergence (v12+): a fetch whose {@code last_fetched_epoch} this log did not have, or that
+ *       ends before the fetch offset, is answered at once with {@code DivergingEpoch} (that epoch's
+ *       end in this log) and no records, as in Kafka; the fetcher truncates and fetches again.
  *   <li>Per partition: {@code UNKNOWN_TOPIC_OR_PARTITION}, {@code UNKNOWN_TOPIC_ID} (v13+), {@code
  *       NOT_LEADER_OR_FOLLOWER} (with the current leader, v12+), {@code FENCED_LEADER_EPOCH} /
  *       {@code UNKNOWN_LEADER_EPOCH}, {@code OFFSET_OUT_OF_RANGE} (with the log start offset and
@@ -65,6 +68,8 @@ import org.apache.kafka.common.requests.FetchResponse;
 public final class FetchHandler implements RequestHandler {
 
     public static final ApiVersionRange VERSIONS = ApiVersionRange.of(ApiKeys.FETCH, 4, 18);
+
+    private static final int NO_EPOCH = -1;
 
     private final PartitionAccess access;
     private final Duration maxWaitBound;
@@ -87,11 +92,14 @@ public final class FetchHandler implements RequestHandler {
         final FetchResponseData.PartitionData response;
         final long fetchOffset;
         final int maxBytes;
+        final int lastFetchedEpoch;
         Partition partition;
+        boolean diverged;
 
-        Slot(int index, long fetchOffset, int maxBytes) {
+        Slot(int index, long fetchOffset, int maxBytes, int lastFetchedEpoch) {
             this.fetchOffset = fetchOffset;
             this.maxBytes = maxBytes;
+            this.lastFetchedEpoch = lastFetchedEpoch;
             this.response = new FetchResponseData.PartitionData()
                     .setPartitionIndex(index)
                     .setHighWatermark(FetchResponse.INVALID_HIGH_WATERMARK)
@@ -145,7 +153,10 @@ public final class FetchHandler implements RequestHandler {
                     .setTopicId(topicData.topicId());
             for (FetchRequestData.FetchPartition partitionData : topicData.partitions()) {
                 Slot slot = new Slot(
-                        partitionData.partition(), partitionData.fetchOffset(), partitionData.partitionMaxBytes());
+                        partitionData.partition(),
+                        partitionData.fetchOffset(),
+                        partitionData.partitionMaxBytes(),
+                        version >= 12 ? partitionData.lastFetchedEpoch() : NO_EPOCH);
                 slots.add(slot);
                 topicResponse.partitions().add(slot.response);
                 if (byId && topic.isEmpty()) {
@@ -181,6 +192,9 @@ public final class FetchHandler implements RequestHandler {
                     fillOffsets(slot, slot.partition);
                     continue;
                 }
+                if (checkDivergence(slot)) {
+                    continue;
+                }
                 if (fromFollower) {
                     slot.partition.recordFollowerFetch(replicaId, slot.fetchOffset);
                 }
@@ -199,7 +213,7 @@ public final class FetchHandler implements RequestHandler {
                 }
             }
             long bytes = readAll(slots, fetch.maxBytes(), fromFollower, fetch.isolationLevel());
-            boolean anyError = slots.stream().anyMatch(s -> !s.ok());
+            boolean anyError = slots.stream().anyMatch(s -> !s.ok() || s.diverged);
             long left = deadline - System.nanoTime();
             if (bytes >= minBytes || anyError || signals.isEmpty() || left <= 0) {
                 if (waited) {
@@ -243,13 +257,40 @@ public final class FetchHandler implements RequestHandler {
         return FetchResponse.of(response);
     }
 
+    /**
+     * Kafka's divergence check (KIP-320, Fetch v12+): a fetcher that names the epoch of the last
+     * batch it fetched learns where that epoch ends in this log; when this log never had that
+     * epoch (the largest epoch at most it is smaller) or it ends before the fetch offset, the
+     * fetcher's log diverged, and the answer is that epoch and end offset ({@code DivergingEpoch})
+     * with no records, so that it truncates before fetching again.
+     *
+     * @return whether the slot diverged
+     */
+    private static boolean checkDivergence(Slot slot) {
+        if (slot.lastFetchedEpoch < 0) {
+            return false;
+        }
+        Partition partition = slot.partition;
+        LeaderEpochs.EpochEnd end = LeaderEpochs.endOffsetFor(
+                partition.log().leaderEpochs(),
+                slot.lastFetchedEpoch,
+                partition.log().logEndOffset());
+        if (end.epoch() < slot.lastFetchedEpoch || end.endOffset() < slot.fetchOffset) {
+            slot.diverged = true;
+            slot.response.divergingEpoch().setEpoch(end.epoch()).setEndOffset(end.endOffset());
+            fillOffsets(slot, partition);
+            return true;
+        }
+        return false;
+    }
+
     /** Reads every partition afresh; returns the record bytes read. */
     private static long readAll(List<Slot> slots, int requestMaxBytes, boolean fromFollower, IsolationLevel isolation) {
         long budget = requestMaxBytes <= 0 ? Integer.MAX_VALUE : requestMaxBytes;
         long total = 0;
         boolean first = true;
         for (Slot slot : slots) {
-            if (slot.partition == null || !slot.ok()) {
+            if (slot.partition == null || !slot.ok() || slot.diverged) {
                 continue;
             }
             Partition partition = slot.partition;

@@ -145,6 +145,33 @@ class FetchHandlerTest {
     }
 
     @Test
+    void aFetcherWhoseLastEpochThisLogNeverHadLearnsWhereToTruncate() {
+        appendToOrders(0, 3);
+        FetchRequestData data = fetchRequest(
+                        12, CONSUMER, 60_000, 1, Integer.MAX_VALUE, new Fetch("orders", ORDERS, 0, 3))
+                .data();
+        // The fetcher's last batch came from epoch 4, which this log (epoch 5 from offset 0) never had.
+        data.topics().getFirst().partitions().getFirst().setLastFetchedEpoch(ORDERS_EPOCH - 1);
+
+        var diverged = only(fetch(new FetchRequest(data, (short) 12)));
+
+        assertThat(Errors.forCode(diverged.errorCode())).isEqualTo(Errors.NONE);
+        assertThat(diverged.divergingEpoch().epoch()).isEqualTo(ORDERS_EPOCH - 1);
+        assertThat(diverged.divergingEpoch().endOffset()).isZero();
+        assertThat(offsets(diverged)).isEmpty();
+
+        data.topics()
+                .getFirst()
+                .partitions()
+                .getFirst()
+                .setLastFetchedEpoch(ORDERS_EPOCH)
+                .setFetchOffset(1);
+        var consistent = only(fetch(new FetchRequest(data, (short) 12)));
+        assertThat(consistent.divergingEpoch().epoch()).isEqualTo(-1);
+        assertThat(offsets(consistent)).containsExactly(0L, 1L, 2L);
+    }
+
+    @Test
     void aLongPollReturnsWhenDataArrives() throws Exception {
         Partition partition = broker.partition("orders", 0);
         var pending = CompletableFuture.supplyAsync(() ->
