@@ -128,7 +128,7 @@ public final class PartitionLog implements AutoCloseable {
         this.lastFlushMs = clock.millis();
         synchronized (writeLock) {
             this.openReport = load();
-            rebuildProducerState();
+            loadOrRebuildProducerState();
         }
     }
 
@@ -560,6 +560,23 @@ public final class PartitionLog implements AutoCloseable {
     }
 
     /**
+     * After a clean close, loads the producer snapshot written then (when it describes this log
+     * end); otherwise rebuilds the state from the log. Then deletes the snapshot, so that only the
+     * open right after a clean close uses one.
+     */
+    private void loadOrRebuildProducerState() {
+        Optional<byte[]> snapshot = index.readProducerSnapshot();
+        boolean loaded =
+                openReport.cleanShutdown() && snapshot.isPresent() && producers.load(snapshot.get(), end.nextOffset());
+        if (!loaded) {
+            rebuildProducerState();
+        }
+        if (snapshot.isPresent()) {
+            index.deleteProducerSnapshot();
+        }
+    }
+
+    /**
      * Rebuilds the producer state from the batch headers of the newest segments that together hold
      * at least {@code producerStateRebuildBytes} (all of them when the log is smaller): see {@link
      * ProducerState}. Reads headers only, never records.
@@ -643,6 +660,7 @@ public final class PartitionLog implements AutoCloseable {
                 return;
             }
             flushLocked(clock.millis());
+            index.writeProducerSnapshot(producers.encode(end.nextOffset()));
             persistState(PartitionState.Shutdown.CLEAN, Durability.SYNC);
             segments.values().forEach(LogSegment::close);
             closed = true;

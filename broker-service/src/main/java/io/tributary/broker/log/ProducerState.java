@@ -1,5 +1,6 @@
 package io.tributary.broker.log;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.List;
@@ -29,12 +30,29 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  *
  * <h2>Durability</h2>
  *
- * <p>No snapshot is written: the state is rebuilt when the log opens (and after a truncation) by
- * reading the batch headers (61 bytes each, never the records) of the newest segments holding at
- * least {@code producerStateRebuildBytes} of the log. A producer whose last batch is older than
- * that window is forgotten, which is harmless: retries of a batch come within seconds of it, and
- * an unknown producer is accepted at any sequence. Entries not written to for {@code
- * producer.id.expiration} are dropped by {@link #expire}, which bounds the memory.
+ * <p>A clean close writes a snapshot ({@link #encode}) to the index store, and the next open loads
+ * it when it covers exactly the log's end, reading nothing else. After any other stop (and after a
+ * truncation) the state is rebuilt by reading the batch headers (61 bytes each, never the records)
+ * of the newest segments holding at least {@code producerStateRebuildBytes} of the log. A producer
+ * whose last batch is older than that window is forgotten, which is harmless: retries of a batch
+ * come within seconds of it, and an unknown producer is accepted at any sequence. Entries not
+ * written to for {@code producer.id.expiration} are dropped by {@link #expire}, which bounds the
+ * memory (and the snapshot).
+ *
+ * <h2>Snapshot encoding (big-endian), version 1</h2>
+ *
+ * <pre>
+ *  0  version         int8    1
+ *  1  endOffset       int64   the log end offset the snapshot describes
+ *  9  producerCount   int32   n
+ * 13  n times:
+ *       producerId    int64
+ *       epoch         int16
+ *       lastAppendMs  int64   broker time of the producer's last append
+ *       batchCount    int8    m, 1 to 5, oldest first
+ *       m times:
+ *         firstSequence int32, lastSequence int32, firstOffset int64, lastOffset int64
+ * </pre>
  *
  * <p>Not thread-safe: the owning {@link PartitionLog} calls it under its writer lock only.
  */
@@ -92,6 +110,73 @@ final class ProducerState {
     record Analysis(Optional<BatchMetadata> duplicate, Map<Long, Entry> updated) {}
 
     private final Map<Long, Entry> producers = new HashMap<>();
+
+    static final byte SNAPSHOT_VERSION = 1;
+    private static final int SNAPSHOT_HEADER_BYTES = 13;
+    private static final int PRODUCER_BYTES = 19;
+    private static final int BATCH_BYTES = 24;
+
+    /** The snapshot of this state at log end offset {@code endOffset}. */
+    byte[] encode(long endOffset) {
+        int size = SNAPSHOT_HEADER_BYTES;
+        for (Entry entry : producers.values()) {
+            size += PRODUCER_BYTES + BATCH_BYTES * entry.batches.size();
+        }
+        ByteBuffer buffer = ByteBuffer.allocate(size);
+        buffer.put(SNAPSHOT_VERSION).putLong(endOffset).putInt(producers.size());
+        for (Map.Entry<Long, Entry> producer : producers.entrySet()) {
+            Entry entry = producer.getValue();
+            buffer.putLong(producer.getKey())
+                    .putShort(entry.epoch)
+                    .putLong(entry.lastAppendMs)
+                    .put((byte) entry.batches.size());
+            for (BatchMetadata batch : entry.batches) {
+                buffer.putInt(batch.firstSequence())
+                        .putInt(batch.lastSequence())
+                        .putLong(batch.firstOffset())
+                        .putLong(batch.lastOffset());
+            }
+        }
+        return buffer.array();
+    }
+
+    /**
+     * Replaces this state with a snapshot's, if it is well formed and describes {@code endOffset}.
+     *
+     * @return whether it was loaded
+     */
+    boolean load(byte[] snapshot, long endOffset) {
+        try {
+            ByteBuffer buffer = ByteBuffer.wrap(snapshot);
+            if (buffer.get() != SNAPSHOT_VERSION || buffer.getLong() != endOffset) {
+                return false;
+            }
+            int count = buffer.getInt();
+            Map<Long, Entry> loaded = new HashMap<>();
+            for (int i = 0; i < count; i++) {
+                long producerId = buffer.getLong();
+                Entry entry = new Entry(buffer.getShort());
+                entry.lastAppendMs = buffer.getLong();
+                int batches = buffer.get();
+                if (batches < 1 || batches > BATCHES_PER_PRODUCER) {
+                    return false;
+                }
+                for (int b = 0; b < batches; b++) {
+                    entry.batches.addLast(
+                            new BatchMetadata(buffer.getInt(), buffer.getInt(), buffer.getLong(), buffer.getLong()));
+                }
+                loaded.put(producerId, entry);
+            }
+            if (buffer.hasRemaining()) {
+                return false;
+            }
+            producers.clear();
+            producers.putAll(loaded);
+            return true;
+        } catch (java.nio.BufferUnderflowException e) {
+            return false;
+        }
+    }
 
     /** Checks a leader's append (headers with their final offsets) without changing the state. */
     Analysis analyze(List<BatchHeader> batches, long nowMs) {

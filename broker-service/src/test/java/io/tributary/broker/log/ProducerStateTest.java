@@ -207,12 +207,57 @@ class ProducerStateTest {
         log.appendAsLeader(idempotent(PID + 1, 0, 0, 1), 0);
         log.appendAsLeader(idempotent(PID + 1, 0, 1, 1), 0);
         assertThat(log.segmentBaseOffsets()).hasSizeGreaterThan(1);
-        log.close();
+        log.closeAsIfCrashed();
 
         log = PartitionLog.open(dir.resolve("data"), TP, small, tiny, store, clock);
 
         // Only the newest segment (holding producer PID + 1's last batch) was read.
         assertThat(log.producerEpoch(PID)).isEmpty();
         assertThat(log.producerEpoch(PID + 1)).isEqualTo(OptionalInt.of(0));
+    }
+
+    @Test
+    void aCleanCloseSnapshotsTheStateSoTheNextOpenReadsNoBatches() {
+        log.close();
+        LogConfig small = LogConfig.defaults().withSegmentBytes(200);
+        ProducerStateConfig tiny = new ProducerStateConfig(1, ProducerStateConfig.DEFAULT_EXPIRATION);
+        log = PartitionLog.open(dir.resolve("data"), TP, small, tiny, store, clock);
+        log.appendAsLeader(idempotent(PID, 4, 0, 1), 0);
+        log.appendAsLeader(idempotent(PID + 1, 0, 0, 1), 0);
+        log.appendAsLeader(idempotent(PID + 1, 0, 1, 1), 0);
+        log.close();
+        assertThat(store.partition(TP.topicId(), TP.partition()).readProducerSnapshot())
+                .isPresent();
+
+        log = PartitionLog.open(dir.resolve("data"), TP, small, tiny, store, clock);
+
+        // A rebuild within the one-byte bound would have forgotten PID; the snapshot kept it.
+        assertThat(log.producerEpoch(PID)).isEqualTo(OptionalInt.of(4));
+        assertThat(log.appendAsLeader(idempotent(PID, 4, 0, 1), 0).duplicate()).isTrue();
+        // Used once: a crash after this open rebuilds from the log.
+        assertThat(store.partition(TP.topicId(), TP.partition()).readProducerSnapshot())
+                .isEmpty();
+    }
+
+    @Test
+    void snapshotsRoundTripAndRefuseAnotherLogEnd() {
+        ProducerState state = new ProducerState();
+        state.replay(new BatchHeader(0, 10, 12, 100, (byte) 2, 0, 5, 3, (short) 0, PID, (short) 2, 7), 1_000);
+        state.replay(new BatchHeader(0, 13, 13, 100, (byte) 2, 0, 5, 1, (short) 0, PID, (short) 2, 10), 2_000);
+        byte[] snapshot = state.encode(14);
+
+        ProducerState loaded = new ProducerState();
+        assertThat(loaded.load(snapshot, 15)).isFalse();
+        assertThat(loaded.load(java.util.Arrays.copyOf(snapshot, snapshot.length - 1), 14))
+                .isFalse();
+        assertThat(loaded.load(snapshot, 14)).isTrue();
+
+        assertThat(loaded.entry(PID).orElseThrow().batches())
+                .isEqualTo(state.entry(PID).orElseThrow().batches())
+                .containsExactly(
+                        new ProducerState.BatchMetadata(7, 9, 10, 12), new ProducerState.BatchMetadata(10, 10, 13, 13));
+        assertThat(loaded.entry(PID).orElseThrow().epoch()).isEqualTo((short) 2);
+        assertThat(loaded.expire(2_000 + 999, 1_000)).isZero();
+        assertThat(loaded.expire(2_000 + 1_000, 1_000)).isEqualTo(1);
     }
 }

@@ -248,6 +248,7 @@ class ReplicaManagerTest {
             assertThat(left).isEmpty();
         }
         assertThat(store.partition(ORDERS, 0).readState()).isEmpty();
+        assertThat(store.partition(ORDERS, 0).readProducerSnapshot()).isEmpty();
     }
 
     @Test

@@ -45,7 +45,9 @@ import org.rocksdb.RocksIterator;
  * timestamps too.
  *
  * <p>{@code partition_state}: key = the 20-byte prefix alone; value = {@link PartitionState}'s
- * encoding.
+ * encoding. And key = the prefix then the byte {@code 0x01} (21 bytes): the idempotent producers'
+ * snapshot written at a clean close (its encoding is documented on the log's {@code ProducerState});
+ * deleted when the log opens, so only the open right after a clean close can use it.
  *
  * <p>Lookups are {@code seekForPrev} (the greatest key at or below the probe) checked against the
  * prefix. Thread-safe; index writes skip the WAL (see {@link IndexStore}).
@@ -59,6 +61,7 @@ public final class PartitionIndex {
     private final IndexStore store;
     private final RocksDB db;
     private final byte[] prefix;
+    private final byte[] producerSnapshotKey;
 
     PartitionIndex(IndexStore store, RocksDB db, Uuid topicId, int partition) {
         this.store = store;
@@ -68,7 +71,12 @@ public final class PartitionIndex {
                 .putLong(topicId.getLeastSignificantBits())
                 .putInt(partition)
                 .array();
+        this.producerSnapshotKey = Arrays.copyOf(prefix, PREFIX_BYTES + 1);
+        this.producerSnapshotKey[PREFIX_BYTES] = PRODUCER_SNAPSHOT_TAG;
     }
+
+    /** The byte after the prefix in the producer snapshot's key. */
+    static final byte PRODUCER_SNAPSHOT_TAG = 1;
 
     // ---- offset index ----
 
@@ -180,11 +188,42 @@ public final class PartitionIndex {
         }
     }
 
-    /** Removes every entry of this partition: offsets, times and state. */
+    // ---- producer snapshot ----
+
+    public Optional<byte[]> readProducerSnapshot() {
+        try {
+            return Optional.ofNullable(db.get(store.partitionState, producerSnapshotKey));
+        } catch (RocksDBException e) {
+            throw new IndexStoreException("cannot read the producer snapshot", e);
+        }
+    }
+
+    /**
+     * Writes the producer snapshot through the WAL without syncing it: the clean-shutdown state
+     * written after it is synced, which makes both durable.
+     */
+    public void writeProducerSnapshot(byte[] value) {
+        try {
+            db.put(store.partitionState, store.unsyncedWrites, producerSnapshotKey, value);
+        } catch (RocksDBException e) {
+            throw new IndexStoreException("cannot write the producer snapshot", e);
+        }
+    }
+
+    public void deleteProducerSnapshot() {
+        try {
+            db.delete(store.partitionState, store.unsyncedWrites, producerSnapshotKey);
+        } catch (RocksDBException e) {
+            throw new IndexStoreException("cannot delete the producer snapshot", e);
+        }
+    }
+
+    /** Removes every entry of this partition: offsets, times, state and producer snapshot. */
     public void deleteAll() {
         deleteRange(store.offsetIndex, prefix, upperBound());
         deleteRange(store.timeIndex, prefix, upperBound());
         try {
+            db.delete(store.partitionState, store.unsyncedWrites, producerSnapshotKey);
             db.delete(store.partitionState, store.syncedWrites, prefix);
         } catch (RocksDBException e) {
             throw new IndexStoreException("cannot delete partition state", e);
