@@ -83,7 +83,7 @@ public class ReplicaConfiguration {
     }
 
     /**
-     * Retention and due flushes, on one platform thread; stopped before the logs close. Closing it
+     * Retention, due flushes and high-watermark checkpoints, on one platform thread; stopped before the logs close. Closing it
      * cancels the periodic runs and waits for a run in progress (never interrupts it: an interrupt
      * during file I/O would close a segment's channel).
      */
@@ -100,6 +100,12 @@ public class ReplicaConfiguration {
         long flushMs = properties.flushCheckInterval().toMillis();
         scheduler.scheduleWithFixedDelay(
                 () -> guarded("flush", replicaManager::flushIfDue), flushMs, flushMs, TimeUnit.MILLISECONDS);
+        long checkpointMs = properties.highWatermarkCheckpointInterval().toMillis();
+        scheduler.scheduleWithFixedDelay(
+                () -> guarded("high-watermark checkpoint", replicaManager::checkpointHighWatermarks),
+                checkpointMs,
+                checkpointMs,
+                TimeUnit.MILLISECONDS);
         return scheduler;
     }
 

@@ -22,6 +22,9 @@ import org.springframework.validation.annotation.Validated;
  *     max_wait_ms}
  * @param produceMaxTimeout an acks=all Produce waits at most this long for the ISR, whatever its
  *     {@code timeout_ms}
+ * @param highWatermarkCheckpointInterval how often each replica's high watermark is checkpointed
+ *     (Kafka's {@code replica.high.watermark.checkpoint.interval.ms}, 5 seconds); a restarted
+ *     replica starts from its last checkpoint
  * @param deleteThreads threads that delete the data of deleted topics, off the metadata thread
  */
 @Validated
@@ -32,6 +35,7 @@ public record ReplicaProperties(
         @DefaultValue("1s") @NotNull Duration flushCheckInterval,
         @DefaultValue("30s") @NotNull Duration fetchMaxWait,
         @DefaultValue("60s") @NotNull Duration produceMaxTimeout,
+        @DefaultValue("5s") @NotNull Duration highWatermarkCheckpointInterval,
         @DefaultValue("1") @Min(1) @Max(64) int deleteThreads) {
 
     public ReplicaProperties {
@@ -39,6 +43,7 @@ public record ReplicaProperties(
         requirePositive(flushCheckInterval, "flush-check-interval");
         requirePositive(fetchMaxWait, "fetch-max-wait");
         requirePositive(produceMaxTimeout, "produce-max-timeout");
+        requirePositive(highWatermarkCheckpointInterval, "high-watermark-checkpoint-interval");
     }
 
     private static void requirePositive(Duration value, String key) {

@@ -541,6 +541,23 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
+    /**
+     * Records the partition's high watermark (the replication layer owns it; the log keeps the
+     * checkpoint so that a restarted replica does not start below it). Ignored once closed.
+     */
+    public void checkpointHighWatermark(long highWatermark) {
+        synchronized (writeLock) {
+            if (!closed) {
+                index.writeHighWatermark(highWatermark);
+            }
+        }
+    }
+
+    /** The last high-watermark checkpoint, if any. */
+    public OptionalLong checkpointedHighWatermark() {
+        return index.readHighWatermark().map(OptionalLong::of).orElse(OptionalLong.empty());
+    }
+
     /** Drops the state of producers idle for {@code producer.id.expiration}; returns how many went. */
     public int expireProducers() {
         synchronized (writeLock) {

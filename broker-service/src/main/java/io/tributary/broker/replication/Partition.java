@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * follower's is the fetch offset of its latest Fetch ({@link #recordFollowerFetch}); a follower in
  * the ISR that has not fetched since this broker became leader holds it where it is. With ISR =
  * {leader} it is the log end offset, moved by every append. It never goes back while this replica
- * lives, and never falls below the log start offset. (It is not checkpointed yet: after a restart
- * a replicated partition starts at the log start offset until the followers fetch; issue 7.)
+ * lives, and never falls below the log start offset. It is checkpointed ({@link
+ * #checkpointHighWatermark}, periodically and at close) and a reopened replica starts from the
+ * checkpoint, bounded by its log end offset.
  *
  * <h2>Waiting without polling</h2>
  *
@@ -63,6 +64,7 @@ public final class Partition {
     private volatile PartitionInfo info;
     private volatile int minInsyncReplicas;
     private volatile long highWatermark;
+    private long checkpointed = -1;
     // Guarded by hwLock.
     private final Map<Integer, Long> followerLogEndOffsets = new HashMap<>();
     private CompletableFuture<Void> changed = new CompletableFuture<>();
@@ -73,7 +75,8 @@ public final class Partition {
         this.localBrokerId = localBrokerId;
         this.info = Objects.requireNonNull(info, "info");
         this.minInsyncReplicas = minInsyncReplicas;
-        this.highWatermark = log.logStartOffset();
+        long checkpoint = log.checkpointedHighWatermark().orElse(log.logStartOffset());
+        this.highWatermark = Math.max(log.logStartOffset(), Math.min(checkpoint, log.logEndOffset()));
         synchronized (hwLock) {
             maybeAdvanceHighWatermarkLocked();
         }
@@ -279,8 +282,20 @@ public final class Partition {
         previous.complete(null);
     }
 
-    /** Closes the log (clean shutdown) and wakes every waiter. */
+    /** Writes the high watermark to the log's checkpoint if it moved since the last one. */
+    void checkpointHighWatermark() {
+        synchronized (hwLock) {
+            long current = highWatermark();
+            if (current != checkpointed) {
+                log_.checkpointHighWatermark(current);
+                checkpointed = current;
+            }
+        }
+    }
+
+    /** Checkpoints the high watermark, closes the log (clean shutdown) and wakes every waiter. */
     void close() {
+        checkpointHighWatermark();
         log_.close();
         synchronized (hwLock) {
             signalLocked();

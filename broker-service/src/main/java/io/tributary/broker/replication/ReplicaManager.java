@@ -322,6 +322,17 @@ public final class ReplicaManager implements MetadataListener, AutoCloseable {
         return deleted;
     }
 
+    /** Checkpoints every replica's high watermark that moved since its last checkpoint. */
+    public void checkpointHighWatermarks() {
+        for (Partition partition : partitions()) {
+            try {
+                partition.checkpointHighWatermark();
+            } catch (RuntimeException e) {
+                log.warn("{}: high-watermark checkpoint failed: {}", partition, e.toString());
+            }
+        }
+    }
+
     /** Flushes every log whose {@code flush.ms} is due. */
     public void flushIfDue() {
         for (Partition partition : partitions()) {

@@ -249,6 +249,7 @@ class ReplicaManagerTest {
         }
         assertThat(store.partition(ORDERS, 0).readState()).isEmpty();
         assertThat(store.partition(ORDERS, 0).readProducerSnapshot()).isEmpty();
+        assertThat(store.partition(ORDERS, 0).readHighWatermark()).isEmpty();
     }
 
     @Test
@@ -313,6 +314,25 @@ class ReplicaManagerTest {
         Partition reopened = manager.partition("orders", 0).orElseThrow();
         assertThat(reopened.log().openReport().cleanShutdown()).isTrue();
         assertThat(reopened.log().logEndOffset()).isEqualTo(3);
+    }
+
+    @Test
+    void aReopenedReplicaStartsFromItsHighWatermarkCheckpoint() {
+        apply(topic("orders", ORDERS, 1, List.of(ME, 0), 0, Map.of()));
+        Partition partition = manager.partition("orders", 0).orElseThrow();
+        partition.appendAsLeader(records(5));
+        partition.recordFollowerFetch(0, 3);
+        manager.checkpointHighWatermarks();
+        assertThat(partition.log().checkpointedHighWatermark()).hasValue(3);
+        partition.recordFollowerFetch(0, 4);
+        manager.close();
+
+        manager = newManager();
+        current = ClusterImage.EMPTY;
+        apply(topic("orders", ORDERS, 1, List.of(ME, 0), 0, Map.of()));
+
+        // Closing checkpointed 4; the followers have not fetched from the new leader yet.
+        assertThat(manager.partition("orders", 0).orElseThrow().highWatermark()).isEqualTo(4);
     }
 
     @Test
