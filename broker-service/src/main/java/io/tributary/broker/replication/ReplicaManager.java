@@ -49,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * <p>Each partition directory holds {@code partition.metadata}, as in Kafka: the text {@code
  * "version: 0\ntopic_id: <topic id, base64url>\n"} (UTF-8). A directory whose marker names another
  * topic id holds a deleted topic of the same name (deleted while this broker was down): it is
- * renamed for deletion before the new topic's log opens.
+ * renamed for deletion before the new topic's log opens. A marker that cannot be read keeps the
+ * replica offline (logged), its data untouched. A directory without a marker is taken as the
+ * image's topic's and gets one.
  *
  * <p>Thread-safety: {@link #onImage} and {@link #close} are serialised on this object; lookups
  * ({@link #partition}) are lock-free and may run concurrently from request threads.
@@ -158,16 +160,18 @@ public final class ReplicaManager implements MetadataListener, AutoCloseable {
         try {
             if (Files.exists(marker)) {
                 Optional<Uuid> onDisk = readMarker(marker);
-                if (onDisk.isEmpty() || !onDisk.get().equals(id.topicId())) {
+                if (onDisk.isEmpty()) {
+                    // Never guess whose data it is: leave it to an operator, keep the replica offline.
+                    throw new IllegalStateException(marker + " is unreadable; not opening " + dir);
+                }
+                if (!onDisk.get().equals(id.topicId())) {
                     log.warn(
                             "{}: directory {} holds topic id {}, not {}: a deleted topic of the same name; deleting it",
                             id,
                             dir,
-                            onDisk.map(Uuid::toString).orElse("(unreadable)"),
+                            onDisk.get(),
                             id.topicId());
-                    onDisk.ifPresentOrElse(
-                            old -> scheduleDelete(new TopicIdPartition(old, id.topicPartition()), dir),
-                            () -> scheduleDelete(null, dir));
+                    scheduleDelete(new TopicIdPartition(onDisk.get(), id.topicPartition()), dir);
                 }
             }
             Files.createDirectories(dir);

@@ -284,6 +284,20 @@ class ReplicaManagerTest {
     }
 
     @Test
+    void anUnreadableMarkerKeepsTheReplicaOfflineAndItsDataUntouched() throws Exception {
+        Path partitionDir = Files.createDirectories(dir.resolve("data/orders-0"));
+        Files.writeString(partitionDir.resolve("partition.metadata"), "garbage");
+        Files.writeString(partitionDir.resolve("00000000000000000000.log"), "");
+
+        apply(topic("orders", ORDERS, 2, List.of(ME), 0, Map.of()));
+
+        assertThat(manager.partition("orders", 0)).isEmpty();
+        assertThat(manager.partition("orders", 1)).isPresent();
+        assertThat(partitionDir.resolve("00000000000000000000.log")).exists();
+        assertThat(deletions).isEmpty();
+    }
+
+    @Test
     void leftoverDeleteDirectoriesAreDeletedAtStart() throws Exception {
         Path leftover = Files.createDirectories(dir.resolve("data/gone-0." + ORDERS + "-delete"));
         Files.writeString(leftover.resolve("00000000000000000000.log"), "x");
