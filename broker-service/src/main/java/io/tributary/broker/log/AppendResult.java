@@ -9,5 +9,14 @@ import java.util.OptionalLong;
  * @param lastOffset the offset of the last record written
  * @param logAppendTimeMs the broker time stamped into the batches, when the topic uses LogAppendTime
  * @param logStartOffset the log start offset after the append
+ * @param duplicate true when nothing was written because the batch repeats one of the idempotent
+ *     producer's last batches: the offsets are that batch's original ones
  */
-public record AppendResult(long firstOffset, long lastOffset, OptionalLong logAppendTimeMs, long logStartOffset) {}
+public record AppendResult(
+        long firstOffset, long lastOffset, OptionalLong logAppendTimeMs, long logStartOffset, boolean duplicate) {
+
+    /** A written append. */
+    public AppendResult(long firstOffset, long lastOffset, OptionalLong logAppendTimeMs, long logStartOffset) {
+        this(firstOffset, lastOffset, logAppendTimeMs, logStartOffset, false);
+    }
+}

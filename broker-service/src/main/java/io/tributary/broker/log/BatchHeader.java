@@ -36,6 +36,10 @@ import org.apache.kafka.common.record.internal.Records;
  * @param partitionLeaderEpoch the leader epoch stamped by the leader that appended it
  * @param maxTimestamp the largest record timestamp, or the log-append time
  * @param recordCount the records count field
+ * @param attributes the attributes field (compression, timestamp type, transactional, control)
+ * @param producerId the idempotent producer's id, or -1
+ * @param producerEpoch the producer's epoch, or -1
+ * @param baseSequence the sequence number of the first record, or -1
  */
 public record BatchHeader(
         int position,
@@ -45,7 +49,11 @@ public record BatchHeader(
         byte magic,
         int partitionLeaderEpoch,
         long maxTimestamp,
-        int recordCount) {
+        int recordCount,
+        short attributes,
+        long producerId,
+        short producerEpoch,
+        int baseSequence) {
 
     /** Bytes of a v2 batch header: the smallest possible batch (no records). */
     public static final int SIZE = DefaultRecordBatch.RECORD_BATCH_OVERHEAD;
@@ -56,6 +64,14 @@ public record BatchHeader(
     static final int LAST_OFFSET_DELTA_OFFSET = DefaultRecordBatch.LAST_OFFSET_DELTA_OFFSET;
     static final int MAX_TIMESTAMP_OFFSET = 35;
     static final int RECORDS_COUNT_OFFSET = DefaultRecordBatch.RECORDS_COUNT_OFFSET;
+    static final int ATTRIBUTES_OFFSET = 21;
+    static final int PRODUCER_ID_OFFSET = 43;
+    static final int PRODUCER_EPOCH_OFFSET = 51;
+    static final int BASE_SEQUENCE_OFFSET = 53;
+    /** Attribute bit 4: the batch belongs to a transaction. */
+    static final int TRANSACTIONAL_FLAG = 0x10;
+    /** Attribute bit 5: a control batch (transaction markers). */
+    static final int CONTROL_FLAG = 0x20;
 
     /**
      * Reads a header from {@code buffer} at its absolute index {@code at}; the buffer must hold at
@@ -75,7 +91,49 @@ public record BatchHeader(
                 magic,
                 buffer.getInt(at + PARTITION_LEADER_EPOCH_OFFSET),
                 buffer.getLong(at + MAX_TIMESTAMP_OFFSET),
-                buffer.getInt(at + RECORDS_COUNT_OFFSET));
+                buffer.getInt(at + RECORDS_COUNT_OFFSET),
+                buffer.getShort(at + ATTRIBUTES_OFFSET),
+                buffer.getLong(at + PRODUCER_ID_OFFSET),
+                buffer.getShort(at + PRODUCER_EPOCH_OFFSET),
+                buffer.getInt(at + BASE_SEQUENCE_OFFSET));
+    }
+
+    /** The same header at another position in its file. */
+    BatchHeader at(int newPosition) {
+        return new BatchHeader(
+                newPosition,
+                baseOffset,
+                lastOffset,
+                sizeInBytes,
+                magic,
+                partitionLeaderEpoch,
+                maxTimestamp,
+                recordCount,
+                attributes,
+                producerId,
+                producerEpoch,
+                baseSequence);
+    }
+
+    /** Whether an idempotent (or transactional) producer wrote the batch. */
+    public boolean hasProducerId() {
+        return producerId != RecordBatch.NO_PRODUCER_ID;
+    }
+
+    public boolean isTransactional() {
+        return (attributes & TRANSACTIONAL_FLAG) != 0;
+    }
+
+    public boolean isControl() {
+        return (attributes & CONTROL_FLAG) != 0;
+    }
+
+    /** The sequence number of the last record: the base sequence plus the offset delta, wrapping at 2^31. */
+    public int lastSequence() {
+        if (baseSequence == RecordBatch.NO_SEQUENCE) {
+            return RecordBatch.NO_SEQUENCE;
+        }
+        return DefaultRecordBatch.incrementSequence(baseSequence, (int) (lastOffset - baseOffset));
     }
 
     /** {@code lastOffset + 1}. */

@@ -11,7 +11,10 @@ public abstract sealed class LogException extends RuntimeException
                 CorruptBatchException,
                 RecordTooLargeException,
                 InvalidRecordException,
-                UnexpectedAppendOffsetException {
+                UnexpectedAppendOffsetException,
+                OutOfOrderSequenceException,
+                InvalidProducerEpochException,
+                TransactionsUnsupportedException {
     private static final long serialVersionUID = 1L;
 
     protected LogException(String message) {

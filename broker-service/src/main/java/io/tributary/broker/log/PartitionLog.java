@@ -89,7 +89,8 @@ public final class PartitionLog implements AutoCloseable {
 
     private final TopicIdPartition partition;
     private final Path dir;
-    private final LogConfig config;
+    private volatile LogConfig config;
+    private final ProducerStateConfig producerConfig;
     private final PartitionIndex index;
     private final InstantSource clock;
     private final ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
@@ -109,17 +110,25 @@ public final class PartitionLog implements AutoCloseable {
     private long unflushedMessages;
     private long lastFlushMs;
     private boolean closed;
+    private final ProducerState producers = new ProducerState();
 
     private PartitionLog(
-            TopicIdPartition partition, Path dir, LogConfig config, IndexStore store, InstantSource clock) {
+            TopicIdPartition partition,
+            Path dir,
+            LogConfig config,
+            ProducerStateConfig producerConfig,
+            IndexStore store,
+            InstantSource clock) {
         this.partition = partition;
         this.dir = dir;
         this.config = config;
+        this.producerConfig = producerConfig;
         this.index = store.partition(partition.topicId(), partition.partition());
         this.clock = clock;
         this.lastFlushMs = clock.millis();
         synchronized (writeLock) {
             this.openReport = load();
+            loadOrRebuildProducerState();
         }
     }
 
@@ -129,6 +138,17 @@ public final class PartitionLog implements AutoCloseable {
      */
     public static PartitionLog open(
             Path dataDir, TopicIdPartition partition, LogConfig config, IndexStore store, InstantSource clock) {
+        return open(dataDir, partition, config, ProducerStateConfig.defaults(), store, clock);
+    }
+
+    /** {@link #open(Path, TopicIdPartition, LogConfig, IndexStore, InstantSource)} with producer-state bounds. */
+    public static PartitionLog open(
+            Path dataDir,
+            TopicIdPartition partition,
+            LogConfig config,
+            ProducerStateConfig producerConfig,
+            IndexStore store,
+            InstantSource clock) {
         Objects.requireNonNull(partition.topicId(), "topic id");
         Path dir = dataDir.resolve(partition.topic() + "-" + partition.partition());
         try {
@@ -136,7 +156,13 @@ public final class PartitionLog implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + dir, e);
         }
-        return new PartitionLog(partition, dir, Objects.requireNonNull(config), store, Objects.requireNonNull(clock));
+        return new PartitionLog(
+                partition,
+                dir,
+                Objects.requireNonNull(config),
+                Objects.requireNonNull(producerConfig),
+                store,
+                Objects.requireNonNull(clock));
     }
 
     // ------------------------------------------------------------------------------------------
@@ -146,6 +172,14 @@ public final class PartitionLog implements AutoCloseable {
      * Appends a producer's batches as the partition leader in {@code leaderEpoch}: validates them,
      * assigns offsets from the log end, stamps the epoch (and LogAppendTime when configured) by
      * rewriting headers in place. The caller hands over {@code records}; they are modified.
+     *
+     * <p>Batches of idempotent producers are checked against the producer state in the same
+     * critical section as the offset assignment (see {@link ProducerState}): a retried batch is not
+     * written and is answered with its original offsets ({@link AppendResult#duplicate()}).
+     *
+     * @throws OutOfOrderSequenceException a producer's sequence would have a hole
+     * @throws InvalidProducerEpochException a producer's epoch is older than the one seen
+     * @throws TransactionsUnsupportedException a transactional or control batch
      */
     public AppendResult appendAsLeader(MemoryRecords records, int leaderEpoch) {
         synchronized (writeLock) {
@@ -153,7 +187,19 @@ public final class PartitionLog implements AutoCloseable {
             long nowMs = clock.millis();
             ValidatedAppend append =
                     AppendValidator.assignOffsetsAsLeader(records, end.nextOffset(), leaderEpoch, config, nowMs);
+            ProducerState.Analysis analysis = producers.analyze(append.batches(), nowMs);
+            if (analysis.duplicate().isPresent()) {
+                ProducerState.BatchMetadata original = analysis.duplicate().get();
+                log.debug(
+                        "{}: duplicate batch answered with its original offsets {}..{}",
+                        partition,
+                        original.firstOffset(),
+                        original.lastOffset());
+                return new AppendResult(
+                        original.firstOffset(), original.lastOffset(), OptionalLong.empty(), logStartOffset, true);
+            }
             write(append, nowMs);
+            producers.commit(analysis);
             return new AppendResult(
                     append.firstOffset(), append.lastOffset(), append.logAppendTimeMs(), logStartOffset);
         }
@@ -164,7 +210,9 @@ public final class PartitionLog implements AutoCloseable {
         synchronized (writeLock) {
             ensureOpen();
             ValidatedAppend append = AppendValidator.validateAsFollower(records, end.nextOffset());
-            write(append, clock.millis());
+            long nowMs = clock.millis();
+            write(append, nowMs);
+            append.batches().forEach(batch -> producers.replay(batch, nowMs));
             return new AppendResult(append.firstOffset(), append.lastOffset(), OptionalLong.empty(), logStartOffset);
         }
     }
@@ -180,7 +228,7 @@ public final class PartitionLog implements AutoCloseable {
         }
         int position = active.append(append.records());
         for (BatchHeader relative : append.batches()) {
-            BatchHeader header = at(relative, position + relative.position());
+            BatchHeader header = relative.at(position + relative.position());
             indexBatch(active, header);
             active.observe(header);
             noteLeaderEpoch(header);
@@ -328,6 +376,7 @@ public final class PartitionLog implements AutoCloseable {
             persistState(PartitionState.Shutdown.UNCLEAN, Durability.SYNC);
             end = new LogEnd(newEnd, active, cut);
             restoreIndexingState();
+            rebuildProducerState();
             log.info(
                     "{}: truncated to offset {} (log end {} -> {}), {} at byte {}, {} later segments deleted",
                     partition,
@@ -360,6 +409,7 @@ public final class PartitionLog implements AutoCloseable {
             recoveryPoint = offset;
             end = new LogEnd(offset, segment, 0);
             resetIndexingState();
+            producers.clear();
             persistState(PartitionState.Shutdown.UNCLEAN, Durability.SYNC);
             log.info("{}: truncated fully (log end was {}) and restarted at offset {}", partition, oldEnd, offset);
         }
@@ -477,6 +527,104 @@ public final class PartitionLog implements AutoCloseable {
         return deleted;
     }
 
+    /**
+     * Replaces the topic configs (segment, retention, flush, size and timestamp bounds); they apply
+     * from the next append, roll, flush or retention run.
+     */
+    public void updateConfig(LogConfig newConfig) {
+        Objects.requireNonNull(newConfig, "newConfig");
+        synchronized (writeLock) {
+            if (!newConfig.equals(config)) {
+                log.info("{}: config changed to {}", partition, newConfig);
+                config = newConfig;
+            }
+        }
+    }
+
+    /**
+     * Records the partition's high watermark (the replication layer owns it; the log keeps the
+     * checkpoint so that a restarted replica does not start below it). Ignored once closed.
+     */
+    public void checkpointHighWatermark(long highWatermark) {
+        synchronized (writeLock) {
+            if (!closed) {
+                index.writeHighWatermark(highWatermark);
+            }
+        }
+    }
+
+    /** The last high-watermark checkpoint, if any. */
+    public OptionalLong checkpointedHighWatermark() {
+        return index.readHighWatermark().map(OptionalLong::of).orElse(OptionalLong.empty());
+    }
+
+    /** Drops the state of producers idle for {@code producer.id.expiration}; returns how many went. */
+    public int expireProducers() {
+        synchronized (writeLock) {
+            ensureOpen();
+            return producers.expire(clock.millis(), producerConfig.expiration().toMillis());
+        }
+    }
+
+    /** The epoch the partition knows for {@code producerId}, if any (for tests and diagnostics). */
+    public OptionalInt producerEpoch(long producerId) {
+        synchronized (writeLock) {
+            return producers
+                    .entry(producerId)
+                    .map(e -> OptionalInt.of(e.epoch()))
+                    .orElse(OptionalInt.empty());
+        }
+    }
+
+    /**
+     * After a clean close, loads the producer snapshot written then (when it describes this log
+     * end); otherwise rebuilds the state from the log. Then deletes the snapshot, so that only the
+     * open right after a clean close uses one.
+     */
+    private void loadOrRebuildProducerState() {
+        Optional<byte[]> snapshot = index.readProducerSnapshot();
+        boolean loaded =
+                openReport.cleanShutdown() && snapshot.isPresent() && producers.load(snapshot.get(), end.nextOffset());
+        if (!loaded) {
+            rebuildProducerState();
+        }
+        if (snapshot.isPresent()) {
+            index.deleteProducerSnapshot();
+        }
+    }
+
+    /**
+     * Rebuilds the producer state from the batch headers of the newest segments that together hold
+     * at least {@code producerStateRebuildBytes} (all of them when the log is smaller): see {@link
+     * ProducerState}. Reads headers only, never records.
+     */
+    private void rebuildProducerState() {
+        producers.clear();
+        LogEnd published = end;
+        long covered = 0;
+        long from = segments.firstKey();
+        for (Map.Entry<Long, LogSegment> entry : segments.descendingMap().entrySet()) {
+            from = entry.getKey();
+            covered += limitOf(entry.getValue(), published);
+            if (covered >= producerConfig.rebuildBytes()) {
+                break;
+            }
+        }
+        long nowMs = clock.millis();
+        long[] batches = {0};
+        batchesFrom(Math.max(from, logStartOffset), published).forEach(located -> {
+            producers.replay(located.header(), nowMs);
+            batches[0]++;
+        });
+        if (producers.size() > 0) {
+            log.info(
+                    "{}: producer state rebuilt from {} batch headers: {} producers",
+                    partition,
+                    batches[0],
+                    producers.size());
+        }
+    }
+
     /** Forces everything appended to the device and moves the recovery point to the log end. */
     public void flush() {
         synchronized (writeLock) {
@@ -529,6 +677,7 @@ public final class PartitionLog implements AutoCloseable {
                 return;
             }
             flushLocked(clock.millis());
+            index.writeProducerSnapshot(producers.encode(end.nextOffset()));
             persistState(PartitionState.Shutdown.CLEAN, Durability.SYNC);
             segments.values().forEach(LogSegment::close);
             closed = true;
@@ -1042,18 +1191,6 @@ public final class PartitionLog implements AutoCloseable {
     /** Total bytes of the segments. */
     public long sizeInBytes() {
         return segments.values().stream().mapToLong(LogSegment::sizeInBytes).sum();
-    }
-
-    private static BatchHeader at(BatchHeader header, int position) {
-        return new BatchHeader(
-                position,
-                header.baseOffset(),
-                header.lastOffset(),
-                header.sizeInBytes(),
-                header.magic(),
-                header.partitionLeaderEpoch(),
-                header.maxTimestamp(),
-                header.recordCount());
     }
 
     @Override

@@ -9,6 +9,7 @@
  *  MemoryRecords (producer bytes)
  *     |  AppendValidator: magic 2, max.message.bytes, CRC, count = lastOffsetDelta + 1;
  *     |  leader: setLastOffset / setPartitionLeaderEpoch / setMaxTimestamp (header rewrite, no re-encoding)
+ *     |  ProducerState: idempotent producers' duplicates, sequence gaps, fenced epochs (same lock)
  *     v
  *  LogSegment.append (FileChannel write at the end of the active segment)
  *     v

@@ -1,5 +1,28 @@
 /**
- * Replication: followers fetching from leaders, the ISR, the high watermark and leader epochs.
+ * Replication: the replicas this broker holds, their roles and epochs, and the high watermark.
  * Core: plain Java, no Spring (an architecture test enforces it).
+ *
+ * <pre>
+ *  metadata follower --onImage--> ReplicaManager --open/update/close--> Partition (one per replica)
+ *                                     |                                   |  log: PartitionLog
+ *                                     +-- deleted topics: rename, then    |  role, leader epoch, ISR
+ *                                         delete on the delete executor   |  high watermark, change signal
+ *  Produce/Fetch handlers ----------------------------------------------> appendAsLeader, recordFollowerFetch
+ * </pre>
+ *
+ * <h2>Invariants</h2>
+ *
+ * <ul>
+ *   <li>A replica appends as leader only in the epoch it leads in: appends and leadership changes
+ *       exclude each other ({@link io.tributary.broker.replication.Partition}).
+ *   <li>The high watermark of a leader is at most the smallest log end offset in the ISR and never
+ *       goes back.
+ *   <li>Waiters (long-poll fetches, acks=all) park on a future completed by the next change; nothing
+ *       polls.
+ *   <li>A directory holding another topic id than the image's is never served.
+ * </ul>
+ *
+ * <p>Followers' fetchers, ISR shrink and expand through AlterPartition, truncation on leader change
+ * and a checkpointed high watermark come with issue 7.
  */
 package io.tributary.broker.replication;

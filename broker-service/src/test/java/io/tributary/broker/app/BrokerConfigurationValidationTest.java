@@ -2,8 +2,9 @@ package io.tributary.broker.app;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.tributary.common.testing.ServiceStartup;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 
 /** A broker with an invalid setting does not start, and says which setting. */
 class BrokerConfigurationValidationTest {
@@ -37,7 +38,33 @@ class BrokerConfigurationValidationTest {
                 .hasStackTraceContaining("http://c0:8091/x");
     }
 
+    @Test
+    void aSegmentSizeBelowKafkasMinimumStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.kafka.port=0", "--tributary.broker.log.segment-size=1KB"))
+                .hasStackTraceContaining("tributary.broker.log.segment-size");
+    }
+
+    @Test
+    void aNonPositiveFetchWaitBoundStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.kafka.port=0", "--tributary.broker.replica.fetch-max-wait=0s"))
+                .hasStackTraceContaining("tributary.broker.replica.fetch-max-wait");
+    }
+
+    @Test
+    void anUnknownTimestampTypeStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.kafka.port=0", "--tributary.broker.log.message-timestamp-type=Now"))
+                .hasStackTraceContaining("tributary.broker.log")
+                .hasStackTraceContaining("messageTimestampType");
+    }
+
+    /** Starts with {@code args} after a data directory under {@code target/}, so no run leaves data in the module. */
     private static void start(String... args) {
-        ServiceStartup.startAndClose(BrokerApplication.class, args);
+        String[] all = new String[args.length + 1];
+        all[0] = "--tributary.broker.data-dir=target/test-data/configuration-validation";
+        System.arraycopy(args, 0, all, 1, args.length);
+        new SpringApplicationBuilder(BrokerApplication.class)
+                .web(WebApplicationType.NONE)
+                .run(all)
+                .close();
     }
 }

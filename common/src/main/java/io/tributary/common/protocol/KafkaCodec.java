@@ -89,6 +89,12 @@ public final class KafkaCodec {
     /**
      * The answer to an ApiVersions request: exactly the given ranges, sorted by API key; error
      * UNSUPPORTED_VERSION when the request's own version is one this listener does not speak.
+     *
+     * <p>One exception, Kafka's own (KAFKA-18659): Produce is advertised from version {@code
+     * ApiKeys.PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION} (0) whatever its handler's oldest version,
+     * because librdkafka turns compression off for a broker that lacks Produce v0 to v2 in its
+     * ApiVersions. Those versions are still refused when sent: kafka-clients cannot parse them,
+     * so such a request closes its connection.
      */
     public static ApiVersionsResponse apiVersionsResponse(
             ApiVersionsRequest request, Collection<ApiVersionRange> advertised) {
@@ -97,7 +103,7 @@ public final class KafkaCodec {
                 .sorted(Comparator.comparingInt(range -> range.apiKey().id))
                 .forEach(range -> keys.add(new ApiVersionsResponseData.ApiVersion()
                         .setApiKey(range.apiKey().id)
-                        .setMinVersion(range.minVersion())
+                        .setMinVersion(advertisedMinVersion(range))
                         .setMaxVersion(range.maxVersion())));
         boolean supported = advertised.stream()
                         .anyMatch(range -> range.apiKey() == ApiKeys.API_VERSIONS && range.contains(request.version()))
@@ -107,6 +113,13 @@ public final class KafkaCodec {
                 .setThrottleTimeMs(0)
                 .setApiKeys(keys);
         return new ApiVersionsResponse(data);
+    }
+
+    private static short advertisedMinVersion(ApiVersionRange range) {
+        if (range.apiKey() == ApiKeys.PRODUCE) {
+            return (short) Math.min(range.minVersion(), ApiKeys.PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION);
+        }
+        return range.minVersion();
     }
 
     /**

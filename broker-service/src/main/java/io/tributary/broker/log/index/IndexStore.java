@@ -26,7 +26,8 @@ import org.rocksdb.WriteOptions;
  * <ul>
  *   <li>{@code offset_index}: (topic id, partition, offset) to (segment base offset, position).
  *   <li>{@code time_index}: (topic id, partition, max timestamp so far) to offset.
- *   <li>{@code partition_state}: (topic id, partition) to {@link PartitionState}.
+ *   <li>{@code partition_state}: (topic id, partition) to {@link PartitionState}; and (topic id,
+ *       partition, {@code 0x01}) to the idempotent producers' snapshot of a clean close.
  * </ul>
  *
  * <h2>Durability</h2>

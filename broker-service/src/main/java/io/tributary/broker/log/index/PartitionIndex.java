@@ -45,7 +45,10 @@ import org.rocksdb.RocksIterator;
  * timestamps too.
  *
  * <p>{@code partition_state}: key = the 20-byte prefix alone; value = {@link PartitionState}'s
- * encoding.
+ * encoding. And key = the prefix then the byte {@code 0x01} (21 bytes): the idempotent producers'
+ * snapshot written at a clean close (its encoding is documented on the log's {@code ProducerState});
+ * deleted when the log opens, so only the open right after a clean close can use it. And key = the
+ * prefix then the byte {@code 0x02} (21 bytes): the high-watermark checkpoint, an int64 (8 bytes).
  *
  * <p>Lookups are {@code seekForPrev} (the greatest key at or below the probe) checked against the
  * prefix. Thread-safe; index writes skip the WAL (see {@link IndexStore}).
@@ -59,6 +62,8 @@ public final class PartitionIndex {
     private final IndexStore store;
     private final RocksDB db;
     private final byte[] prefix;
+    private final byte[] producerSnapshotKey;
+    private final byte[] highWatermarkKey;
 
     PartitionIndex(IndexStore store, RocksDB db, Uuid topicId, int partition) {
         this.store = store;
@@ -68,7 +73,17 @@ public final class PartitionIndex {
                 .putLong(topicId.getLeastSignificantBits())
                 .putInt(partition)
                 .array();
+        this.producerSnapshotKey = Arrays.copyOf(prefix, PREFIX_BYTES + 1);
+        this.producerSnapshotKey[PREFIX_BYTES] = PRODUCER_SNAPSHOT_TAG;
+        this.highWatermarkKey = Arrays.copyOf(prefix, PREFIX_BYTES + 1);
+        this.highWatermarkKey[PREFIX_BYTES] = HIGH_WATERMARK_TAG;
     }
+
+    /** The byte after the prefix in the high-watermark checkpoint's key. */
+    static final byte HIGH_WATERMARK_TAG = 2;
+
+    /** The byte after the prefix in the producer snapshot's key. */
+    static final byte PRODUCER_SNAPSHOT_TAG = 1;
 
     // ---- offset index ----
 
@@ -180,11 +195,70 @@ public final class PartitionIndex {
         }
     }
 
-    /** Removes every entry of this partition: offsets, times and state. */
+    // ---- high-watermark checkpoint ----
+
+    public Optional<Long> readHighWatermark() {
+        try {
+            byte[] value = db.get(store.partitionState, highWatermarkKey);
+            if (value == null || value.length != Long.BYTES) {
+                return Optional.empty();
+            }
+            return Optional.of(ByteBuffer.wrap(value).getLong());
+        } catch (RocksDBException e) {
+            throw new IndexStoreException("cannot read the high-watermark checkpoint", e);
+        }
+    }
+
+    /** Writes the checkpoint through the WAL, unsynced: losing the latest one only makes it older. */
+    public void writeHighWatermark(long highWatermark) {
+        try {
+            db.put(
+                    store.partitionState,
+                    store.unsyncedWrites,
+                    highWatermarkKey,
+                    ByteBuffer.allocate(Long.BYTES).putLong(highWatermark).array());
+        } catch (RocksDBException e) {
+            throw new IndexStoreException("cannot write the high-watermark checkpoint", e);
+        }
+    }
+
+    // ---- producer snapshot ----
+
+    public Optional<byte[]> readProducerSnapshot() {
+        try {
+            return Optional.ofNullable(db.get(store.partitionState, producerSnapshotKey));
+        } catch (RocksDBException e) {
+            throw new IndexStoreException("cannot read the producer snapshot", e);
+        }
+    }
+
+    /**
+     * Writes the producer snapshot through the WAL without syncing it: the clean-shutdown state
+     * written after it is synced, which makes both durable.
+     */
+    public void writeProducerSnapshot(byte[] value) {
+        try {
+            db.put(store.partitionState, store.unsyncedWrites, producerSnapshotKey, value);
+        } catch (RocksDBException e) {
+            throw new IndexStoreException("cannot write the producer snapshot", e);
+        }
+    }
+
+    public void deleteProducerSnapshot() {
+        try {
+            db.delete(store.partitionState, store.unsyncedWrites, producerSnapshotKey);
+        } catch (RocksDBException e) {
+            throw new IndexStoreException("cannot delete the producer snapshot", e);
+        }
+    }
+
+    /** Removes every entry of this partition: offsets, times, state and producer snapshot. */
     public void deleteAll() {
         deleteRange(store.offsetIndex, prefix, upperBound());
         deleteRange(store.timeIndex, prefix, upperBound());
         try {
+            db.delete(store.partitionState, store.unsyncedWrites, producerSnapshotKey);
+            db.delete(store.partitionState, store.unsyncedWrites, highWatermarkKey);
             db.delete(store.partitionState, store.syncedWrites, prefix);
         } catch (RocksDBException e) {
             throw new IndexStoreException("cannot delete partition state", e);

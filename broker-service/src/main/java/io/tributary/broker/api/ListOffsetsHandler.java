@@ -1,0 +1,118 @@
+package io.tributary.broker.api;
+
+import io.tributary.broker.cluster.ClusterImage;
+import io.tributary.broker.cluster.MetadataView;
+import io.tributary.broker.log.PartitionLog;
+import io.tributary.broker.log.TimestampAndOffset;
+import io.tributary.broker.replication.Partition;
+import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.common.protocol.ApiVersionRange;
+import io.tributary.common.protocol.KafkaRequest;
+import io.tributary.common.protocol.RequestHandler;
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.apache.kafka.common.message.ListOffsetsRequestData;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.requests.ListOffsetsResponse;
+
+/**
+ * ListOffsets (API 2), versions 1 to 11.
+ *
+ * <ul>
+ *   <li>{@code -2} earliest and {@code -4} earliest local: the log start offset.
+ *   <li>{@code -1} latest: the high watermark for consumers (replica id -1; the last stable offset
+ *       is the same, there are no transactions), the log end offset for replicas and debugging
+ *       clients.
+ *   <li>{@code -3} max timestamp: the first record with the largest timestamp; a timestamp at
+ *       least 0: the first record whose timestamp is at least it. For consumers only records below
+ *       the high watermark qualify; none: offset and timestamp -1.
+ *   <li>{@code -5} latest tiered and {@code -6} earliest pending upload: there is no tiered
+ *       storage, so offset and timestamp -1, as Kafka answers without it.
+ *   <li>Leader only, except for the debugging replica id -2; {@code current_leader_epoch} is
+ *       checked ({@code FENCED_LEADER_EPOCH}/{@code UNKNOWN_LEADER_EPOCH}).
+ * </ul>
+ *
+ * <p>Thread-safe.
+ */
+public final class ListOffsetsHandler implements RequestHandler {
+
+    public static final ApiVersionRange VERSIONS = ApiVersionRange.of(ApiKeys.LIST_OFFSETS, 1, 11);
+
+    private final PartitionAccess access;
+
+    public ListOffsetsHandler(ReplicaManager replicas, MetadataView metadata) {
+        this.access = new PartitionAccess(replicas, metadata);
+    }
+
+    @Override
+    public ApiVersionRange versions() {
+        return VERSIONS;
+    }
+
+    @Override
+    public AbstractResponse handle(KafkaRequest request) {
+        ListOffsetsRequest list = request.body(ListOffsetsRequest.class);
+        int replicaId = list.replicaId();
+        boolean consumer = replicaId == ListOffsetsRequest.CONSUMER_REPLICA_ID;
+        PartitionAccess.Need need = replicaId == ListOffsetsRequest.DEBUGGING_REPLICA_ID
+                ? PartitionAccess.Need.ANY_REPLICA
+                : PartitionAccess.Need.LEADER;
+        ClusterImage image = access.image();
+        ListOffsetsResponseData response = new ListOffsetsResponseData();
+        for (ListOffsetsRequestData.ListOffsetsTopic topicData : list.topics()) {
+            var topic = PartitionAccess.topicByName(image, topicData.name());
+            var topicResponse = new ListOffsetsResponseData.ListOffsetsTopicResponse().setName(topicData.name());
+            for (ListOffsetsRequestData.ListOffsetsPartition partitionData : topicData.partitions()) {
+                var partitionResponse = new ListOffsetsResponseData.ListOffsetsPartitionResponse()
+                        .setPartitionIndex(partitionData.partitionIndex())
+                        .setTimestamp(ListOffsetsResponse.UNKNOWN_TIMESTAMP)
+                        .setOffset(ListOffsetsResponse.UNKNOWN_OFFSET)
+                        .setLeaderEpoch(ListOffsetsResponse.UNKNOWN_EPOCH);
+                topicResponse.partitions().add(partitionResponse);
+                PartitionAccess.Resolved resolved =
+                        access.resolve(topic, partitionData.partitionIndex(), partitionData.currentLeaderEpoch(), need);
+                if (!resolved.isOk()) {
+                    partitionResponse.setErrorCode(resolved.error().code());
+                    continue;
+                }
+                Partition partition = resolved.partition().get();
+                try {
+                    lookup(partition, partitionData.timestamp(), consumer)
+                            .ifPresent(found -> partitionResponse
+                                    .setTimestamp(found.timestamp())
+                                    .setOffset(found.offset())
+                                    .setLeaderEpoch(found.leaderEpoch().orElse(ListOffsetsResponse.UNKNOWN_EPOCH)));
+                } catch (RuntimeException e) {
+                    partitionResponse.setErrorCode(
+                            DataPathErrors.of(e, partition.topicIdPartition()).code());
+                }
+            }
+            response.topics().add(topicResponse);
+        }
+        return new ListOffsetsResponse(response);
+    }
+
+    private static Optional<TimestampAndOffset> lookup(Partition partition, long timestamp, boolean consumer) {
+        PartitionLog log = partition.log();
+        long lastFetchable = consumer ? partition.highWatermark() : log.logEndOffset();
+        if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP
+                || timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP) {
+            return log.listOffset(PartitionLog.EARLIEST_TIMESTAMP);
+        }
+        if (timestamp == ListOffsetsRequest.LATEST_TIMESTAMP) {
+            int epoch = LeaderEpochs.epochAt(log.leaderEpochs(), lastFetchable);
+            return Optional.of(new TimestampAndOffset(
+                    ListOffsetsResponse.UNKNOWN_TIMESTAMP,
+                    lastFetchable,
+                    epoch < 0 ? OptionalInt.empty() : OptionalInt.of(epoch)));
+        }
+        if (timestamp == ListOffsetsRequest.MAX_TIMESTAMP || timestamp >= 0) {
+            return log.listOffset(timestamp).filter(found -> found.offset() < lastFetchable);
+        }
+        // Latest tiered, earliest pending upload, and any other special value: nothing to point at.
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,112 @@
+package io.tributary.broker.app;
+
+import io.tributary.broker.log.LogConfig;
+import io.tributary.broker.log.MessageTimestampType;
+import io.tributary.broker.log.ProducerStateConfig;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * The broker's default topic configs ({@code tributary.broker.log.*}, Kafka's {@code log.*}
+ * broker settings): a topic's own configs override each. Defaults are Kafka's.
+ *
+ * @param segmentSize {@code segment.bytes}: a segment rolls before it would pass this; 1MB to 2GB
+ * @param segmentTime {@code segment.ms}: a segment rolls once its first batch is this old
+ * @param retentionTime {@code retention.ms}: closed segments older than this are deleted; zero or
+ *     negative keeps them forever
+ * @param retentionSize {@code retention.bytes}: the log is cut to this size by deleting its oldest
+ *     closed segments; unset keeps everything
+ * @param maxMessageSize {@code max.message.bytes}: the largest record batch a producer may append
+ * @param indexInterval {@code index.interval.bytes}: bytes of batches between offset-index entries
+ * @param flushMessages {@code flush.messages}: fsync after this many records; unset: never by count
+ * @param flushInterval {@code flush.ms}: fsync when this long has passed since the last one; unset:
+ *     never by time (replication, not fsync, makes writes durable)
+ * @param messageTimestampType {@code message.timestamp.type}: {@code CreateTime} or {@code LogAppendTime}
+ * @param minInsyncReplicas {@code min.insync.replicas}: acks=all needs an ISR at least this large
+ * @param producerStateRebuildSize bytes of the newest segments whose batch headers rebuild the
+ *     idempotent producers' state when a log opens
+ * @param producerIdExpiration an idempotent producer idle this long is forgotten (Kafka's {@code
+ *     producer.id.expiration.ms})
+ */
+@Validated
+@ConfigurationProperties("tributary.broker.log")
+public record LogProperties(
+        @DefaultValue("1GB") @NotNull DataSize segmentSize,
+        @DefaultValue("7d") @NotNull Duration segmentTime,
+        @DefaultValue("7d") @NotNull Duration retentionTime,
+        DataSize retentionSize,
+        @DefaultValue("1048588B") @NotNull DataSize maxMessageSize,
+        @DefaultValue("4KB") @NotNull DataSize indexInterval,
+        @Min(1) Long flushMessages,
+        Duration flushInterval,
+
+        @DefaultValue("CreateTime") @NotNull @Pattern(regexp = "CreateTime|LogAppendTime")
+        String messageTimestampType,
+
+        @DefaultValue("1") @Min(1) int minInsyncReplicas,
+        @DefaultValue("64MB") @NotNull DataSize producerStateRebuildSize,
+        @DefaultValue("1d") @NotNull Duration producerIdExpiration) {
+
+    /** Kafka's smallest {@code segment.bytes}. */
+    static final long MIN_SEGMENT_BYTES = 1024 * 1024;
+
+    public LogProperties {
+        if (segmentSize != null
+                && (segmentSize.toBytes() < MIN_SEGMENT_BYTES || segmentSize.toBytes() > Integer.MAX_VALUE)) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.log.segment-size must be between 1MB and 2147483647B, got " + segmentSize);
+        }
+        if (maxMessageSize != null && (maxMessageSize.toBytes() < 0 || maxMessageSize.toBytes() > Integer.MAX_VALUE)) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.log.max-message-size must be between 0B and 2147483647B, got " + maxMessageSize);
+        }
+        if (indexInterval != null && (indexInterval.toBytes() < 0 || indexInterval.toBytes() > Integer.MAX_VALUE)) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.log.index-interval must be between 0B and 2147483647B, got " + indexInterval);
+        }
+        if (segmentTime != null && (segmentTime.isNegative() || segmentTime.isZero())) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.log.segment-time must be positive, got " + segmentTime);
+        }
+        if (flushInterval != null && (flushInterval.isNegative() || flushInterval.isZero())) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.log.flush-interval must be positive, got " + flushInterval);
+        }
+        if (retentionSize != null && retentionSize.toBytes() < 0) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.log.retention-size must not be negative, got " + retentionSize);
+        }
+        if (producerIdExpiration != null && (producerIdExpiration.isNegative() || producerIdExpiration.isZero())) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.log.producer-id-expiration must be positive, got " + producerIdExpiration);
+        }
+    }
+
+    /** The core's default log config. */
+    public LogConfig toLogConfig() {
+        return new LogConfig(
+                Math.toIntExact(segmentSize.toBytes()),
+                segmentTime,
+                retentionTime.isNegative() || retentionTime.isZero() ? Optional.empty() : Optional.of(retentionTime),
+                retentionSize == null ? OptionalLong.empty() : OptionalLong.of(retentionSize.toBytes()),
+                Math.toIntExact(maxMessageSize.toBytes()),
+                Math.toIntExact(indexInterval.toBytes()),
+                flushMessages == null ? OptionalLong.empty() : OptionalLong.of(flushMessages),
+                Optional.ofNullable(flushInterval),
+                "LogAppendTime".equals(messageTimestampType)
+                        ? MessageTimestampType.LOG_APPEND_TIME
+                        : MessageTimestampType.CREATE_TIME);
+    }
+
+    public ProducerStateConfig toProducerStateConfig() {
+        return new ProducerStateConfig(producerStateRebuildSize.toBytes(), producerIdExpiration);
+    }
+}

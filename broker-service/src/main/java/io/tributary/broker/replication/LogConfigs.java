@@ -1,0 +1,112 @@
+package io.tributary.broker.replication;
+
+import io.tributary.broker.log.LogConfig;
+import io.tributary.broker.log.MessageTimestampType;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns a topic's configs (Kafka names, as the coordinator stores them) into the {@link LogConfig}
+ * of its partitions, over the broker's defaults. The keys read are the ones the coordinator's
+ * {@code TopicConfigs} accepts that concern the log: {@code segment.bytes}, {@code segment.ms},
+ * {@code retention.ms} ({@code -1}: unlimited), {@code retention.bytes} ({@code -1}: unlimited),
+ * {@code max.message.bytes}, {@code index.interval.bytes}, {@code flush.messages}, {@code flush.ms}
+ * ({@code 0}: flush after every append, as {@code flush.messages=1}), {@code
+ * message.timestamp.type}; plus {@code min.insync.replicas} for acks=all. A value that does not
+ * parse (the coordinator validates, so only a newer coordinator could send one) keeps the default
+ * and is logged.
+ *
+ * <p>Stateless; thread-safe.
+ */
+public final class LogConfigs {
+
+    private static final Logger log = LoggerFactory.getLogger(LogConfigs.class);
+
+    public static final String SEGMENT_BYTES = "segment.bytes";
+    public static final String SEGMENT_MS = "segment.ms";
+    public static final String RETENTION_MS = "retention.ms";
+    public static final String RETENTION_BYTES = "retention.bytes";
+    public static final String MAX_MESSAGE_BYTES = "max.message.bytes";
+    public static final String INDEX_INTERVAL_BYTES = "index.interval.bytes";
+    public static final String FLUSH_MESSAGES = "flush.messages";
+    public static final String FLUSH_MS = "flush.ms";
+    public static final String MESSAGE_TIMESTAMP_TYPE = "message.timestamp.type";
+    public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
+
+    private LogConfigs() {}
+
+    /** The log config of a topic with {@code configs} set, over {@code defaults}. */
+    public static LogConfig of(LogConfig defaults, Map<String, String> configs) {
+        LogConfig result = defaults;
+        for (Map.Entry<String, String> entry : configs.entrySet()) {
+            try {
+                result = apply(result, entry.getKey(), entry.getValue().trim());
+            } catch (IllegalArgumentException e) {
+                log.warn(
+                        "Ignoring topic config {}={}: {}; the broker default applies",
+                        entry.getKey(),
+                        entry.getValue(),
+                        e.getMessage());
+            }
+        }
+        return result;
+    }
+
+    /** {@code min.insync.replicas} of a topic, or {@code defaultValue}. */
+    public static int minInsyncReplicas(int defaultValue, Map<String, String> configs) {
+        String value = configs.get(MIN_INSYNC_REPLICAS);
+        if (value == null) {
+            return defaultValue;
+        }
+        try {
+            int parsed = Integer.parseInt(value.trim());
+            return parsed >= 1 ? parsed : defaultValue;
+        } catch (NumberFormatException e) {
+            return defaultValue;
+        }
+    }
+
+    private static LogConfig apply(LogConfig config, String key, String value) {
+        return switch (key) {
+            case SEGMENT_BYTES -> config.withSegmentBytes(Integer.parseInt(value));
+            case SEGMENT_MS -> config.withSegmentTime(Duration.ofMillis(Long.parseLong(value)));
+            case RETENTION_MS -> {
+                long ms = Long.parseLong(value);
+                yield config.withRetentionTime(ms < 0 ? Optional.empty() : Optional.of(Duration.ofMillis(ms)));
+            }
+            case RETENTION_BYTES -> {
+                long bytes = Long.parseLong(value);
+                yield config.withRetentionBytes(bytes < 0 ? OptionalLong.empty() : OptionalLong.of(bytes));
+            }
+            case MAX_MESSAGE_BYTES -> config.withMaxMessageBytes(Integer.parseInt(value));
+            case INDEX_INTERVAL_BYTES -> config.withIndexIntervalBytes(Integer.parseInt(value));
+            case FLUSH_MESSAGES -> {
+                long messages = Long.parseLong(value);
+                yield config.withFlushMessages(
+                        messages == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(messages));
+            }
+            case FLUSH_MS -> {
+                long ms = Long.parseLong(value);
+                if (ms == 0) {
+                    yield config.withFlushMessages(OptionalLong.of(1));
+                }
+                yield config.withFlushInterval(
+                        ms == Long.MAX_VALUE ? Optional.empty() : Optional.of(Duration.ofMillis(ms)));
+            }
+            case MESSAGE_TIMESTAMP_TYPE -> config.withTimestampType(timestampType(value));
+            default -> config;
+        };
+    }
+
+    private static MessageTimestampType timestampType(String value) {
+        return switch (value) {
+            case "CreateTime" -> MessageTimestampType.CREATE_TIME;
+            case "LogAppendTime" -> MessageTimestampType.LOG_APPEND_TIME;
+            default -> throw new IllegalArgumentException("unknown timestamp type " + value);
+        };
+    }
+}

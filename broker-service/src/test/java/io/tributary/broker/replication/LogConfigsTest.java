@@ -1,0 +1,72 @@
+package io.tributary.broker.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tributary.broker.log.LogConfig;
+import io.tributary.broker.log.MessageTimestampType;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+class LogConfigsTest {
+
+    private final LogConfig defaults = LogConfig.defaults();
+
+    @Test
+    void topicConfigsOverrideTheBrokerDefaults() {
+        LogConfig config = LogConfigs.of(
+                defaults,
+                Map.of(
+                        "segment.bytes", "1048576",
+                        "segment.ms", "60000",
+                        "retention.ms", "3600000",
+                        "retention.bytes", "1073741824",
+                        "max.message.bytes", "2048",
+                        "index.interval.bytes", "8192",
+                        "flush.messages", "10",
+                        "flush.ms", "500",
+                        "message.timestamp.type", "LogAppendTime"));
+
+        assertThat(config)
+                .isEqualTo(new LogConfig(
+                        1048576,
+                        Duration.ofMinutes(1),
+                        Optional.of(Duration.ofHours(1)),
+                        OptionalLong.of(1L << 30),
+                        2048,
+                        8192,
+                        OptionalLong.of(10),
+                        Optional.of(Duration.ofMillis(500)),
+                        MessageTimestampType.LOG_APPEND_TIME));
+    }
+
+    @Test
+    void minusOneMeansUnlimitedAndFlushMsZeroFlushesEveryAppend() {
+        LogConfig config =
+                LogConfigs.of(defaults, Map.of("retention.ms", "-1", "retention.bytes", "-1", "flush.ms", "0"));
+
+        assertThat(config.retentionTime()).isEmpty();
+        assertThat(config.retentionBytes()).isEmpty();
+        assertThat(config.flushMessages()).hasValue(1);
+    }
+
+    @Test
+    void unparsableValuesAndUnrelatedKeysKeepTheDefaults() {
+        LogConfig config = LogConfigs.of(
+                defaults,
+                Map.of("segment.bytes", "lots", "message.timestamp.type", "Now", "cleanup.policy", "compact"));
+
+        assertThat(config).isEqualTo(defaults);
+    }
+
+    @Test
+    void minInsyncReplicasComesFromTheTopicOrTheDefault() {
+        assertThat(LogConfigs.minInsyncReplicas(1, Map.of("min.insync.replicas", "2")))
+                .isEqualTo(2);
+        assertThat(LogConfigs.minInsyncReplicas(1, Map.of())).isEqualTo(1);
+        assertThat(LogConfigs.minInsyncReplicas(1, Map.of("min.insync.replicas", "x")))
+                .isEqualTo(1);
+    }
+}
