@@ -116,25 +116,34 @@ public final class MetadataHandler implements RequestHandler {
         return new MetadataResponse(data, version);
     }
 
-    /** The requested topics without repeats; Kafka's checks on names and ids for v10 and v11. */
+    /**
+     * The requested topics without repeats; Kafka's checks on names and ids for v10 and v11. An entry
+     * with a topic id asks by id (kafka-clients leaves its name empty or null), any other by name.
+     */
     private static List<MetadataRequestTopic> distinct(List<MetadataRequestTopic> requested, short version) {
         Set<String> names = new LinkedHashSet<>();
         Set<Uuid> ids = new LinkedHashSet<>();
         List<MetadataRequestTopic> result = new ArrayList<>();
         for (MetadataRequestTopic topic : requested) {
-            boolean hasId = topic.topicId() != null && !topic.topicId().equals(Uuid.ZERO_UUID);
             if (version < 12 && topic.name() == null) {
                 throw new InvalidRequestException("topic name can not be null for version " + version);
             }
-            if (version < 12 && hasId) {
+            if (version < 12 && byId(topic)) {
                 throw new InvalidRequestException("topic ids are not supported in requests for version " + version);
             }
-            boolean isNew = topic.name() != null ? names.add(topic.name()) : ids.add(topic.topicId());
+            if (!byId(topic) && topic.name() == null) {
+                throw new InvalidRequestException("a requested topic has neither a name nor an id");
+            }
+            boolean isNew = byId(topic) ? ids.add(topic.topicId()) : names.add(topic.name());
             if (isNew) {
                 result.add(topic);
             }
         }
         return result;
+    }
+
+    private static boolean byId(MetadataRequestTopic topic) {
+        return topic.topicId() != null && !topic.topicId().equals(Uuid.ZERO_UUID);
     }
 
     private MetadataResponseTopic answer(
@@ -143,8 +152,8 @@ public final class MetadataHandler implements RequestHandler {
             Set<Integer> alive,
             boolean allowAutoCreation,
             boolean includeTopicOperations) {
-        if (requested.name() == null) {
-            Uuid id = requested.topicId() == null ? Uuid.ZERO_UUID : requested.topicId();
+        if (byId(requested)) {
+            Uuid id = requested.topicId();
             return image.topic(id)
                     .map(t -> describe(t, alive, includeTopicOperations))
                     .orElseGet(() -> error(null, id, Errors.UNKNOWN_TOPIC_ID));
