@@ -119,9 +119,8 @@ public final class CreatePartitionsHandler implements RequestHandler {
                                 result,
                                 new ApiError(
                                         Errors.REQUEST_TIMED_OUT,
-                                        "partitions of '%s' were created at metadata version %d, which this broker"
-                                                + " has not reached within %d ms"
-                                                        .formatted(result.name(), version, budget.toMillis())));
+                                        "partitions of '%s' were created at metadata version %d, which this broker has not reached within %d ms"
+                                                .formatted(result.name(), version, budget.toMillis())));
                     }
                 });
             }

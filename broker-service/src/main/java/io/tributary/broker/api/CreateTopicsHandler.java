@@ -138,8 +138,8 @@ public final class CreateTopicsHandler implements RequestHandler {
                     long version = createdAt.get(result.name());
                     if (version > reached) {
                         result.setErrorCode(Errors.REQUEST_TIMED_OUT.code())
-                                .setErrorMessage("topic '%s' was created at metadata version %d, which this broker"
-                                        + " has not reached within %d ms; it will appear shortly"
+                                .setErrorMessage(
+                                        "topic '%s' was created at metadata version %d, which this broker has not reached within %d ms; it will appear shortly"
                                                 .formatted(result.name(), version, budget.toMillis()));
                     }
                 }

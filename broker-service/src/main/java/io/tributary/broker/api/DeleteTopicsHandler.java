@@ -134,9 +134,8 @@ public final class DeleteTopicsHandler implements RequestHandler {
                                 result,
                                 new ApiError(
                                         Errors.REQUEST_TIMED_OUT,
-                                        "topic '%s' was deleted at metadata version %d, which this broker has not"
-                                                + " reached within %d ms"
-                                                        .formatted(result.name(), committed, budget.toMillis())));
+                                        "topic '%s' was deleted at metadata version %d, which this broker has not reached within %d ms"
+                                                .formatted(result.name(), committed, budget.toMillis())));
                     }
                 });
             }
