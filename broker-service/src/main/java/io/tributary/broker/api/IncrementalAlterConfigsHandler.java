@@ -124,10 +124,9 @@ public final class IncrementalAlterConfigsHandler implements RequestHandler {
             AlterConfigOp.OpType op = opType(c.configOperation());
             needsCurrent |= op == AlterConfigOp.OpType.APPEND || op == AlterConfigOp.OpType.SUBTRACT;
         }
-        // The image may lag just behind a topic created through another broker: only APPEND, SUBTRACT
-        // and validate_only need the topic's current configs; plain writes go to the coordinators,
-        // which know.
-        Map<String, String> current = needsCurrent || writer.knows(topic) ? writer.currentOverrides(topic) : Map.of();
+        // Only APPEND, SUBTRACT and validate_only need the topic as this broker sees it; plain writes go
+        // to the coordinators, which know a topic this broker's image may not have yet.
+        Map<String, String> current = needsCurrent ? writer.currentOverrides(topic) : Map.of();
 
         Map<String, String> set = new TreeMap<>();
         Set<String> remove = new TreeSet<>();

@@ -16,8 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * InitProducerId (API key 22), versions 0 to 5 (6, two-phase commit, is unstable in kafka-clients and
- * not parsed), for idempotent producers.
+ * InitProducerId (API key 22), versions 0 to 5 (6, two-phase commit, is unstable in kafka-clients'
+ * message spec and not advertised), for idempotent producers.
  *
  * <ul>
  *   <li>No transactional id: a new producer id from {@link ProducerIdAllocator} and epoch 0, on every
@@ -42,6 +42,12 @@ public final class InitProducerIdHandler implements RequestHandler {
 
     private static final Logger log = LoggerFactory.getLogger(InitProducerIdHandler.class);
 
+    /**
+     * The newest version served: v6 (two-phase commit, KIP-939) is marked unstable in kafka-clients'
+     * message spec, and Kafka's brokers do not advertise unstable versions.
+     */
+    static final int LATEST_STABLE = 5;
+
     /** Kafka's "no producer id" and "no epoch". */
     static final long NO_PRODUCER_ID = -1L;
 
@@ -55,10 +61,7 @@ public final class InitProducerIdHandler implements RequestHandler {
 
     @Override
     public ApiVersionRange versions() {
-        return new ApiVersionRange(
-                ApiKeys.INIT_PRODUCER_ID,
-                ApiKeys.INIT_PRODUCER_ID.oldestVersion(),
-                ApiKeys.INIT_PRODUCER_ID.latestVersion());
+        return ApiVersionRange.of(ApiKeys.INIT_PRODUCER_ID, ApiKeys.INIT_PRODUCER_ID.oldestVersion(), LATEST_STABLE);
     }
 
     @Override

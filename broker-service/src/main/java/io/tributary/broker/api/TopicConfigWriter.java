@@ -78,11 +78,6 @@ final class TopicConfigWriter {
                 .orElseThrow(() -> new Refusal(Errors.UNKNOWN_TOPIC_OR_PARTITION, "no topic named '" + topic + "'"));
     }
 
-    /** Whether this broker knows the topic. */
-    boolean knows(String topic) {
-        return metadata.image().topic(topic).isPresent();
-    }
-
     /** Validates and normalizes overrides to set; INVALID_CONFIG naming the key. */
     static SortedMap<String, String> validate(Map<String, String> set) throws Refusal {
         try {

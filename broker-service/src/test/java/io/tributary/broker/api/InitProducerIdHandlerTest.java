@@ -20,8 +20,7 @@ class InitProducerIdHandlerTest {
             new InitProducerIdHandler(new ProducerIdAllocator(controlPlane, () -> 0, 3, Runnable::run));
 
     static IntStream allVersions() {
-        return IntStream.rangeClosed(
-                ApiKeys.INIT_PRODUCER_ID.oldestVersion(), ApiKeys.INIT_PRODUCER_ID.latestVersion());
+        return IntStream.rangeClosed(ApiKeys.INIT_PRODUCER_ID.oldestVersion(), InitProducerIdHandler.LATEST_STABLE);
     }
 
     private InitProducerIdResponse init(int version, InitProducerIdRequestData data) {
