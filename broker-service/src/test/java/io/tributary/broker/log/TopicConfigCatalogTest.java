@@ -68,6 +68,42 @@ class TopicConfigCatalogTest {
     }
 
     @Test
+    void aTopicWithoutOverridesGetsTheLogDefaults() {
+        assertThat(TopicConfigCatalog.toLogConfig(Map.of())).isEqualTo(LogConfig.defaults());
+    }
+
+    @Test
+    void overridesBecomeLogConfigFieldsWithKafkasUnlimitedValuesAsEmpty() {
+        LogConfig config = TopicConfigCatalog.toLogConfig(Map.of(
+                "segment.bytes", "1048576",
+                "segment.ms", "60000",
+                "retention.ms", "-1",
+                "retention.bytes", "5000000",
+                "max.message.bytes", "2048",
+                "flush.messages", "10",
+                "flush.ms", "0",
+                "message.timestamp.type", "LogAppendTime"));
+
+        assertThat(config)
+                .isEqualTo(LogConfig.defaults()
+                        .withSegmentBytes(1048576)
+                        .withSegmentTime(java.time.Duration.ofMinutes(1))
+                        .withRetentionTime(java.util.Optional.empty())
+                        .withRetentionBytes(java.util.OptionalLong.of(5_000_000))
+                        .withMaxMessageBytes(2048)
+                        .withFlushMessages(java.util.OptionalLong.of(10))
+                        .withFlushInterval(java.util.Optional.of(java.time.Duration.ofMillis(1)))
+                        .withTimestampType(MessageTimestampType.LOG_APPEND_TIME));
+    }
+
+    @Test
+    void toLogConfigRefusesAnInvalidOverride() {
+        assertThatThrownBy(() -> TopicConfigCatalog.toLogConfig(Map.of("segment.ms", "0")))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("segment.ms");
+    }
+
+    @Test
     void anOverrideWinsOverTheDefault() {
         assertThat(TopicConfigCatalog.effectiveValue(Map.of("retention.ms", "5"), "retention.ms"))
                 .isEqualTo("5");
