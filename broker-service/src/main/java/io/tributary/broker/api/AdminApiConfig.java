@@ -1,5 +1,6 @@
 package io.tributary.broker.api;
 
+import io.tributary.broker.log.TopicConfigDefaults;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -16,6 +17,8 @@ import java.util.Objects;
  * @param producerIdBlockSize producer ids fetched from the coordinators at a time
  * @param maxMetadataWait the longest an admin write waits for its own metadata version to reach this
  *     broker (a request's own {@code timeout_ms} may shorten it)
+ * @param topicDefaults the value of each topic config on a topic that does not set it (this broker's
+ *     log settings), as DescribeConfigs and CreateTopics report them
  */
 public record AdminApiConfig(
         String clusterId,
@@ -23,7 +26,8 @@ public record AdminApiConfig(
         short defaultReplicationFactor,
         AutoCreateTopics autoCreateTopics,
         int producerIdBlockSize,
-        Duration maxMetadataWait) {
+        Duration maxMetadataWait,
+        TopicConfigDefaults topicDefaults) {
 
     /** Whether Metadata creates missing topics (Kafka's {@code auto.create.topics.enable}). */
     public enum AutoCreateTopics {
@@ -35,6 +39,7 @@ public record AdminApiConfig(
         Objects.requireNonNull(clusterId, "clusterId");
         Objects.requireNonNull(autoCreateTopics, "autoCreateTopics");
         Objects.requireNonNull(maxMetadataWait, "maxMetadataWait");
+        Objects.requireNonNull(topicDefaults, "topicDefaults");
         if (clusterId.isBlank()) {
             throw new IllegalArgumentException("clusterId must not be blank");
         }
@@ -53,10 +58,19 @@ public record AdminApiConfig(
         }
     }
 
-    /** The defaults: cluster id {@code tributary}, 1 partition, 1 replica, no auto-creation, blocks of 1000, 15 s. */
+    /**
+     * The defaults: cluster id {@code tributary}, 1 partition, 1 replica, no auto-creation, blocks of
+     * 1000, 15 s, Kafka's topic-config defaults.
+     */
     public static AdminApiConfig defaults() {
         return new AdminApiConfig(
-                DEFAULT_CLUSTER_ID, 1, (short) 1, AutoCreateTopics.DISABLED, 1000, Duration.ofSeconds(15));
+                DEFAULT_CLUSTER_ID,
+                1,
+                (short) 1,
+                AutoCreateTopics.DISABLED,
+                1000,
+                Duration.ofSeconds(15),
+                TopicConfigDefaults.kafka());
     }
 
     public static final String DEFAULT_CLUSTER_ID = "tributary";

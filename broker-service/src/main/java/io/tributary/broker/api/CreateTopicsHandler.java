@@ -5,6 +5,7 @@ import io.tributary.broker.cluster.ControlPlane;
 import io.tributary.broker.cluster.ControlPlaneException;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigCatalog;
+import io.tributary.broker.log.TopicConfigDefaults;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
@@ -107,7 +108,7 @@ public final class CreateTopicsHandler implements RequestHandler {
             }
             Valid valid = checked.valid();
             if (data.validateOnly()) {
-                results.add(succeeded(valid, Uuid.ZERO_UUID));
+                results.add(succeeded(valid, Uuid.ZERO_UUID, config.topicDefaults()));
                 continue;
             }
             try {
@@ -119,7 +120,7 @@ public final class CreateTopicsHandler implements RequestHandler {
                         valid.partitions(),
                         valid.replicationFactor(),
                         write.version());
-                CreatableTopicResult result = succeeded(valid, write.topic().id());
+                CreatableTopicResult result = succeeded(valid, write.topic().id(), config.topicDefaults());
                 createdAt.put(valid.name(), write.version());
                 created.add(result);
                 results.add(result);
@@ -230,9 +231,9 @@ public final class CreateTopicsHandler implements RequestHandler {
                 .setConfigs(null);
     }
 
-    private static CreatableTopicResult succeeded(Valid valid, Uuid id) {
+    private static CreatableTopicResult succeeded(Valid valid, Uuid id, TopicConfigDefaults defaults) {
         List<CreatableTopicConfigs> configs = new ArrayList<>();
-        for (TopicConfigEntries.Entry entry : TopicConfigEntries.of(valid.configs())) {
+        for (TopicConfigEntries.Entry entry : TopicConfigEntries.of(valid.configs(), defaults)) {
             configs.add(new CreatableTopicConfigs()
                     .setName(entry.name())
                     .setValue(entry.value())

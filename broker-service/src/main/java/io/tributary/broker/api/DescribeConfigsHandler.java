@@ -32,7 +32,8 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  *
  * <ul>
  *   <li>TOPIC: every config of the catalog with its effective value; source TOPIC_CONFIG when the
- *       topic sets it, DEFAULT_CONFIG otherwise; not read-only, not sensitive; with {@code
+ *       topic sets it, otherwise DEFAULT_CONFIG for Kafka's default or STATIC_BROKER_CONFIG for one
+ *       the broker's settings change ({@link AdminApiConfig#topicDefaults()}); not read-only, not sensitive; with {@code
  *       include_synonyms} the topic override (if any) then the broker default under its Kafka broker
  *       name ({@code log.retention.ms}...); with {@code include_documentation} (v3+) one sentence
  *       each; the config type from v3. An illegal name is INVALID_TOPIC_EXCEPTION, a topic this broker
@@ -138,13 +139,16 @@ public final class DescribeConfigsHandler implements RequestHandler {
                 .orElseThrow(() ->
                         new Refusal(new ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "no topic named '" + name + "'")));
         List<Described> described = new ArrayList<>();
-        for (TopicConfigEntries.Entry entry : TopicConfigEntries.of(topic.configs())) {
+        for (TopicConfigEntries.Entry entry : TopicConfigEntries.of(topic.configs(), config.topicDefaults())) {
             TopicConfigCatalog.Definition d = entry.definition();
             List<DescribeConfigsSynonym> synonyms = new ArrayList<>();
             if (entry.isOverride()) {
                 synonyms.add(synonym(d.name(), entry.value(), ConfigSource.TOPIC_CONFIG));
             }
-            synonyms.add(synonym(d.brokerSynonym(), d.defaultValue(), ConfigSource.DEFAULT_CONFIG));
+            synonyms.add(synonym(
+                    d.brokerSynonym(),
+                    config.topicDefaults().value(d.name()),
+                    TopicConfigEntries.defaultSource(config.topicDefaults(), d.name())));
             described.add(new Described(
                     d.name(), entry.value(), entry.source(), false, d.type(), d.documentation(), synonyms));
         }
@@ -163,8 +167,8 @@ public final class DescribeConfigsHandler implements RequestHandler {
         for (TopicConfigCatalog.Definition d : TopicConfigCatalog.all()) {
             described.add(brokerConfig(
                     d.brokerSynonym(),
-                    d.defaultValue(),
-                    ConfigSource.DEFAULT_CONFIG,
+                    config.topicDefaults().value(d.name()),
+                    TopicConfigEntries.defaultSource(config.topicDefaults(), d.name()),
                     d.type(),
                     "The default of topic config " + d.name() + ": " + d.documentation()));
         }

@@ -148,7 +148,7 @@ public final class IncrementalAlterConfigsHandler implements RequestHandler {
                                 "config value %s is not allowed for config key: %s (not a list)"
                                         .formatted(op.name().toLowerCase(java.util.Locale.ROOT), c.name()));
                     }
-                    set.put(c.name(), listChange(TopicConfigCatalog.effectiveValue(current, c.name()), c.value(), op));
+                    set.put(c.name(), listChange(writer.defaults().effectiveValue(current, c.name()), c.value(), op));
                 }
             }
         }

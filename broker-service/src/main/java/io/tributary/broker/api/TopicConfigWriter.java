@@ -4,6 +4,7 @@ import io.tributary.broker.cluster.ControlPlane;
 import io.tributary.broker.cluster.ControlPlaneException;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigCatalog;
+import io.tributary.broker.log.TopicConfigDefaults;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
@@ -93,6 +94,11 @@ final class TopicConfigWriter {
                 .orElseThrow(() -> new Refusal(
                         Errors.INVALID_CONFIG,
                         "unknown topic config '" + key + "'; accepted keys: " + TopicConfigCatalog.names()));
+    }
+
+    /** This broker's topic-config defaults. */
+    TopicConfigDefaults defaults() {
+        return config.topicDefaults();
     }
 
     /** Writes the change through the control plane; returns the committed version. */

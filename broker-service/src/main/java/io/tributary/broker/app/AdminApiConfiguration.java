@@ -14,9 +14,11 @@ import io.tributary.broker.api.MetadataHandler;
 import io.tributary.broker.api.ProducerIdAllocator;
 import io.tributary.broker.cluster.ControlPlane;
 import io.tributary.broker.cluster.MetadataView;
+import io.tributary.broker.log.TopicConfigDefaults;
 import java.util.concurrent.Executor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
@@ -35,9 +37,19 @@ import org.springframework.context.annotation.Bean;
 @EnableConfigurationProperties(AdminApiProperties.class)
 public class AdminApiConfiguration {
 
+    /**
+     * Kafka's topic-config defaults, unless the application defines this broker's own (from its log
+     * settings, {@code TopicConfigDefaults.of(logConfig, minInsyncReplicas)}).
+     */
     @Bean
-    AdminApiConfig adminApiConfig(AdminApiProperties properties) {
-        return properties.toConfig();
+    @ConditionalOnMissingBean
+    TopicConfigDefaults topicConfigDefaults() {
+        return TopicConfigDefaults.kafka();
+    }
+
+    @Bean
+    AdminApiConfig adminApiConfig(AdminApiProperties properties, TopicConfigDefaults topicDefaults) {
+        return properties.toConfig(topicDefaults);
     }
 
     @Bean

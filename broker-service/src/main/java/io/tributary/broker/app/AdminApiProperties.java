@@ -1,6 +1,7 @@
 package io.tributary.broker.app;
 
 import io.tributary.broker.api.AdminApiConfig;
+import io.tributary.broker.log.TopicConfigDefaults;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -47,14 +48,15 @@ public record AdminApiProperties(
     /** Upper bound of {@code max-metadata-wait}: Kafka's default admin request timeout. */
     static final Duration MAX_WAIT = Duration.ofMinutes(5);
 
-    /** The core config. */
-    public AdminApiConfig toConfig() {
+    /** The core config, with the broker's topic-config defaults. */
+    public AdminApiConfig toConfig(TopicConfigDefaults topicDefaults) {
         return new AdminApiConfig(
                 clusterId,
                 defaultPartitions,
                 (short) defaultReplicationFactor,
                 autoCreateTopics ? AdminApiConfig.AutoCreateTopics.ENABLED : AdminApiConfig.AutoCreateTopics.DISABLED,
                 producerIdBlockSize,
-                maxMetadataWait);
+                maxMetadataWait,
+                topicDefaults);
     }
 }

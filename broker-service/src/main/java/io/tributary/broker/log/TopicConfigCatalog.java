@@ -1,13 +1,11 @@
 package io.tributary.broker.log;
 
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
@@ -17,8 +15,8 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
 /**
  * The topic configs a Tributary broker knows: the one place in the broker for their Kafka names,
  * types, defaults, the broker config each default comes from, and the values accepted. The Kafka
- * API (CreateTopics, DescribeConfigs, IncrementalAlterConfigs) reads it, and {@link #toLogConfig}
- * turns a topic's configs into the {@link LogConfig} its partition logs use.
+ * API (CreateTopics, DescribeConfigs, IncrementalAlterConfigs) reads it. The defaults here are
+ * Kafka's; a broker may set others for its topics ({@link TopicConfigDefaults}).
  *
  * <p>The accepted keys and values are the coordinator's ({@code
  * io.tributary.coordinator.metadata.TopicConfigs}, which the broker cannot import): a broker
@@ -68,7 +66,8 @@ public final class TopicConfigCatalog {
      *
      * @param name the Kafka key
      * @param type its Kafka type, as DescribeConfigs reports it
-     * @param defaultValue the value a topic without an override has, as Kafka writes it
+     * @param defaultValue Kafka's default, as Kafka writes it (a broker may set another: {@link
+     *     TopicConfigDefaults})
      * @param brokerSynonym the Kafka broker config the default comes from
      * @param documentation one sentence for DescribeConfigs' {@code documentation}
      */
@@ -132,53 +131,6 @@ public final class TopicConfigCatalog {
             throw new InvalidConfigurationException("unknown topic config '" + key + "'; accepted keys: " + names());
         }
         return definition.normalize(value);
-    }
-
-    /** The value {@code key} has on a topic with these overrides: the override, else the default. */
-    public static String effectiveValue(Map<String, String> overrides, String key) {
-        String override = overrides.get(key);
-        if (override != null) {
-            return override;
-        }
-        return definition(key)
-                .map(Definition::defaultValue)
-                .orElseThrow(() -> new IllegalArgumentException("not a topic config: " + key));
-    }
-
-    /**
-     * The storage bounds of a topic with these (already validated) overrides: each {@link LogConfig}
-     * field from its topic config, the default where the topic sets none. Kafka's "unlimited" values
-     * become empty optionals ({@code retention.ms} and {@code retention.bytes} -1, {@code
-     * flush.messages} and {@code flush.ms} 2^63-1). {@code retention.ms} and {@code flush.ms} of 0
-     * ("at once" in Kafka) become 1 ms, as {@link LogConfig} takes positive durations. {@code
-     * index.interval.bytes} is not a topic config here and keeps its default.
-     *
-     * @throws InvalidConfigurationException when an override is not a valid value (see {@link #validate})
-     */
-    public static LogConfig toLogConfig(Map<String, String> overrides) {
-        Map<String, String> configs = validate(overrides);
-        long retentionMs = longValue(configs, RETENTION_MS);
-        long retentionBytes = longValue(configs, RETENTION_BYTES);
-        long flushMessages = longValue(configs, FLUSH_MESSAGES);
-        long flushMs = longValue(configs, FLUSH_MS);
-        return LogConfig.defaults()
-                .withSegmentBytes(Math.toIntExact(longValue(configs, SEGMENT_BYTES)))
-                .withSegmentTime(Duration.ofMillis(longValue(configs, SEGMENT_MS)))
-                .withRetentionTime(
-                        retentionMs == -1 ? Optional.empty() : Optional.of(Duration.ofMillis(Math.max(1, retentionMs))))
-                .withRetentionBytes(retentionBytes == -1 ? OptionalLong.empty() : OptionalLong.of(retentionBytes))
-                .withMaxMessageBytes(Math.toIntExact(longValue(configs, MAX_MESSAGE_BYTES)))
-                .withFlushMessages(flushMessages == NEVER ? OptionalLong.empty() : OptionalLong.of(flushMessages))
-                .withFlushInterval(
-                        flushMs == NEVER ? Optional.empty() : Optional.of(Duration.ofMillis(Math.max(1, flushMs))))
-                .withTimestampType(
-                        effectiveValue(configs, MESSAGE_TIMESTAMP_TYPE).equals("LogAppendTime")
-                                ? MessageTimestampType.LOG_APPEND_TIME
-                                : MessageTimestampType.CREATE_TIME);
-    }
-
-    private static long longValue(Map<String, String> configs, String key) {
-        return Long.parseLong(effectiveValue(configs, key));
     }
 
     private static Map<String, Definition> definitions() {

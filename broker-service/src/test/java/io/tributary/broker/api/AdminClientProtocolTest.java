@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tributary.broker.cluster.ControlPlaneException.Kind;
+import io.tributary.broker.log.TopicConfigDefaults;
 import io.tributary.common.protocol.KafkaProtocolServer;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.ProtocolServerConfig;
@@ -56,7 +57,13 @@ class AdminClientProtocolTest {
     private final FakeControlPlane controlPlane = new FakeControlPlane();
     private final FakeMetadataView metadata = FakeMetadataView.following(controlPlane, 0);
     private final AdminApiConfig config = new AdminApiConfig(
-            "test-cluster", 2, (short) 1, AdminApiConfig.AutoCreateTopics.DISABLED, 100, Duration.ofSeconds(5));
+            "test-cluster",
+            2,
+            (short) 1,
+            AdminApiConfig.AutoCreateTopics.DISABLED,
+            100,
+            Duration.ofSeconds(5),
+            TopicConfigDefaults.kafka());
     private KafkaProtocolServer server;
     private Admin admin;
 

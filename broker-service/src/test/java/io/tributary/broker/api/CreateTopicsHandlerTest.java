@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import io.tributary.broker.cluster.ControlPlaneException.Kind;
 import io.tributary.broker.log.TopicConfigCatalog;
+import io.tributary.broker.log.TopicConfigDefaults;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -28,8 +29,14 @@ class CreateTopicsHandlerTest {
 
     private final FakeControlPlane controlPlane = FakeControlPlane.withBrokers(3);
     private final FakeMetadataView metadata = FakeMetadataView.following(controlPlane, 0);
-    private final AdminApiConfig config =
-            new AdminApiConfig("c", 4, (short) 2, AdminApiConfig.AutoCreateTopics.DISABLED, 10, Duration.ofSeconds(5));
+    private final AdminApiConfig config = new AdminApiConfig(
+            "c",
+            4,
+            (short) 2,
+            AdminApiConfig.AutoCreateTopics.DISABLED,
+            10,
+            Duration.ofSeconds(5),
+            TopicConfigDefaults.kafka());
     private final CreateTopicsHandler handler = new CreateTopicsHandler(metadata, controlPlane, config);
 
     static IntStream allVersions() {

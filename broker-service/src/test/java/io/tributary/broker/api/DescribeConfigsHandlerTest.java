@@ -3,7 +3,10 @@ package io.tributary.broker.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.TopicConfigCatalog;
+import io.tributary.broker.log.TopicConfigDefaults;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.apache.kafka.common.config.ConfigResource;
@@ -96,6 +99,37 @@ class DescribeConfigsHandlerTest {
         assertThat(configs.get(1).synonyms())
                 .extracting(DescribeConfigsSynonym::name)
                 .containsExactly("log.roll.ms");
+    }
+
+    @Test
+    void aDefaultTheBrokersSettingsChangeIsStaticBrokerConfigWithTheBrokersValue() {
+        var defaults = TopicConfigDefaults.of(LogConfig.defaults().withSegmentTime(Duration.ofHours(1)), 1);
+        var config = new AdminApiConfig(
+                "c", 1, (short) 1, AdminApiConfig.AutoCreateTopics.DISABLED, 10, Duration.ofSeconds(1), defaults);
+        var ownDefaults = new DescribeConfigsHandler(FakeMetadataView.fixed(TestImages.cluster(), 1), config);
+
+        DescribeConfigsResponse topic = Wire.call(
+                ownDefaults,
+                new DescribeConfigsRequest.Builder(new DescribeConfigsRequestData()
+                        .setIncludeSynonyms(true)
+                        .setResources(List.of(resource(ConfigResource.Type.TOPIC, "events", List.of("segment.ms"))))),
+                4);
+        DescribeConfigsResponse broker = Wire.call(
+                ownDefaults,
+                new DescribeConfigsRequest.Builder(new DescribeConfigsRequestData()
+                        .setResources(List.of(resource(ConfigResource.Type.BROKER, "1", List.of("log.roll.ms"))))),
+                4);
+
+        DescribeConfigsResourceResult segmentMs =
+                topic.data().results().getFirst().configs().getFirst();
+        assertThat(segmentMs.value()).isEqualTo("3600000");
+        assertThat(segmentMs.configSource()).isEqualTo(ConfigSource.STATIC_BROKER_CONFIG.id());
+        assertThat(segmentMs.synonyms())
+                .extracting(DescribeConfigsSynonym::name, DescribeConfigsSynonym::value, DescribeConfigsSynonym::source)
+                .containsExactly(tuple("log.roll.ms", "3600000", ConfigSource.STATIC_BROKER_CONFIG.id()));
+        assertThat(broker.data().results().getFirst().configs())
+                .extracting(DescribeConfigsResourceResult::name, DescribeConfigsResourceResult::value)
+                .containsExactly(tuple("log.roll.ms", "3600000"));
     }
 
     @Test

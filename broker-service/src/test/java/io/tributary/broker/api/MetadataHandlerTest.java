@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import io.tributary.broker.api.AdminApiConfig.AutoCreateTopics;
 import io.tributary.broker.cluster.ControlPlaneException.Kind;
+import io.tributary.broker.log.TopicConfigDefaults;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -204,7 +205,8 @@ class MetadataHandlerTest {
     }
 
     private MetadataHandler autoCreating() {
-        var autoCreate = new AdminApiConfig("c", 3, (short) 2, AutoCreateTopics.ENABLED, 10, Duration.ofSeconds(1));
+        var autoCreate = new AdminApiConfig(
+                "c", 3, (short) 2, AutoCreateTopics.ENABLED, 10, Duration.ofSeconds(1), TopicConfigDefaults.kafka());
         return new MetadataHandler(FakeMetadataView.following(controlPlane, 0), controlPlane, autoCreate);
     }
 

@@ -6,10 +6,13 @@ import static org.mockito.Mockito.mock;
 import io.tributary.broker.api.AdminApiConfig;
 import io.tributary.broker.cluster.ControlPlane;
 import io.tributary.broker.cluster.MetadataView;
+import io.tributary.broker.log.LogConfig;
+import io.tributary.broker.log.TopicConfigDefaults;
 import io.tributary.common.app.KafkaListenerLifecycle;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.RequestHandler;
 import java.time.Duration;
+import java.util.Optional;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
@@ -71,7 +74,17 @@ class AdminApiConfigurationTest {
                                 (short) 3,
                                 AdminApiConfig.AutoCreateTopics.ENABLED,
                                 5000,
-                                Duration.ofSeconds(30))));
+                                Duration.ofSeconds(30),
+                                TopicConfigDefaults.kafka())));
+    }
+
+    @Test
+    void theApplicationsTopicConfigDefaultsReplaceKafkas() {
+        TopicConfigDefaults own = TopicConfigDefaults.of(LogConfig.defaults().withRetentionTime(Optional.empty()), 2);
+        withClusterBeans()
+                .withBean(TopicConfigDefaults.class, () -> own)
+                .run(context -> assertThat(context.getBean(AdminApiConfig.class).topicDefaults())
+                        .isEqualTo(own));
     }
 
     @Test

@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -44,69 +47,44 @@ class TopicConfigCatalogTest {
     }
 
     @Test
-    void defaultsAreTheStorageEnginesDefaults() {
-        LogConfig defaults = LogConfig.defaults();
+    void kafkasDefaultsAreTheStorageEnginesDefaults() {
+        TopicConfigDefaults kafka = TopicConfigDefaults.kafka();
 
-        assertThat(TopicConfigCatalog.effectiveValue(Map.of(), "segment.bytes"))
-                .isEqualTo(Integer.toString(defaults.segmentBytes()));
-        assertThat(TopicConfigCatalog.effectiveValue(Map.of(), "segment.ms"))
-                .isEqualTo(Long.toString(defaults.segmentTime().toMillis()));
-        assertThat(TopicConfigCatalog.effectiveValue(Map.of(), "retention.ms"))
-                .isEqualTo(Long.toString(defaults.retentionTime().orElseThrow().toMillis()));
-        assertThat(defaults.retentionBytes()).isEmpty();
-        assertThat(TopicConfigCatalog.effectiveValue(Map.of(), "retention.bytes"))
-                .isEqualTo("-1");
-        assertThat(TopicConfigCatalog.effectiveValue(Map.of(), "max.message.bytes"))
-                .isEqualTo(Integer.toString(defaults.maxMessageBytes()));
-        assertThat(defaults.timestampType()).isEqualTo(MessageTimestampType.CREATE_TIME);
-        assertThat(TopicConfigCatalog.effectiveValue(Map.of(), "message.timestamp.type"))
-                .isEqualTo("CreateTime");
-        assertThat(defaults.flushMessages()).isEmpty();
-        assertThat(defaults.flushInterval()).isEmpty();
-        assertThat(TopicConfigCatalog.effectiveValue(Map.of(), "flush.messages"))
-                .isEqualTo(Long.toString(TopicConfigCatalog.NEVER));
+        for (TopicConfigCatalog.Definition d : TopicConfigCatalog.all()) {
+            assertThat(kafka.value(d.name())).as(d.name()).isEqualTo(d.defaultValue());
+            assertThat(kafka.isKafkaDefault(d.name())).isTrue();
+        }
+        assertThat(kafka.value("retention.ms")).isEqualTo("604800000");
+        assertThat(kafka.value("segment.bytes")).isEqualTo("1073741824");
+        assertThat(kafka.value("retention.bytes")).isEqualTo("-1");
+        assertThat(kafka.value("flush.ms")).isEqualTo(Long.toString(Long.MAX_VALUE));
+        assertThat(kafka.value("message.timestamp.type")).isEqualTo("CreateTime");
     }
 
     @Test
-    void aTopicWithoutOverridesGetsTheLogDefaults() {
-        assertThat(TopicConfigCatalog.toLogConfig(Map.of())).isEqualTo(LogConfig.defaults());
-    }
+    void aBrokersOwnLogSettingsBecomeItsTopicDefaults() {
+        LogConfig log = LogConfig.defaults()
+                .withRetentionTime(Optional.empty())
+                .withRetentionBytes(OptionalLong.of(5_000))
+                .withSegmentTime(Duration.ofHours(1))
+                .withFlushInterval(Optional.of(Duration.ofSeconds(1)))
+                .withTimestampType(MessageTimestampType.LOG_APPEND_TIME);
 
-    @Test
-    void overridesBecomeLogConfigFieldsWithKafkasUnlimitedValuesAsEmpty() {
-        LogConfig config = TopicConfigCatalog.toLogConfig(Map.of(
-                "segment.bytes", "1048576",
-                "segment.ms", "60000",
-                "retention.ms", "-1",
-                "retention.bytes", "5000000",
-                "max.message.bytes", "2048",
-                "flush.messages", "10",
-                "flush.ms", "0",
-                "message.timestamp.type", "LogAppendTime"));
+        TopicConfigDefaults defaults = TopicConfigDefaults.of(log, 2);
 
-        assertThat(config)
-                .isEqualTo(LogConfig.defaults()
-                        .withSegmentBytes(1048576)
-                        .withSegmentTime(java.time.Duration.ofMinutes(1))
-                        .withRetentionTime(java.util.Optional.empty())
-                        .withRetentionBytes(java.util.OptionalLong.of(5_000_000))
-                        .withMaxMessageBytes(2048)
-                        .withFlushMessages(java.util.OptionalLong.of(10))
-                        .withFlushInterval(java.util.Optional.of(java.time.Duration.ofMillis(1)))
-                        .withTimestampType(MessageTimestampType.LOG_APPEND_TIME));
-    }
-
-    @Test
-    void toLogConfigRefusesAnInvalidOverride() {
-        assertThatThrownBy(() -> TopicConfigCatalog.toLogConfig(Map.of("segment.ms", "0")))
-                .isInstanceOf(InvalidConfigurationException.class)
-                .hasMessageContaining("segment.ms");
-    }
-
-    @Test
-    void anOverrideWinsOverTheDefault() {
-        assertThat(TopicConfigCatalog.effectiveValue(Map.of("retention.ms", "5"), "retention.ms"))
+        assertThat(defaults.values())
+                .containsEntry("retention.ms", "-1")
+                .containsEntry("retention.bytes", "5000")
+                .containsEntry("segment.ms", "3600000")
+                .containsEntry("flush.ms", "1000")
+                .containsEntry("message.timestamp.type", "LogAppendTime")
+                .containsEntry("min.insync.replicas", "2")
+                .containsEntry("cleanup.policy", "delete");
+        assertThat(defaults.isKafkaDefault("retention.ms")).isFalse();
+        assertThat(defaults.isKafkaDefault("segment.bytes")).isTrue();
+        assertThat(defaults.effectiveValue(Map.of("retention.ms", "5"), "retention.ms"))
                 .isEqualTo("5");
+        assertThat(defaults.effectiveValue(Map.of(), "retention.ms")).isEqualTo("-1");
     }
 
     @ParameterizedTest
