@@ -17,6 +17,7 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -115,18 +116,21 @@ class AdminApiConfigurationTest {
     }
 
     /**
-     * Stand-ins for the cluster beans the broker's cluster configuration provides. Deliberately not a
-     * {@code @Configuration}: component scanning of {@code io.tributary.broker.app} would then add it
-     * to every application context started from the test classpath.
+     * Stand-ins for the cluster beans, for an application that has none of its own. Deliberately not
+     * a {@code @Configuration}: component scanning of {@code io.tributary.broker.app} would then add
+     * it to every application context started from the test classpath. Registered after the
+     * application class, so its conditions see the application's own beans.
      */
     static class ClusterBeans {
 
         @Bean
+        @ConditionalOnMissingBean
         MetadataView metadataView() {
             return mock(MetadataView.class);
         }
 
         @Bean
+        @ConditionalOnMissingBean
         ControlPlane controlPlane() {
             return mock(ControlPlane.class);
         }
