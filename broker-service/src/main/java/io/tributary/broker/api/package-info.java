@@ -10,5 +10,26 @@
  * (topic, local replica, the client's leader epoch, leadership, an active broker) and maps storage
  * failures to Kafka error codes in one place ({@code DataPathErrors}); a client's mistake is never
  * {@code UNKNOWN_SERVER_ERROR}.
+ *
+ * <p>Metadata and admin APIs (this package's {@code *Handler} classes other than the data path):
+ *
+ * <pre>
+ *  client ── Metadata, DescribeCluster, DescribeConfigs ──► handler ──► MetadataView.image()   (reads: this
+ *                                                                                               broker's image)
+ *  client ── CreateTopics, DeleteTopics, CreatePartitions,
+ *            IncrementalAlterConfigs, AlterConfigs ───────► handler ──► local checks (names, counts,
+ *                                                                       TopicConfigCatalog)
+ *                                                                   ──► ControlPlane write ──► version v
+ *                                                                   ──► MetadataView.awaitVersion(v)
+ *                                                                       (so the client's next read sees it)
+ *  client ── InitProducerId ──► ProducerIdAllocator ──► ControlPlane.allocateProducerIds (blocks, prefetched)
+ *  client ── FindCoordinator ──► COORDINATOR_NOT_AVAILABLE (groups not served yet)
+ * </pre>
+ *
+ * <p>Invariants: a client's mistake is answered with Kafka's own error code for it, never
+ * UNKNOWN_SERVER_ERROR; a control-plane failure is mapped by {@link
+ * io.tributary.broker.api.ControlPlaneErrors} (retriable ones to NOT_CONTROLLER, which the
+ * AdminClient retries); every handler is stateless apart from the thread-safe allocator, and may be
+ * called from many connections' virtual threads at once.
  */
 package io.tributary.broker.api;

@@ -10,6 +10,7 @@ import io.tributary.broker.api.ListOffsetsHandler;
 import io.tributary.broker.api.OffsetForLeaderEpochHandler;
 import io.tributary.broker.api.ProduceHandler;
 import io.tributary.broker.cluster.MetadataView;
+import io.tributary.broker.log.TopicConfigDefaults;
 import io.tributary.broker.log.index.IndexStore;
 import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
@@ -116,6 +117,15 @@ public class ReplicaConfiguration {
             // A failed run must not cancel the schedule; the next run retries.
             log.error("Background {} run failed", task, e);
         }
+    }
+
+    /**
+     * The broker's topic-config defaults (its {@code tributary.broker.log.*} settings), as the admin
+     * APIs report them (DescribeConfigs, CreateTopics).
+     */
+    @Bean
+    TopicConfigDefaults topicConfigDefaults(LogProperties log) {
+        return TopicConfigDefaults.of(log.toLogConfig(), log.minInsyncReplicas());
     }
 
     @Bean

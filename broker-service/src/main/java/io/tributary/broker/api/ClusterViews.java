@@ -1,0 +1,137 @@
+package io.tributary.broker.api;
+
+import io.tributary.broker.cluster.BrokerEndpoint;
+import io.tributary.broker.cluster.BrokerInfo;
+import io.tributary.broker.cluster.ClusterImage;
+import io.tributary.broker.cluster.MetadataView;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.internals.Topic;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiError;
+import org.apache.kafka.common.utils.Utils;
+
+/**
+ * What several handlers read from a {@link ClusterImage} the same way: the brokers clients may use,
+ * the controller id to report, topic-name validation, authorized-operation bit fields, and waiting
+ * for a written version.
+ */
+final class ClusterViews {
+
+    /** The listener clients connect to; the only one Tributary brokers register today. */
+    static final String CLIENT_LISTENER = "PLAINTEXT";
+
+    /** Kafka's "no controller known" and "no leader" id. */
+    static final int NO_NODE = -1;
+
+    /**
+     * Without an authorizer every operation a resource type supports is allowed (Kafka's answer when
+     * no authorizer is configured).
+     */
+    static final int TOPIC_AUTHORIZED_OPERATIONS = bitField(Set.of(
+            AclOperation.READ,
+            AclOperation.WRITE,
+            AclOperation.CREATE,
+            AclOperation.DELETE,
+            AclOperation.ALTER,
+            AclOperation.DESCRIBE,
+            AclOperation.DESCRIBE_CONFIGS,
+            AclOperation.ALTER_CONFIGS));
+
+    static final int CLUSTER_AUTHORIZED_OPERATIONS = bitField(Set.of(
+            AclOperation.CREATE,
+            AclOperation.CLUSTER_ACTION,
+            AclOperation.DESCRIBE_CONFIGS,
+            AclOperation.ALTER_CONFIGS,
+            AclOperation.IDEMPOTENT_WRITE,
+            AclOperation.ALTER,
+            AclOperation.DESCRIBE));
+
+    /** The field's value when the client did not ask for authorized operations. */
+    static final int AUTHORIZED_OPERATIONS_OMITTED = Integer.MIN_VALUE;
+
+    private ClusterViews() {}
+
+    /** A broker and the endpoint clients use. */
+    record ClientBroker(BrokerInfo broker, BrokerEndpoint endpoint) {}
+
+    /** Registered brokers with a client endpoint, by id; fenced ones only when asked for. */
+    static List<ClientBroker> clientBrokers(ClusterImage image, FencedBrokers fenced) {
+        return image.brokers().values().stream()
+                .filter(b -> fenced == FencedBrokers.INCLUDE || !b.fenced())
+                .flatMap(b -> b.endpoint(CLIENT_LISTENER).map(e -> new ClientBroker(b, e)).stream())
+                .sorted(Comparator.comparingInt(cb -> cb.broker().id()))
+                .toList();
+    }
+
+    enum FencedBrokers {
+        INCLUDE,
+        EXCLUDE
+    }
+
+    /** Ids of the brokers that are alive for clients: registered, not fenced, with a client endpoint. */
+    static Set<Integer> aliveBrokerIds(ClusterImage image) {
+        return clientBrokers(image, FencedBrokers.EXCLUDE).stream()
+                .map(cb -> cb.broker().id())
+                .collect(Collectors.toUnmodifiableSet());
+    }
+
+    /**
+     * The controller id clients are told: this broker when it is alive, else the lowest alive id, else
+     * -1. Any broker forwards admin writes to the coordinators, so "the controller" only tells the
+     * AdminClient where to send them; answering this broker keeps a client on the broker it already
+     * talks to (Kafka's KRaft brokers answer a random alive broker for the same reason).
+     */
+    static int controllerId(ClusterImage image, int selfId) {
+        Set<Integer> alive = aliveBrokerIds(image);
+        if (alive.contains(selfId)) {
+            return selfId;
+        }
+        return alive.stream().min(Integer::compare).orElse(NO_NODE);
+    }
+
+    /** INVALID_TOPIC_EXCEPTION with Kafka's reason when {@code name} is not a legal topic name. */
+    static Optional<ApiError> invalidTopicName(String name) {
+        if (name == null) {
+            return Optional.of(new ApiError(Errors.INVALID_TOPIC_EXCEPTION, "topic name is missing"));
+        }
+        try {
+            Topic.validate(name);
+            return Optional.empty();
+        } catch (InvalidTopicException e) {
+            return Optional.of(new ApiError(Errors.INVALID_TOPIC_EXCEPTION, e.getMessage()));
+        }
+    }
+
+    /**
+     * Waits until this broker's image reaches {@code version}, at most {@code timeout}; false when it
+     * did not (or the thread was interrupted, whose flag is restored).
+     */
+    static boolean awaitVersion(MetadataView metadata, long version, Duration timeout) {
+        try {
+            return metadata.awaitVersion(version, timeout.isNegative() ? Duration.ZERO : timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** {@code requested} ms, capped at {@code max}; 0 or less means "do not wait". */
+    static Duration waitBudget(int requestedMs, Duration max) {
+        if (requestedMs <= 0) {
+            return Duration.ZERO;
+        }
+        Duration requested = Duration.ofMillis(requestedMs);
+        return requested.compareTo(max) < 0 ? requested : max;
+    }
+
+    private static int bitField(Set<AclOperation> operations) {
+        return Utils.to32BitField(operations.stream().map(AclOperation::code).collect(Collectors.toSet()));
+    }
+}

@@ -1,0 +1,133 @@
+package io.tributary.broker.api;
+
+import io.tributary.broker.cluster.ControlPlane;
+import io.tributary.broker.cluster.ControlPlaneException;
+import io.tributary.broker.cluster.MetadataView;
+import io.tributary.broker.log.TopicConfigCatalog;
+import io.tributary.broker.log.TopicConfigDefaults;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SortedMap;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiError;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What IncrementalAlterConfigs and AlterConfigs share: the answer for resources other than topics,
+ * validating a topic's new overrides, the control-plane write, and waiting for its version.
+ *
+ * <p>Thread-safety: stateless.
+ */
+final class TopicConfigWriter {
+
+    private static final Logger log = LoggerFactory.getLogger(TopicConfigWriter.class);
+
+    private final MetadataView metadata;
+    private final ControlPlane controlPlane;
+    private final AdminApiConfig config;
+
+    TopicConfigWriter(MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
+        this.metadata = Objects.requireNonNull(metadata, "metadata");
+        this.controlPlane = Objects.requireNonNull(controlPlane, "controlPlane");
+        this.config = Objects.requireNonNull(config, "config");
+    }
+
+    /** A config change the handlers refuse before anything is written. */
+    static final class Refusal extends Exception {
+        final transient ApiError error;
+
+        Refusal(Errors error, String message) {
+            this(new ApiError(error, message));
+        }
+
+        Refusal(ApiError error) {
+            super(error.message(), null, false, false);
+            this.error = error;
+        }
+    }
+
+    /** The error for altering a resource that is not a topic. */
+    static ApiError notATopic(ConfigResource.Type type) {
+        if (type == ConfigResource.Type.BROKER || type == ConfigResource.Type.BROKER_LOGGER) {
+            return new ApiError(
+                    Errors.INVALID_REQUEST,
+                    "broker configs are read-only: a Tributary broker is configured by its tributary.broker.*"
+                            + " properties at start");
+        }
+        return new ApiError(
+                Errors.INVALID_REQUEST, "altering configs of resource type " + type + " is not supported; TOPIC is");
+    }
+
+    /** Refuses an illegal topic name. */
+    static void checkName(String topic) throws Refusal {
+        var invalid = ClusterViews.invalidTopicName(topic);
+        if (invalid.isPresent()) {
+            throw new Refusal(Errors.INVALID_TOPIC_EXCEPTION, invalid.get().message());
+        }
+    }
+
+    /** The topic's overrides in this broker's image; UNKNOWN_TOPIC_OR_PARTITION when it has none such. */
+    Map<String, String> currentOverrides(String topic) throws Refusal {
+        return metadata.image()
+                .topic(topic)
+                .map(t -> t.configs())
+                .orElseThrow(() -> new Refusal(Errors.UNKNOWN_TOPIC_OR_PARTITION, "no topic named '" + topic + "'"));
+    }
+
+    /** Validates and normalizes overrides to set; INVALID_CONFIG naming the key. */
+    static SortedMap<String, String> validate(Map<String, String> set) throws Refusal {
+        try {
+            return TopicConfigCatalog.validate(set);
+        } catch (InvalidConfigurationException e) {
+            throw new Refusal(Errors.INVALID_CONFIG, e.getMessage());
+        }
+    }
+
+    /** Refuses a key the catalog does not know. */
+    static TopicConfigCatalog.Definition definition(String key) throws Refusal {
+        return TopicConfigCatalog.definition(key)
+                .orElseThrow(() -> new Refusal(
+                        Errors.INVALID_CONFIG,
+                        "unknown topic config '" + key + "'; accepted keys: " + TopicConfigCatalog.names()));
+    }
+
+    /** This broker's topic-config defaults. */
+    TopicConfigDefaults defaults() {
+        return config.topicDefaults();
+    }
+
+    /** Writes the change through the control plane; returns the committed version. */
+    long write(String topic, Map<String, String> set, Collection<String> remove) throws Refusal {
+        try {
+            long version = controlPlane.alterConfigs(topic, set, remove).version();
+            log.info(
+                    "Altered configs of topic {} (set {}, removed {}) at metadata version {}",
+                    topic,
+                    set,
+                    remove,
+                    version);
+            return version;
+        } catch (ControlPlaneException e) {
+            throw new Refusal(ControlPlaneErrors.toApiError(e));
+        }
+    }
+
+    /** Waits for {@code version}; true when this broker's image reached it in time. */
+    boolean awaitVersion(long version) {
+        Duration budget = config.maxMetadataWait();
+        return ClusterViews.awaitVersion(metadata, version, budget);
+    }
+
+    /** REQUEST_TIMED_OUT for a write this broker's image has not reached yet. */
+    ApiError notYetVisible(String topic, long version) {
+        return new ApiError(
+                Errors.REQUEST_TIMED_OUT,
+                "configs of '%s' were altered at metadata version %d, which this broker has not reached within %d ms"
+                        .formatted(topic, version, config.maxMetadataWait().toMillis()));
+    }
+}

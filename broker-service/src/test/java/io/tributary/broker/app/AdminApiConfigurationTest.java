@@ -1,0 +1,126 @@
+package io.tributary.broker.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.Mockito.mock;
+
+import io.tributary.broker.api.AdminApiConfig;
+import io.tributary.broker.cluster.ControlPlane;
+import io.tributary.broker.cluster.MetadataView;
+import io.tributary.broker.log.LogConfig;
+import io.tributary.broker.log.TopicConfigDefaults;
+import io.tributary.common.app.KafkaListenerLifecycle;
+import io.tributary.common.protocol.ApiVersionRange;
+import io.tributary.common.protocol.RequestHandler;
+import java.time.Duration;
+import java.util.Optional;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** The admin APIs' wiring: one handler per API, configured and validated from properties. */
+class AdminApiConfigurationTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withUserConfiguration(AdminApiConfiguration.class)
+            .withBean(MetadataView.class, () -> mock(MetadataView.class))
+            .withBean(ControlPlane.class, () -> mock(ControlPlane.class));
+
+    private ApplicationContextRunner withKafkaDefaults() {
+        return runner.withBean(TopicConfigDefaults.class, TopicConfigDefaults::kafka);
+    }
+
+    @Test
+    void oneHandlerPerAdminApi() {
+        withKafkaDefaults()
+                .run(context -> assertThat(
+                                context.getBeansOfType(RequestHandler.class).values())
+                        .extracting(h -> h.versions().apiKey())
+                        .containsExactlyInAnyOrder(
+                                ApiKeys.METADATA,
+                                ApiKeys.DESCRIBE_CLUSTER,
+                                ApiKeys.CREATE_TOPICS,
+                                ApiKeys.DELETE_TOPICS,
+                                ApiKeys.CREATE_PARTITIONS,
+                                ApiKeys.DESCRIBE_CONFIGS,
+                                ApiKeys.INCREMENTAL_ALTER_CONFIGS,
+                                ApiKeys.ALTER_CONFIGS,
+                                ApiKeys.FIND_COORDINATOR,
+                                ApiKeys.INIT_PRODUCER_ID));
+    }
+
+    @Test
+    void propertiesBecomeTheCoreConfig() {
+        withKafkaDefaults()
+                .withPropertyValues(
+                        "tributary.broker.admin.cluster-id=prod-1",
+                        "tributary.broker.admin.default-partitions=6",
+                        "tributary.broker.admin.default-replication-factor=3",
+                        "tributary.broker.admin.auto-create-topics=true",
+                        "tributary.broker.admin.producer-id-block-size=5000",
+                        "tributary.broker.admin.max-metadata-wait=30s")
+                .run(context -> assertThat(context.getBean(AdminApiConfig.class))
+                        .isEqualTo(new AdminApiConfig(
+                                "prod-1",
+                                6,
+                                (short) 3,
+                                AdminApiConfig.AutoCreateTopics.ENABLED,
+                                5000,
+                                Duration.ofSeconds(30),
+                                TopicConfigDefaults.kafka())));
+    }
+
+    @Test
+    void theApplicationsTopicConfigDefaultsAreUsed() {
+        TopicConfigDefaults own = TopicConfigDefaults.of(LogConfig.defaults().withRetentionTime(Optional.empty()), 2);
+        runner.withBean(TopicConfigDefaults.class, () -> own)
+                .run(context -> assertThat(context.getBean(AdminApiConfig.class).topicDefaults())
+                        .isEqualTo(own));
+    }
+
+    @Test
+    void theDefaultsAreTheCoreDefaults() {
+        withKafkaDefaults()
+                .run(context ->
+                        assertThat(context.getBean(AdminApiConfig.class)).isEqualTo(AdminApiConfig.defaults()));
+    }
+
+    @Test
+    void invalidValuesStopStartupNamingTheProperty() {
+        for (String bad : new String[] {
+            "tributary.broker.admin.default-partitions=0",
+            "tributary.broker.admin.default-replication-factor=40000",
+            "tributary.broker.admin.producer-id-block-size=0",
+            "tributary.broker.admin.cluster-id= ",
+            "tributary.broker.admin.max-metadata-wait=1h"
+        }) {
+            String key = bad.substring(0, bad.indexOf('='));
+            withKafkaDefaults()
+                    .withPropertyValues(bad)
+                    .run(context -> assertThat(context)
+                            .as(bad)
+                            .hasFailed()
+                            .getFailure()
+                            .hasStackTraceContaining(key.substring("tributary.broker.admin.".length())));
+        }
+    }
+
+    @Test
+    void theBrokerAdvertisesTheAdminApisAndReportsItsOwnLogDefaults() {
+        try (var context = new SpringApplicationBuilder(BrokerApplication.class)
+                .web(WebApplicationType.NONE)
+                .run(
+                        "--tributary.kafka.port=0",
+                        "--tributary.broker.data-dir=target/test-data/admin-api-configuration",
+                        // No coordinator in this test: port 1 refuses, so the broker never registers.
+                        "--tributary.broker.coordinators=127.0.0.1:1",
+                        "--tributary.broker.log.min-insync-replicas=2")) {
+            assertThat(context.getBean(KafkaListenerLifecycle.class).server().advertisedVersions())
+                    .extracting(ApiVersionRange::apiKey)
+                    .contains(ApiKeys.METADATA, ApiKeys.CREATE_TOPICS, ApiKeys.INIT_PRODUCER_ID);
+            assertThat(context.getBean(AdminApiConfig.class).topicDefaults())
+                    .isEqualTo(TopicConfigDefaults.of(LogConfig.defaults(), 2));
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package io.tributary.broker.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.common.errors.InvalidConfigurationException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The broker's topic-config catalog accepts what the coordinators accept (the same cases as the
+ * coordinator's {@code TopicConfigsTest}, and the same keys as its {@code TopicConfigs}, read from its
+ * source), and its defaults are the storage engine's.
+ */
+class TopicConfigCatalogTest {
+
+    /** The coordinator's list of accepted keys, relative to this module's directory (the tests' working directory). */
+    private static final Path COORDINATOR_TOPIC_CONFIGS =
+            Path.of("../coordinator-service/src/main/java/io/tributary/coordinator/metadata/TopicConfigs.java");
+
+    @Test
+    void acceptsExactlyTheKeysTheCoordinatorsAccept() throws IOException {
+        assertThat(COORDINATOR_TOPIC_CONFIGS)
+                .as("the coordinator's TopicConfigs source, to compare the accepted keys with")
+                .isRegularFile();
+        Matcher keys = Pattern.compile("public static final String \\w+ = \"([a-z.]+)\";")
+                .matcher(Files.readString(COORDINATOR_TOPIC_CONFIGS));
+        Set<String> coordinatorKeys = new TreeSet<>();
+        while (keys.find()) {
+            coordinatorKeys.add(keys.group(1));
+        }
+
+        assertThat(coordinatorKeys).isNotEmpty();
+        assertThat(TopicConfigCatalog.names()).containsExactlyElementsOf(coordinatorKeys);
+    }
+
+    @Test
+    void kafkasDefaultsAreTheStorageEnginesDefaults() {
+        TopicConfigDefaults kafka = TopicConfigDefaults.kafka();
+
+        for (TopicConfigCatalog.Definition d : TopicConfigCatalog.all()) {
+            assertThat(kafka.value(d.name())).as(d.name()).isEqualTo(d.defaultValue());
+            assertThat(kafka.isKafkaDefault(d.name())).isTrue();
+        }
+        assertThat(kafka.value("retention.ms")).isEqualTo("604800000");
+        assertThat(kafka.value("segment.bytes")).isEqualTo("1073741824");
+        assertThat(kafka.value("retention.bytes")).isEqualTo("-1");
+        assertThat(kafka.value("flush.ms")).isEqualTo(Long.toString(Long.MAX_VALUE));
+        assertThat(kafka.value("message.timestamp.type")).isEqualTo("CreateTime");
+    }
+
+    @Test
+    void aBrokersOwnLogSettingsBecomeItsTopicDefaults() {
+        LogConfig log = LogConfig.defaults()
+                .withRetentionTime(Optional.empty())
+                .withRetentionBytes(OptionalLong.of(5_000))
+                .withSegmentTime(Duration.ofHours(1))
+                .withFlushInterval(Optional.of(Duration.ofSeconds(1)))
+                .withTimestampType(MessageTimestampType.LOG_APPEND_TIME);
+
+        TopicConfigDefaults defaults = TopicConfigDefaults.of(log, 2);
+
+        assertThat(defaults.values())
+                .containsEntry("retention.ms", "-1")
+                .containsEntry("retention.bytes", "5000")
+                .containsEntry("segment.ms", "3600000")
+                .containsEntry("flush.ms", "1000")
+                .containsEntry("message.timestamp.type", "LogAppendTime")
+                .containsEntry("min.insync.replicas", "2")
+                .containsEntry("cleanup.policy", "delete");
+        assertThat(defaults.isKafkaDefault("retention.ms")).isFalse();
+        assertThat(defaults.isKafkaDefault("segment.bytes")).isTrue();
+        assertThat(defaults.effectiveValue(Map.of("retention.ms", "5"), "retention.ms"))
+                .isEqualTo("5");
+        assertThat(defaults.effectiveValue(Map.of(), "retention.ms")).isEqualTo("-1");
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "retention.ms|-1|-1",
+                "retention.bytes|1073741824|1073741824",
+                "segment.bytes|1048576|1048576",
+                "segment.ms|+60000|60000",
+                "min.insync.replicas|2|2",
+                "cleanup.policy|compact,delete|compact,delete",
+                "cleanup.policy|DELETE|delete",
+                "cleanup.policy|delete, compact,delete|compact,delete",
+                "max.message.bytes|1048588|1048588",
+                "message.timestamp.type|LogAppendTime|LogAppendTime",
+                "unclean.leader.election.enable|TRUE|true",
+                "flush.messages|1|1",
+                "flush.ms|0|0"
+            })
+    void acceptsValidValuesAndNormalizesThemAsTheCoordinatorsDo(String key, String value, String normalized) {
+        assertThat(TopicConfigCatalog.validate(Map.of(key, value))).containsEntry(key, normalized);
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "retention.ms|-2",
+                "retention.ms|ten",
+                "segment.bytes|1048575",
+                "segment.bytes|2147483648",
+                "segment.ms|0",
+                "min.insync.replicas|0",
+                "cleanup.policy|archive",
+                "cleanup.policy|''",
+                "max.message.bytes|-1",
+                "message.timestamp.type|createtime",
+                "unclean.leader.election.enable|yes",
+                "flush.messages|0",
+                "flush.ms|-1",
+                "compression.type|lz4"
+            })
+    void rejectsWhatTheCoordinatorsRejectNamingTheKey(String key, String value) {
+        assertThatThrownBy(() -> TopicConfigCatalog.validate(Map.of(key, value)))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining(key);
+    }
+}
