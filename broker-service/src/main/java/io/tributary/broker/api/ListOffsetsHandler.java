@@ -55,6 +55,7 @@ public final class ListOffsetsHandler implements RequestHandler {
     @Override
     public AbstractResponse handle(KafkaRequest request) {
         ListOffsetsRequest list = request.body(ListOffsetsRequest.class);
+        short version = request.header().apiVersion();
         int replicaId = list.replicaId();
         boolean consumer = replicaId == ListOffsetsRequest.CONSUMER_REPLICA_ID;
         PartitionAccess.Need need = replicaId == ListOffsetsRequest.DEBUGGING_REPLICA_ID
@@ -80,11 +81,14 @@ public final class ListOffsetsHandler implements RequestHandler {
                 }
                 Partition partition = resolved.partition().get();
                 try {
-                    lookup(partition, partitionData.timestamp(), consumer)
-                            .ifPresent(found -> partitionResponse
-                                    .setTimestamp(found.timestamp())
-                                    .setOffset(found.offset())
-                                    .setLeaderEpoch(found.leaderEpoch().orElse(ListOffsetsResponse.UNKNOWN_EPOCH)));
+                    lookup(partition, partitionData.timestamp(), consumer).ifPresent(found -> {
+                        partitionResponse.setTimestamp(found.timestamp()).setOffset(found.offset());
+                        // The response has a leader epoch from v4 on; writing one below fails.
+                        if (version >= 4) {
+                            partitionResponse.setLeaderEpoch(
+                                    found.leaderEpoch().orElse(ListOffsetsResponse.UNKNOWN_EPOCH));
+                        }
+                    });
                 } catch (RuntimeException e) {
                     partitionResponse.setErrorCode(
                             DataPathErrors.of(e, partition.topicIdPartition()).code());
