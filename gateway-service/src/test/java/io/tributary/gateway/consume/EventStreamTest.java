@@ -372,7 +372,7 @@ class EventStreamTest extends GatewayIntegrationTest {
     }
 
     private double slowCloses() {
-        return registry.find("tributary.gateway.sse.slow.closes").counters().stream()
+        return registry.find("tributary.sse.streams.closed").tag("reason", "slow_client").counters().stream()
                 .mapToDouble(Counter::count)
                 .sum();
     }
