@@ -21,13 +21,16 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -78,6 +81,7 @@ public class EventStreamController {
     private final GatewayMetrics metrics;
     private final Semaphore slots;
     private final SharedTailReaders shared;
+    private final Set<StreamState> open = ConcurrentHashMap.newKeySet();
 
     public EventStreamController(
             Admin admin,
@@ -151,6 +155,7 @@ public class EventStreamController {
         StreamState stream = new StreamState(
                 topic, start, new StreamBuffer(limits.bufferSize().toBytes()));
         StreamBuffer buffer = stream.buffer();
+        open.add(stream);
         Thread reader = Thread.ofVirtual().name("sse-" + topic).start(() -> read(stream));
         try {
             while (true) {
@@ -169,12 +174,47 @@ public class EventStreamController {
                 out.flush();
             }
         } catch (IOException | RuntimeException clientGone) {
-            log.debug("SSE client of {} left: {}", topic, clientGone.toString());
+            if (timedOut(clientGone)) {
+                // the client read nothing for write-timeout: Tomcat gave up the blocked write
+                closeFor(stream, GatewayMetrics.SLOW_CLIENT);
+                log.info("SSE stream of {} closed: a write to its client blocked too long", topic);
+            } else {
+                log.debug("SSE client of {} left: {}", topic, clientGone.toString());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            open.remove(stream);
             stream.close();
             reader.interrupt();
+        }
+    }
+
+    private static boolean timedOut(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Counts that the gateway ends {@code stream} for {@code reason}, once per stream. */
+    private void closeFor(StreamState stream, String reason) {
+        if (stream.closeFor(reason)) {
+            metrics.streamClosed(stream.topic(), reason);
+        }
+    }
+
+    /**
+     * Ends every open stream (counted as {@code shutdown}): each writes what it has and ends, so its
+     * client reconnects, with its last event id, to a gateway that is not stopping. Called before
+     * the web server's graceful shutdown, which would otherwise wait for streams that never end.
+     */
+    public void closeAllStreams() {
+        for (StreamState s : List.copyOf(open)) {
+            closeFor(s, GatewayMetrics.SHUTDOWN);
+            s.close();
         }
     }
 
@@ -193,7 +233,7 @@ public class EventStreamController {
                 }
                 if (!pollOnce(stream, own)) {
                     if (!stream.buffer().isClosed()) {
-                        metrics.streamClosed(topic, GatewayMetrics.SLOW_CLIENT);
+                        closeFor(stream, GatewayMetrics.SLOW_CLIENT);
                         log.info("SSE stream of {} closed: its client fell behind", topic);
                     }
                     return;
@@ -203,13 +243,13 @@ public class EventStreamController {
             Thread.currentThread().interrupt();
         } catch (ProblemException e) {
             if (!stream.buffer().isClosed()) {
-                metrics.streamClosed(topic, GatewayMetrics.ERROR);
+                closeFor(stream, GatewayMetrics.ERROR);
             }
             offerQuietly(stream.buffer(), SseFrames.control("error", problemJson(e.type(), e.getMessage(), Map.of())));
         } catch (RuntimeException e) {
             if (!stream.buffer().isClosed()) {
                 log.warn("SSE stream of {} failed", topic, e);
-                metrics.streamClosed(topic, GatewayMetrics.ERROR);
+                closeFor(stream, GatewayMetrics.ERROR);
             }
             offerQuietly(
                     stream.buffer(),

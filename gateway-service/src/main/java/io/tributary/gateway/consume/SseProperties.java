@@ -28,8 +28,6 @@ import org.springframework.validation.annotation.Validated;
  *     those streams
  * @param tailHistorySize the most bytes of recent records a shared tail reader keeps per partition,
  *     so a stream that reaches the end just behind the reader can still join it
- * @param writeTimeout the longest one write to a client may block (its socket buffer full because it
- *     reads nothing); then the stream is closed as slow
  */
 @Validated
 @ConfigurationProperties("tributary.gateway.sse")
@@ -42,8 +40,7 @@ public record SseProperties(
         @DefaultValue("16") @Min(1) @Max(1024) int consumers,
         @DefaultValue("500ms") @NotNull Duration pollWait,
         @DefaultValue("4") @Min(1) @Max(256) int sharedConsumers,
-        @DefaultValue("256KB") @NotNull DataSize tailHistorySize,
-        @DefaultValue("10s") @NotNull Duration writeTimeout) {
+        @DefaultValue("256KB") @NotNull DataSize tailHistorySize) {
 
     public SseProperties {
         positive("buffer-size", bufferSize == null ? 1 : bufferSize.toBytes());
@@ -52,7 +49,6 @@ public record SseProperties(
         positive("retry", retry);
         positive("poll-wait", pollWait);
         positive("tail-history-size", tailHistorySize == null ? 1 : tailHistorySize.toBytes());
-        positive("write-timeout", writeTimeout);
     }
 
     private static void positive(String key, Duration d) {

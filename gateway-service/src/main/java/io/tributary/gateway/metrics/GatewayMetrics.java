@@ -38,6 +38,8 @@ public final class GatewayMetrics {
         io.micrometer.core.instrument.Gauge.builder("tributary.gateway.sse.active.streams", activeStreams::get)
                 .description("SSE streams open now")
                 .register(registry);
+        upstreamFetches("shared");
+        upstreamFetches("own");
     }
 
     /** An SSE stream opened ({@code +1}) or ended ({@code -1}). */
@@ -78,11 +80,14 @@ public final class GatewayMetrics {
 
     /** One poll of the cluster for SSE: {@code mode} {@code shared} or {@code own}. */
     public void upstreamFetch(String mode) {
-        Counter.builder("tributary.sse.upstream.fetches")
+        upstreamFetches(mode).increment();
+    }
+
+    private Counter upstreamFetches(String mode) {
+        return Counter.builder("tributary.sse.upstream.fetches")
                 .description("Polls of the cluster for SSE streams, by a shared reader or a stream's own")
                 .tag("mode", mode)
-                .register(registry)
-                .increment();
+                .register(registry);
     }
 
     public void produced(String topic, String acks, long records) {

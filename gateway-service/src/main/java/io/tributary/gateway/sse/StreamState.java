@@ -41,6 +41,7 @@ public final class StreamState {
     private final Condition ownChanged = lock.newCondition();
     private final Set<Integer> attached = new HashSet<>();
     private StreamCursor cursor;
+    private String closedBy;
 
     public StreamState(String topic, StreamCursor start, StreamBuffer buffer) {
         this.topic = topic;
@@ -208,6 +209,23 @@ public final class StreamState {
         lock.lock();
         try {
             return Set.copyOf(attached);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Records that the gateway ends this stream for {@code reason} (a metric's label); true only the
+     * first time, so a stream is counted once whichever thread notices first.
+     */
+    public boolean closeFor(String reason) {
+        lock.lock();
+        try {
+            if (closedBy != null) {
+                return false;
+            }
+            closedBy = reason;
+            return true;
         } finally {
             lock.unlock();
         }

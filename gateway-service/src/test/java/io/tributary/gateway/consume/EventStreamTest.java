@@ -44,6 +44,9 @@ class EventStreamTest extends GatewayIntegrationTest {
     @Autowired
     SseProperties sse;
 
+    @Autowired
+    EventStreamController streams;
+
     /** A delivered record: where it is and its value. */
     record Delivered(int partition, long offset, String value) {}
 
@@ -352,8 +355,9 @@ class EventStreamTest extends GatewayIntegrationTest {
     }
 
     @Test
-    void aClientThatDoesNotReadIsClosedAndCounted() {
+    void aClientThatDoesNotReadIsClosedAndCountedWithoutHoldingUpOthers() {
         String topic = createTopic("sse-slow", 1);
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> metrics.activeStreams() == 0);
         String big = "\"" + "x".repeat(100_000) + "\"";
         for (int b = 0; b < 24; b++) {
             StringBuilder body = new StringBuilder("{\"records\":[");
@@ -365,10 +369,39 @@ class EventStreamTest extends GatewayIntegrationTest {
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         }
         double before = slowCloses();
-        try (SseClient client = SseClient.open(httpPort, 4096, "/v1/topics/" + topic + "/events?from=earliest")) {
-            assertThat(client.status()).isEqualTo(200);
+        try (SseClient stuck = SseClient.open(httpPort, 4096, "/v1/topics/" + topic + "/events?from=earliest");
+                SseClient reading = SseClient.open(httpPort, "/v1/topics/" + topic + "/events?from=earliest")) {
+            assertThat(stuck.status()).isEqualTo(200);
+            // the other stream gets all 120 records while the first reads nothing
+            for (int i = 0; i < 120; i++) {
+                assertThat(delivered(next(reading)).offset()).isEqualTo(i);
+            }
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> slowCloses() > before);
+            // the writer blocked on the stuck socket gives up at write-timeout: the slot is free
+            // while the stuck client still holds its socket open
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> metrics.activeStreams() == 1);
+            assertThat(slowCloses()).isEqualTo(before + 1);
         }
+    }
+
+    @Test
+    void streamsOpenWhenTheGatewayStopsEndAndAreCountedAsShutdown() {
+        String topic = createTopic("sse-stop", 1);
+        produce(topic, 0, 0, 3);
+        double before = registry.find("tributary.sse.streams.closed").tag("reason", "shutdown").counters().stream()
+                .mapToDouble(Counter::count)
+                .sum();
+        try (SseClient client = SseClient.open(httpPort, "/v1/topics/" + topic + "/events?from=earliest")) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(delivered(next(client)).offset()).isEqualTo(i);
+            }
+            streams.closeAllStreams();
+            assertThat(client.next()).as("the stream ends").isEmpty();
+        }
+        assertThat(registry.find("tributary.sse.streams.closed").tag("reason", "shutdown").counters().stream()
+                        .mapToDouble(Counter::count)
+                        .sum())
+                .isEqualTo(before + 1);
     }
 
     private double slowCloses() {
