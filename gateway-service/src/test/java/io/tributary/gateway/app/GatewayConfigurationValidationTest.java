@@ -47,6 +47,12 @@ class GatewayConfigurationValidationTest {
                 .hasStackTraceContaining("tributary.gateway.sse.tail-history-size must be positive");
     }
 
+    @Test
+    void anAllowedOriginThatIsNotAnOriginStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.gateway.cors.allowed-origins=app.test/path"))
+                .hasStackTraceContaining("tributary.gateway.cors.allowed-origins");
+    }
+
     private static void start(String... args) {
         ServiceStartup.startAndClose(GatewayApplication.class, args);
     }

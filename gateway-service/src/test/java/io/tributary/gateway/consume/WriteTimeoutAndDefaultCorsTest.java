@@ -24,11 +24,12 @@ import org.springframework.test.context.DynamicPropertySource;
  * A client that reads nothing while its stream's buffer never stays full long enough to be closed as
  * slow: the write blocked on its socket is bounded by {@code write-timeout}, and the close is counted
  * as {@code slow_client}. Its own context: the slow-client timeout here is far longer than the write
- * timeout, so only the write timeout can end the stream.
+ * timeout, so only the write timeout can end the stream; and CORS keeps its default (no allowed
+ * origins).
  */
 @ExtendWith(SharedKafka.class)
 @SpringBootTest(classes = GatewayApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-class WriteTimeoutTest {
+class WriteTimeoutAndDefaultCorsTest {
 
     @DynamicPropertySource
     static void slowClientTimeoutBeyondTheTest(DynamicPropertyRegistry registry) {
@@ -78,6 +79,20 @@ class WriteTimeoutTest {
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> metrics.activeStreams() == 0);
         }
         assertThat(slowCloses()).isEqualTo(before + 1);
+    }
+
+    @Test
+    void withNoAllowedOriginsNothingCrossOriginIsAnswered() {
+        GatewayHttp http = new GatewayHttp(httpPort);
+        HttpResponse<String> pre = http.send(java.net.http.HttpRequest.newBuilder(http.uri("/v1/topics"))
+                .method("OPTIONS", java.net.http.HttpRequest.BodyPublishers.noBody())
+                .header("Origin", "http://app.test")
+                .header("Access-Control-Request-Method", "POST"));
+        assertThat(pre.headers().firstValue("Access-Control-Allow-Origin")).isEmpty();
+        HttpResponse<String> get = http.send(
+                java.net.http.HttpRequest.newBuilder(http.uri("/v1/topics")).header("Origin", "http://app.test"));
+        assertThat(get.statusCode()).isEqualTo(200);
+        assertThat(get.headers().firstValue("Access-Control-Allow-Origin")).isEmpty();
     }
 
     private double slowCloses() {
