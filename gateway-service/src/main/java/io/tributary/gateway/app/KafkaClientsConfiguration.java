@@ -118,6 +118,9 @@ class KafkaClientsConfiguration {
         return new EventStreamController(admin, ssePool, shared, sse, gateway.clusterTimeout(), metrics);
     }
 
+    /** A shared reader's one fetch brings at most this many stream buffers' worth of bytes. */
+    private static final int SHARED_FETCH_BUFFERS = 16;
+
     /** The shared tail readers of SSE streams (one upstream fetch for every stream at a partition's end). */
     @Bean(destroyMethod = "close")
     SharedTailReaders sharedTailReaders(GatewayProperties gateway, SseProperties sse, GatewayMetrics metrics) {
@@ -127,8 +130,13 @@ class KafkaClientsConfiguration {
                         gateway,
                         "tributary-gateway-sse-shared",
                         SSE_MAX_POLL_RECORDS,
-                        // one fetch across all of a shard's partitions: room for each of them
-                        Map.of(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, bytes)),
+                        // a partition's share of a fetch is about one stream buffer; a whole fetch
+                        // (all of a shard's partitions) at most SHARED_FETCH_BUFFERS of them
+                        Map.of(
+                                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG,
+                                bytes,
+                                ConsumerConfig.FETCH_MAX_BYTES_CONFIG,
+                                (int) Math.min(Integer.MAX_VALUE, (long) bytes * SHARED_FETCH_BUFFERS))),
                 sse.sharedConsumers(),
                 sse.pollWait(),
                 sse.tailHistorySize().toBytes(),

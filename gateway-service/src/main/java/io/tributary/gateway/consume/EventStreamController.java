@@ -58,15 +58,16 @@ import tools.jackson.core.json.JsonFactory;
  *
  * <p>Each stream has two threads, both virtual: the request's thread writes frames from the stream's
  * {@link StreamBuffer} to the client (a heartbeat after {@code heartbeat-interval} without one), and
- * a reader thread polls the cluster and fills the buffer. The reader borrows a consumer from this
- * controller's own {@link ConsumerPool} for one poll of at most {@code poll-wait} and gives it back,
- * so only {@code consumers} threads are ever blocked inside kafka-clients; streams waiting for a
- * consumer or for their client hold no platform thread. When the buffer stays full for {@code
- * slow-client-timeout} the stream is closed and counted; the client resumes from its last event id.
- * Every event id is the whole position ({@link CursorCodec}), so nothing is kept between requests.
- *
- * <p>Not done yet: one upstream fetch shared by streams at the same position (each stream polls for
- * itself, in turns of {@code poll-wait} over the pool).
+ * the stream's own reader, which reads the partitions that are behind their end: it borrows a
+ * consumer from this controller's own {@link ConsumerPool} for one poll of at most {@code poll-wait}
+ * and gives it back, so only {@code consumers} threads are ever blocked inside kafka-clients. A
+ * partition the own reader finds at its end is handed to its {@link SharedTailReaders shared tail
+ * reader}, which fetches it once for every stream there; while all its partitions are shared, the
+ * own reader waits parked (no platform thread, no poll). When the buffer stays full for {@code
+ * slow-client-timeout}, or a write to the client blocks for {@code write-timeout}, the stream is
+ * closed and counted ({@code slow_client}); the client resumes from its last event id. Every event
+ * id is the whole position ({@link CursorCodec}, {@link StreamState}), so nothing is kept between
+ * requests.
  */
 @RestController
 public class EventStreamController {
@@ -135,14 +136,17 @@ public class EventStreamController {
         metrics.streamsChanged(1);
         try {
             StreamCursor start = startingCursor(topic, partitions, from, resume);
-            stream(topic, start, response);
+            // from=latest: the positions are the partitions' ends, looked up just now
+            boolean atEnd = resume.isEmpty() && (from == null || from.strip().equals("latest"));
+            stream(topic, start, atEnd, response);
         } finally {
             metrics.streamsChanged(-1);
             slots.release();
         }
     }
 
-    private void stream(String topic, StreamCursor start, HttpServletResponse response) throws IOException {
+    private void stream(String topic, StreamCursor start, boolean atEnd, HttpServletResponse response)
+            throws IOException {
         response.setStatus(200);
         response.setContentType("text/event-stream");
         response.setCharacterEncoding("UTF-8");
@@ -156,7 +160,13 @@ public class EventStreamController {
                 topic, start, new StreamBuffer(limits.bufferSize().toBytes()));
         StreamBuffer buffer = stream.buffer();
         open.add(stream);
-        Thread reader = Thread.ofVirtual().name("sse-" + topic).start(() -> read(stream));
+        Thread reader = Thread.ofVirtual().name("sse-" + topic).start(() -> {
+            if (atEnd) {
+                // join the shared readers at once, without a first poll of its own
+                start.nextOffsets().forEach((p, o) -> shared.attach(stream, p, o));
+            }
+            read(stream);
+        });
         try {
             while (true) {
                 Optional<byte[]> frame = buffer.poll(limits.heartbeatInterval());
