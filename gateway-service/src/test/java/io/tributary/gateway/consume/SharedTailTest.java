@@ -6,7 +6,9 @@ import com.jayway.jsonpath.JsonPath;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tributary.gateway.metrics.GatewayMetrics;
+import io.tributary.gateway.sse.CursorCodec;
 import io.tributary.gateway.sse.SharedTailReaders;
+import io.tributary.gateway.sse.StreamCursor;
 import io.tributary.gateway.testing.GatewayIntegrationTest;
 import io.tributary.gateway.testing.SseClient;
 import io.tributary.gateway.testing.SseClient.Event;
@@ -14,6 +16,9 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -122,6 +127,38 @@ class SharedTailTest extends GatewayIntegrationTest {
         // the reader ends with its last stream
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> shared.readers(topic) == 0);
         assertThat(shared.attachedStreams(topic)).isZero();
+    }
+
+    @Test
+    void aStreamOfSeveralPartitionsFedByTheirSharedReadersCarriesTheWholePositionInEachId() throws Exception {
+        String topic = createTopic("sse-shared-multi", 3);
+        String topicId = admin.describeTopics(List.of(topic))
+                .allTopicNames()
+                .get(30, TimeUnit.SECONDS)
+                .get(topic)
+                .topicId()
+                .toString();
+        try (SseClient c = open(topic, "?from=latest")) {
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> shared.attachedStreams(topic) == 3);
+            assertThat(shared.readers(topic)).isEqualTo(3);
+            for (int p = 0; p < 3; p++) {
+                HttpResponse<String> r = http.post(
+                        "/v1/topics/" + topic + "/partitions/" + p + "/records",
+                        "application/json",
+                        "{\"records\":[{\"value\":1},{\"value\":2},{\"value\":3}]}");
+                assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            }
+            TreeMap<Integer, Long> expected = new TreeMap<>(Map.of(0, 0L, 1, 0L, 2, 0L));
+            for (int i = 0; i < 9; i++) {
+                Event e = c.next().orElseThrow();
+                int partition = JsonPath.read(e.data(), "$.partition");
+                long offset = ((Number) JsonPath.read(e.data(), "$.offset")).longValue();
+                assertThat(offset).isEqualTo(expected.get(partition));
+                expected.put(partition, offset + 1);
+                assertThat(CursorCodec.decode(e.id().orElseThrow())).isEqualTo(new StreamCursor(topicId, expected));
+            }
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> shared.readers(topic) == 0);
     }
 
     @Test
