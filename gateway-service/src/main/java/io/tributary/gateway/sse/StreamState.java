@@ -35,6 +35,11 @@ public final class StreamState {
         CLOSED
     }
 
+    // tryDeliver's answers other than a frame size
+    private static final long DELIVERED = 0;
+    private static final long DUPLICATE = -1;
+    private static final long CLOSED = -2;
+
     private final String topic;
     private final StreamBuffer buffer;
     private final ReentrantLock lock = new ReentrantLock();
@@ -76,21 +81,29 @@ public final class StreamState {
      * after it as its id, unless it was delivered already. Never waits.
      */
     public Outcome deliver(int partition, long offset, byte[] recordJson) {
+        long r = tryDeliver(partition, offset, recordJson);
+        return r == DELIVERED
+                ? Outcome.DELIVERED
+                : r == DUPLICATE ? Outcome.DUPLICATE : r == CLOSED ? Outcome.CLOSED : Outcome.NO_ROOM;
+    }
+
+    /** {@link #deliver}; on no room, the frame's size in bytes (positive), else one of the constants. */
+    private long tryDeliver(int partition, long offset, byte[] recordJson) {
         lock.lock();
         try {
             if (buffer.isClosed()) {
-                return Outcome.CLOSED;
+                return CLOSED;
             }
             if (offset < cursor.nextOffsets().get(partition)) {
-                return Outcome.DUPLICATE;
+                return DUPLICATE;
             }
             StreamCursor after = cursor.with(partition, offset + 1);
             byte[] frame = SseFrames.event("record", CursorCodec.encode(after), recordJson);
             if (!offerNow(frame)) {
-                return buffer.isClosed() ? Outcome.CLOSED : Outcome.NO_ROOM;
+                return buffer.isClosed() ? CLOSED : frame.length;
             }
             cursor = after;
-            return Outcome.DELIVERED;
+            return DELIVERED;
         } finally {
             lock.unlock();
         }
@@ -104,15 +117,15 @@ public final class StreamState {
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
-            Outcome o = deliver(partition, offset, recordJson);
-            if (o == Outcome.DELIVERED || o == Outcome.DUPLICATE) {
+            long r = tryDeliver(partition, offset, recordJson);
+            if (r == DELIVERED || r == DUPLICATE) {
                 return true;
             }
-            if (o == Outcome.CLOSED) {
+            if (r == CLOSED) {
                 return false;
             }
             long left = deadline - System.nanoTime();
-            if (left <= 0 || !buffer.awaitRoom(recordJson.length + 64L, Duration.ofNanos(left))) {
+            if (left <= 0 || !buffer.awaitRoom(r, Duration.ofNanos(left))) {
                 return false;
             }
         }
