@@ -189,6 +189,7 @@ public class EventStreamController {
                 closeFor(stream, GatewayMetrics.SLOW_CLIENT);
                 log.info("SSE stream of {} closed: a write to its client blocked too long", topic);
             } else {
+                closeFor(stream, GatewayMetrics.CLIENT_CLOSED);
                 log.debug("SSE client of {} left: {}", topic, clientGone.toString());
             }
         } catch (InterruptedException e) {

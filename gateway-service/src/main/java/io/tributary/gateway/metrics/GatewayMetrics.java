@@ -19,8 +19,8 @@ import io.tributary.gateway.problem.ProblemType;
  *       {@code tributary_sse_streams_closed_total}, the name the alerts use): SSE streams the gateway
  *       closed, by reason: {@code slow_client} (the buffer stayed full for the slow-client timeout,
  *       or a write to the client blocked for the write timeout), {@code shutdown} (the gateway is
- *       stopping), {@code error} (the cluster failed the stream). Streams ended by their client are
- *       not counted.
+ *       stopping), {@code error} (the cluster failed the stream), {@code client_closed} (the client
+ *       went away). Each stream that ends is counted once, under the first reason noticed.
  *   <li>{@code tributary.sse.shared.readers} (gauge): partitions read by a shared tail reader now.
  *   <li>{@code tributary.sse.shared.streams} (gauge): stream partitions fed by a shared reader now.
  *   <li>{@code tributary.sse.upstream.fetches} (tag {@code mode}: {@code shared}, a shared reader's
@@ -57,11 +57,12 @@ public final class GatewayMetrics {
 
     public static final String SHUTDOWN = "shutdown";
     public static final String ERROR = "error";
+    public static final String CLIENT_CLOSED = "client_closed";
 
     /** The gateway closed an SSE stream of {@code topic} for {@code reason}. */
     public void streamClosed(String topic, String reason) {
         Counter.builder("tributary.sse.streams.closed")
-                .description("SSE streams the gateway closed, by reason")
+                .description("SSE streams that ended, by reason")
                 .tag("reason", reason)
                 .tag("topic", topic)
                 .register(registry)

@@ -385,12 +385,42 @@ class EventStreamTest extends GatewayIntegrationTest {
     }
 
     @Test
+    void aStreamItsClientLeftIsCountedOnceAsClientClosed() {
+        String topic = createTopic("sse-left", 1);
+        double before = closed(topic, "client_closed");
+        try (SseClient client = SseClient.open(httpPort, "/v1/topics/" + topic + "/events")) {
+            assertThat(client.status()).isEqualTo(200);
+            client.expectNoEventFor(1);
+        }
+        // the next heartbeat finds the connection gone
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> closed(topic, "client_closed") == before + 1);
+        assertThat(closed(topic, "client_closed")).isEqualTo(before + 1);
+    }
+
+    private double closed(String topic, String reason) {
+        return registry
+                .find("tributary.sse.streams.closed")
+                .tag("reason", reason)
+                .tag("topic", topic)
+                .counters()
+                .stream()
+                .mapToDouble(Counter::count)
+                .sum();
+    }
+
+    @Test
     void streamsOpenWhenTheGatewayStopsEndAndAreCountedAsShutdown() {
         String topic = createTopic("sse-stop", 1);
         produce(topic, 0, 0, 3);
-        double before = registry.find("tributary.sse.streams.closed").tag("reason", "shutdown").counters().stream()
-                .mapToDouble(Counter::count)
-                .sum();
+        double before =
+                registry
+                        .find("tributary.sse.streams.closed")
+                        .tag("reason", "shutdown")
+                        .tag("topic", topic)
+                        .counters()
+                        .stream()
+                        .mapToDouble(Counter::count)
+                        .sum();
         try (SseClient client = SseClient.open(httpPort, "/v1/topics/" + topic + "/events?from=earliest")) {
             for (int i = 0; i < 3; i++) {
                 assertThat(delivered(next(client)).offset()).isEqualTo(i);
@@ -398,9 +428,15 @@ class EventStreamTest extends GatewayIntegrationTest {
             streams.closeAllStreams();
             assertThat(client.next()).as("the stream ends").isEmpty();
         }
-        assertThat(registry.find("tributary.sse.streams.closed").tag("reason", "shutdown").counters().stream()
-                        .mapToDouble(Counter::count)
-                        .sum())
+        assertThat(
+                        registry
+                                .find("tributary.sse.streams.closed")
+                                .tag("reason", "shutdown")
+                                .tag("topic", topic)
+                                .counters()
+                                .stream()
+                                .mapToDouble(Counter::count)
+                                .sum())
                 .isEqualTo(before + 1);
     }
 
