@@ -368,7 +368,7 @@ class EventStreamTest extends GatewayIntegrationTest {
             HttpResponse<String> r = http.post("/v1/topics/" + topic + "/records", "application/json", body.toString());
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         }
-        double before = slowCloses();
+        double before = closed(topic, "slow_client");
         try (SseClient stuck = SseClient.open(httpPort, 4096, "/v1/topics/" + topic + "/events?from=earliest");
                 SseClient reading = SseClient.open(httpPort, "/v1/topics/" + topic + "/events?from=earliest")) {
             assertThat(stuck.status()).isEqualTo(200);
@@ -376,11 +376,11 @@ class EventStreamTest extends GatewayIntegrationTest {
             for (int i = 0; i < 120; i++) {
                 assertThat(delivered(next(reading)).offset()).isEqualTo(i);
             }
-            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> slowCloses() > before);
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> closed(topic, "slow_client") > before);
             // the writer blocked on the stuck socket gives up at write-timeout: the slot is free
             // while the stuck client still holds its socket open
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> metrics.activeStreams() == 1);
-            assertThat(slowCloses()).isEqualTo(before + 1);
+            assertThat(closed(topic, "slow_client")).isEqualTo(before + 1);
         }
     }
 
@@ -438,11 +438,5 @@ class EventStreamTest extends GatewayIntegrationTest {
                                 .mapToDouble(Counter::count)
                                 .sum())
                 .isEqualTo(before + 1);
-    }
-
-    private double slowCloses() {
-        return registry.find("tributary.sse.streams.closed").tag("reason", "slow_client").counters().stream()
-                .mapToDouble(Counter::count)
-                .sum();
     }
 }
