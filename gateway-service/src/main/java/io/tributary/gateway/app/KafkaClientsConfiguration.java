@@ -13,6 +13,7 @@ import io.tributary.gateway.produce.Acks;
 import io.tributary.gateway.produce.ProduceController;
 import io.tributary.gateway.produce.ProduceProperties;
 import io.tributary.gateway.produce.Producers;
+import io.tributary.gateway.sse.SharedTailReaders;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.HashMap;
@@ -91,7 +92,11 @@ class KafkaClientsConfiguration {
 
     @Bean(destroyMethod = "close")
     EventStreamController eventStreamController(
-            Admin admin, GatewayProperties gateway, SseProperties sse, GatewayMetrics metrics) {
+            Admin admin,
+            GatewayProperties gateway,
+            SseProperties sse,
+            GatewayMetrics metrics,
+            SharedTailReaders shared) {
         ConsumerPool ssePool = new ConsumerPool(
                 () -> {
                     // one poll brings about buffer-size bytes at most (a larger record still comes
@@ -110,7 +115,45 @@ class KafkaClientsConfiguration {
                 },
                 sse.consumers(),
                 SSE_CONSUMER_WAIT);
-        return new EventStreamController(admin, ssePool, sse, gateway.clusterTimeout(), metrics);
+        return new EventStreamController(admin, ssePool, shared, sse, gateway.clusterTimeout(), metrics);
+    }
+
+    /** A shared reader's one fetch brings at most this many stream buffers' worth of bytes. */
+    private static final int SHARED_FETCH_BUFFERS = 16;
+
+    /** The shared tail readers of SSE streams (one upstream fetch for every stream at a partition's end). */
+    @Bean(destroyMethod = "close")
+    SharedTailReaders sharedTailReaders(GatewayProperties gateway, SseProperties sse, GatewayMetrics metrics) {
+        int bytes = (int) Math.min(Integer.MAX_VALUE, sse.bufferSize().toBytes());
+        SharedTailReaders shared = new SharedTailReaders(
+                () -> consumer(
+                        gateway,
+                        "tributary-gateway-sse-shared",
+                        SSE_MAX_POLL_RECORDS,
+                        // a partition's share of a fetch is about one stream buffer; a whole fetch
+                        // (all of a shard's partitions) at most SHARED_FETCH_BUFFERS of them
+                        Map.of(
+                                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG,
+                                bytes,
+                                ConsumerConfig.FETCH_MAX_BYTES_CONFIG,
+                                (int) Math.min(Integer.MAX_VALUE, (long) bytes * SHARED_FETCH_BUFFERS))),
+                sse.sharedConsumers(),
+                sse.pollWait(),
+                sse.tailHistorySize().toBytes(),
+                EventStreamController::recordJson,
+                new SharedTailReaders.Listener() {
+                    @Override
+                    public void fetched() {
+                        metrics.upstreamFetch("shared");
+                    }
+
+                    @Override
+                    public void delivered(String topic, int records) {
+                        metrics.consumed(topic, "sse", records);
+                    }
+                });
+        metrics.sharedReaders(shared::readers, shared::attachedStreams);
+        return shared;
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(

@@ -12,20 +12,25 @@ import io.tributary.gateway.record.RecordJson;
 import io.tributary.gateway.record.Timestamps;
 import io.tributary.gateway.sse.CursorCodec;
 import io.tributary.gateway.sse.MalformedCursorException;
+import io.tributary.gateway.sse.SharedTailReaders;
 import io.tributary.gateway.sse.SseFrames;
 import io.tributary.gateway.sse.StreamBuffer;
 import io.tributary.gateway.sse.StreamCursor;
+import io.tributary.gateway.sse.StreamState;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -53,15 +58,16 @@ import tools.jackson.core.json.JsonFactory;
  *
  * <p>Each stream has two threads, both virtual: the request's thread writes frames from the stream's
  * {@link StreamBuffer} to the client (a heartbeat after {@code heartbeat-interval} without one), and
- * a reader thread polls the cluster and fills the buffer. The reader borrows a consumer from this
- * controller's own {@link ConsumerPool} for one poll of at most {@code poll-wait} and gives it back,
- * so only {@code consumers} threads are ever blocked inside kafka-clients; streams waiting for a
- * consumer or for their client hold no platform thread. When the buffer stays full for {@code
- * slow-client-timeout} the stream is closed and counted; the client resumes from its last event id.
- * Every event id is the whole position ({@link CursorCodec}), so nothing is kept between requests.
- *
- * <p>Not done yet: one upstream fetch shared by streams at the same position (each stream polls for
- * itself, in turns of {@code poll-wait} over the pool).
+ * the stream's own reader, which reads the partitions that are behind their end: it borrows a
+ * consumer from this controller's own {@link ConsumerPool} for one poll of at most {@code poll-wait}
+ * and gives it back, so only {@code consumers} threads are ever blocked inside kafka-clients. A
+ * partition the own reader finds at its end is handed to its {@link SharedTailReaders shared tail
+ * reader}, which fetches it once for every stream there; while all its partitions are shared, the
+ * own reader waits parked (no platform thread, no poll). When the buffer stays full for {@code
+ * slow-client-timeout}, or a write to the client blocks for {@code write-timeout}, the stream is
+ * closed and counted ({@code slow_client}); the client resumes from its last event id. Every event
+ * id is the whole position ({@link CursorCodec}, {@link StreamState}), so nothing is kept between
+ * requests.
  */
 @RestController
 public class EventStreamController {
@@ -75,11 +81,19 @@ public class EventStreamController {
     private final Duration clusterTimeout;
     private final GatewayMetrics metrics;
     private final Semaphore slots;
+    private final SharedTailReaders shared;
+    private final Set<StreamState> open = ConcurrentHashMap.newKeySet();
 
     public EventStreamController(
-            Admin admin, ConsumerPool pool, SseProperties limits, Duration clusterTimeout, GatewayMetrics metrics) {
+            Admin admin,
+            ConsumerPool pool,
+            SharedTailReaders shared,
+            SseProperties limits,
+            Duration clusterTimeout,
+            GatewayMetrics metrics) {
         this.admin = admin;
         this.pool = pool;
+        this.shared = shared;
         this.limits = limits;
         this.clusterTimeout = clusterTimeout;
         this.metrics = metrics;
@@ -89,6 +103,15 @@ public class EventStreamController {
     /** Closes this controller's consumers (at shutdown). */
     public void close() {
         pool.close();
+    }
+
+    /** A record's JSON, the {@code data:} line of its event. */
+    public static byte[] recordJson(ConsumerRecord<byte[], byte[]> r) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), out)) {
+            RecordJson.writeConsumed(g, r);
+        }
+        return out.toByteArray();
     }
 
     @Operation(operationId = "streamEvents", summary = "Server-Sent Events of a topic")
@@ -113,14 +136,17 @@ public class EventStreamController {
         metrics.streamsChanged(1);
         try {
             StreamCursor start = startingCursor(topic, partitions, from, resume);
-            stream(topic, start, response);
+            // from=latest: the positions are the partitions' ends, looked up just now
+            boolean atEnd = resume.isEmpty() && (from == null || from.strip().equals("latest"));
+            stream(topic, start, atEnd, response);
         } finally {
             metrics.streamsChanged(-1);
             slots.release();
         }
     }
 
-    private void stream(String topic, StreamCursor start, HttpServletResponse response) throws IOException {
+    private void stream(String topic, StreamCursor start, boolean atEnd, HttpServletResponse response)
+            throws IOException {
         response.setStatus(200);
         response.setContentType("text/event-stream");
         response.setCharacterEncoding("UTF-8");
@@ -130,8 +156,17 @@ public class EventStreamController {
         out.write(SseFrames.retry(limits.retry().toMillis()));
         out.flush();
 
-        StreamBuffer buffer = new StreamBuffer(limits.bufferSize().toBytes());
-        Thread reader = Thread.ofVirtual().name("sse-" + topic).start(() -> read(topic, start, buffer));
+        StreamState stream = new StreamState(
+                topic, start, new StreamBuffer(limits.bufferSize().toBytes()));
+        StreamBuffer buffer = stream.buffer();
+        open.add(stream);
+        Thread reader = Thread.ofVirtual().name("sse-" + topic).start(() -> {
+            if (atEnd) {
+                // join the shared readers at once, without a first poll of its own
+                start.nextOffsets().forEach((p, o) -> shared.attach(stream, p, o));
+            }
+            read(stream);
+        });
         try {
             while (true) {
                 Optional<byte[]> frame = buffer.poll(limits.heartbeatInterval());
@@ -149,88 +184,156 @@ public class EventStreamController {
                 out.flush();
             }
         } catch (IOException | RuntimeException clientGone) {
-            log.debug("SSE client of {} left: {}", topic, clientGone.toString());
+            if (timedOut(clientGone)) {
+                // the client read nothing for write-timeout: Tomcat gave up the blocked write
+                closeFor(stream, GatewayMetrics.SLOW_CLIENT);
+                log.info("SSE stream of {} closed: a write to its client blocked too long", topic);
+            } else {
+                closeFor(stream, GatewayMetrics.CLIENT_CLOSED);
+                log.debug("SSE client of {} left: {}", topic, clientGone.toString());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            buffer.close();
+            open.remove(stream);
+            stream.close();
             reader.interrupt();
         }
     }
 
-    /** The reader: polls the cluster from {@code start} and fills {@code buffer} until it is closed. */
-    private void read(String topic, StreamCursor start, StreamBuffer buffer) {
-        StreamCursor cursor = start;
+    private static boolean timedOut(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Counts that the gateway ends {@code stream} for {@code reason}, once per stream. */
+    private void closeFor(StreamState stream, String reason) {
+        if (stream.closeFor(reason)) {
+            metrics.streamClosed(stream.topic(), reason);
+        }
+    }
+
+    /**
+     * Ends every open stream (counted as {@code shutdown}): each writes what it has and ends, so its
+     * client reconnects, with its last event id, to a gateway that is not stopping. Called before
+     * the web server's graceful shutdown, which would otherwise wait for streams that never end.
+     */
+    public void closeAllStreams() {
+        for (StreamState s : List.copyOf(open)) {
+            closeFor(s, GatewayMetrics.SHUTDOWN);
+            s.close();
+        }
+    }
+
+    /**
+     * The stream's own reader: polls the partitions that are behind the tail from the stream's
+     * position, hands those that reach the tail to their shared reader, and waits (parked) while
+     * every partition is fed by shared readers; until the stream is closed.
+     */
+    private void read(StreamState stream) {
+        String topic = stream.topic();
         try {
-            while (!buffer.isClosed()) {
-                List<byte[]> frames = new ArrayList<>();
-                cursor = pollOnce(topic, cursor, frames);
-                for (byte[] f : frames) {
-                    if (!buffer.offer(f, limits.slowClientTimeout())) {
-                        if (!buffer.isClosed()) {
-                            metrics.slowClose(topic);
-                            log.info("SSE stream of {} closed: its client fell behind", topic);
-                        }
-                        return;
+            while (!stream.buffer().isClosed()) {
+                TreeMap<Integer, Long> own = stream.awaitOwnPartitions(limits.heartbeatInterval());
+                if (own.isEmpty()) {
+                    continue;
+                }
+                if (!pollOnce(stream, own)) {
+                    if (!stream.buffer().isClosed()) {
+                        closeFor(stream, GatewayMetrics.SLOW_CLIENT);
+                        log.info("SSE stream of {} closed: its client fell behind", topic);
                     }
+                    return;
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ProblemException e) {
-            offerQuietly(buffer, SseFrames.control("error", problemJson(e.type(), e.getMessage(), Map.of())));
+            if (!stream.buffer().isClosed()) {
+                closeFor(stream, GatewayMetrics.ERROR);
+            }
+            offerQuietly(stream.buffer(), SseFrames.control("error", problemJson(e.type(), e.getMessage(), Map.of())));
         } catch (RuntimeException e) {
-            log.warn("SSE stream of {} failed", topic, e);
+            if (!stream.buffer().isClosed()) {
+                log.warn("SSE stream of {} failed", topic, e);
+                closeFor(stream, GatewayMetrics.ERROR);
+            }
             offerQuietly(
-                    buffer,
+                    stream.buffer(),
                     SseFrames.control(
                             "error", problemJson(ProblemType.INTERNAL_ERROR, "The stream failed; resume.", Map.of())));
         } finally {
-            buffer.close();
+            stream.buffer().close();
+            shared.detachAll(stream);
+            stream.close();
         }
     }
 
-    /** One poll with a borrowed consumer; the frames it produced go to {@code frames}. */
-    private StreamCursor pollOnce(String topic, StreamCursor cursor, List<byte[]> frames) {
+    /**
+     * One poll, with a borrowed consumer, of the partitions the stream reads on its own ({@code own},
+     * at their next offsets); the records go into the stream's buffer, and the partitions this poll
+     * found at their end attach to their shared reader. False when the client is too slow (the
+     * buffer stayed full for {@code slow-client-timeout}) or the stream closed.
+     */
+    private boolean pollOnce(StreamState stream, TreeMap<Integer, Long> own) throws InterruptedException {
+        String topic = stream.topic();
         Consumer<byte[], byte[]> consumer;
         try {
             consumer = pool.acquire();
         } catch (ProblemException busy) {
-            return cursor; // every consumer is polling for another stream; try again
+            return true; // every consumer is polling for another stream; try again
         }
-        List<TopicPartition> tps = new ArrayList<>();
-        cursor.nextOffsets().keySet().forEach(p -> tps.add(new TopicPartition(topic, p)));
+        List<Integer> atTail = new ArrayList<>();
         try {
+            List<TopicPartition> tps = new ArrayList<>();
+            own.keySet().forEach(p -> tps.add(new TopicPartition(topic, p)));
             consumer.assign(tps);
-            cursor.nextOffsets().forEach((p, o) -> consumer.seek(new TopicPartition(topic, p), o));
+            own.forEach((p, o) -> consumer.seek(new TopicPartition(topic, p), o));
             ConsumerRecords<byte[], byte[]> polled;
             try {
                 polled = consumer.poll(limits.pollWait());
+                metrics.upstreamFetch("own");
             } catch (OffsetOutOfRangeException e) {
-                return outOfRange(consumer, cursor, e, frames);
+                return outOfRange(consumer, stream, e);
             }
             int count = 0;
             for (TopicPartition tp : polled.partitions()) {
                 for (ConsumerRecord<byte[], byte[]> r : polled.records(tp)) {
-                    cursor = cursor.with(tp.partition(), r.offset() + 1);
-                    frames.add(SseFrames.event("record", CursorCodec.encode(cursor), recordJson(r)));
+                    if (!stream.deliverWaiting(tp.partition(), r.offset(), recordJson(r), limits.slowClientTimeout())) {
+                        metrics.consumed(topic, "sse", count);
+                        return false;
+                    }
                     count++;
                 }
             }
             if (count > 0) {
                 metrics.consumed(topic, "sse", count);
             }
-            return cursor;
+            for (TopicPartition tp : tps) {
+                OptionalLong lag = consumer.currentLag(tp);
+                if (lag.isPresent() && lag.getAsLong() == 0) {
+                    atTail.add(tp.partition());
+                }
+            }
         } catch (KafkaException e) {
             throw KafkaProblems.toProblem(e);
         } finally {
             pool.release(consumer);
         }
+        StreamCursor now = stream.cursor();
+        for (int p : atTail) {
+            shared.attach(stream, p, now.nextOffsets().get(p));
+        }
+        return true;
     }
 
     /** A {@code gap} event for each partition whose position retention removed; past the end: error. */
-    private StreamCursor outOfRange(
-            Consumer<byte[], byte[]> consumer, StreamCursor cursor, OffsetOutOfRangeException e, List<byte[]> frames) {
+    private boolean outOfRange(Consumer<byte[], byte[]> consumer, StreamState stream, OffsetOutOfRangeException e)
+            throws InterruptedException {
         Map<TopicPartition, Long> starts =
                 consumer.beginningOffsets(e.offsetOutOfRangePartitions().keySet(), clusterTimeout);
         for (var entry : e.offsetOutOfRangePartitions().entrySet()) {
@@ -242,16 +345,18 @@ public class EventStreamController {
                         ProblemType.OFFSET_BEYOND_LOG_END,
                         "Offset %d of %s is past the end of the log.".formatted(offset, tp));
             }
-            frames.add(SseFrames.control(
+            byte[] gap = SseFrames.control(
                     "gap",
                     problemJson(
                             ProblemType.OFFSET_BELOW_LOG_START,
                             "Offsets %d to %d of %s were removed by retention; the stream continues at %d."
                                     .formatted(offset, logStart - 1, tp, logStart),
-                            Map.of("partition", tp.partition(), "offset", offset, "log_start_offset", logStart))));
-            cursor = cursor.with(tp.partition(), logStart);
+                            Map.of("partition", tp.partition(), "offset", offset, "log_start_offset", logStart)));
+            if (!stream.controlWaiting(gap, tp.partition(), logStart, limits.slowClientTimeout())) {
+                return false;
+            }
         }
-        return cursor;
+        return true;
     }
 
     private static void offerQuietly(StreamBuffer buffer, byte[] frame) {
@@ -396,14 +501,6 @@ public class EventStreamController {
             }
             throw problem;
         }
-    }
-
-    private static byte[] recordJson(ConsumerRecord<byte[], byte[]> r) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), out)) {
-            RecordJson.writeConsumed(g, r);
-        }
-        return out.toByteArray();
     }
 
     private static byte[] problemJson(ProblemType type, String detail, Map<String, Object> extensions) {

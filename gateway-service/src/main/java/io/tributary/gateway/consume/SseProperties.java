@@ -22,6 +22,12 @@ import org.springframework.validation.annotation.Validated;
  * @param consumers consumers that poll the cluster for streams; a stream holds one only while it
  *     polls, so this bounds the threads blocked in the cluster's client, not the streams
  * @param pollWait how long one poll for a stream waits for records before its consumer is handed on
+ *     (also one poll of a shared tail reader)
+ * @param sharedConsumers consumers (each with one virtual thread) that the shared tail readers are
+ *     spread over: every partition with streams at its end is fetched once, by one of them, for all
+ *     those streams
+ * @param tailHistorySize the most bytes of recent records a shared tail reader keeps per partition,
+ *     so a stream that reaches the end just behind the reader can still join it
  */
 @Validated
 @ConfigurationProperties("tributary.gateway.sse")
@@ -32,7 +38,9 @@ public record SseProperties(
         @DefaultValue("15s") @NotNull Duration heartbeatInterval,
         @DefaultValue("2s") @NotNull Duration retry,
         @DefaultValue("16") @Min(1) @Max(1024) int consumers,
-        @DefaultValue("500ms") @NotNull Duration pollWait) {
+        @DefaultValue("500ms") @NotNull Duration pollWait,
+        @DefaultValue("4") @Min(1) @Max(256) int sharedConsumers,
+        @DefaultValue("256KB") @NotNull DataSize tailHistorySize) {
 
     public SseProperties {
         positive("buffer-size", bufferSize == null ? 1 : bufferSize.toBytes());
@@ -40,6 +48,7 @@ public record SseProperties(
         positive("heartbeat-interval", heartbeatInterval);
         positive("retry", retry);
         positive("poll-wait", pollWait);
+        positive("tail-history-size", tailHistorySize == null ? 1 : tailHistorySize.toBytes());
     }
 
     private static void positive(String key, Duration d) {

@@ -15,8 +15,16 @@ import io.tributary.gateway.problem.ProblemType;
  *   <li>{@code tributary.gateway.errors} (tags {@code type}, the problem's short name, and {@code
  *       status}): problems answered, whole requests and single records of a batch alike.
  *   <li>{@code tributary.gateway.sse.active.streams} (gauge): SSE streams open now.
- *   <li>{@code tributary.gateway.sse.slow.closes}: SSE streams closed because their client read too
- *       slowly (their buffer stayed full for the slow-client timeout).
+ *   <li>{@code tributary.sse.streams.closed} (tags {@code reason}, {@code topic}; Prometheus
+ *       {@code tributary_sse_streams_closed_total}, the name the alerts use): SSE streams the gateway
+ *       closed, by reason: {@code slow_client} (the buffer stayed full for the slow-client timeout,
+ *       or a write to the client blocked for the write timeout), {@code shutdown} (the gateway is
+ *       stopping), {@code error} (the cluster failed the stream), {@code client_closed} (the client
+ *       went away). Each stream that ends is counted once, under the first reason noticed.
+ *   <li>{@code tributary.sse.shared.readers} (gauge): partitions read by a shared tail reader now.
+ *   <li>{@code tributary.sse.shared.streams} (gauge): stream partitions fed by a shared reader now.
+ *   <li>{@code tributary.sse.upstream.fetches} (tag {@code mode}: {@code shared}, a shared reader's
+ *       poll, or {@code own}, a stream's own poll behind the tail): polls of the cluster for SSE.
  * </ul>
  */
 public final class GatewayMetrics {
@@ -30,6 +38,8 @@ public final class GatewayMetrics {
         io.micrometer.core.instrument.Gauge.builder("tributary.gateway.sse.active.streams", activeStreams::get)
                 .description("SSE streams open now")
                 .register(registry);
+        upstreamFetches("shared");
+        upstreamFetches("own");
     }
 
     /** An SSE stream opened ({@code +1}) or ended ({@code -1}). */
@@ -42,13 +52,43 @@ public final class GatewayMetrics {
         return activeStreams.get();
     }
 
-    /** An SSE stream was closed because its client read too slowly. */
-    public void slowClose(String topic) {
-        Counter.builder("tributary.gateway.sse.slow.closes")
-                .description("SSE streams closed because their client fell behind")
+    /** Reasons for {@link #streamClosed}. */
+    public static final String SLOW_CLIENT = "slow_client";
+
+    public static final String SHUTDOWN = "shutdown";
+    public static final String ERROR = "error";
+    public static final String CLIENT_CLOSED = "client_closed";
+
+    /** The gateway closed an SSE stream of {@code topic} for {@code reason}. */
+    public void streamClosed(String topic, String reason) {
+        Counter.builder("tributary.sse.streams.closed")
+                .description("SSE streams that ended, by reason")
+                .tag("reason", reason)
                 .tag("topic", topic)
                 .register(registry)
                 .increment();
+    }
+
+    /** Registers the shared tail readers' gauges. */
+    public void sharedReaders(java.util.function.IntSupplier readers, java.util.function.IntSupplier streams) {
+        io.micrometer.core.instrument.Gauge.builder("tributary.sse.shared.readers", readers::getAsInt)
+                .description("Partitions read by a shared SSE tail reader now")
+                .register(registry);
+        io.micrometer.core.instrument.Gauge.builder("tributary.sse.shared.streams", streams::getAsInt)
+                .description("SSE stream partitions fed by a shared tail reader now")
+                .register(registry);
+    }
+
+    /** One poll of the cluster for SSE: {@code mode} {@code shared} or {@code own}. */
+    public void upstreamFetch(String mode) {
+        upstreamFetches(mode).increment();
+    }
+
+    private Counter upstreamFetches(String mode) {
+        return Counter.builder("tributary.sse.upstream.fetches")
+                .description("Polls of the cluster for SSE streams, by a shared reader or a stream's own")
+                .tag("mode", mode)
+                .register(registry);
     }
 
     public void produced(String topic, String acks, long records) {

@@ -14,6 +14,7 @@ public enum ProblemType {
     INVALID_TOPIC_REQUEST(400, "Invalid topic request"),
     OFFSET_BEYOND_LOG_END(400, "Offset beyond the log end"),
     FORBIDDEN(403, "Forbidden"),
+    ORIGIN_NOT_ALLOWED(403, "Origin not allowed"),
     TOPIC_NOT_FOUND(404, "Topic not found"),
     PARTITION_NOT_FOUND(404, "Partition not found"),
     NOT_FOUND(404, "Not found"),

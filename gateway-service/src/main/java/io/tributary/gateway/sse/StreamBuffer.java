@@ -56,6 +56,27 @@ public final class StreamBuffer {
     }
 
     /**
+     * Waits at most {@code timeout} until a frame of {@code bytes} would fit (or the buffer is empty,
+     * which takes any frame, or closed). True when it would fit or the buffer is closed; false when
+     * the time ran out. Adds nothing: the caller offers (without waiting) afterwards.
+     */
+    public boolean awaitRoom(long bytes, Duration timeout) throws InterruptedException {
+        long waitNs = timeout.toNanos();
+        lock.lock();
+        try {
+            while (!closed && !frames.isEmpty() && usedBytes + bytes > capacityBytes) {
+                if (waitNs <= 0) {
+                    return false;
+                }
+                waitNs = notFull.awaitNanos(waitNs);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * The next frame, waiting at most {@code timeout}; empty when none came in time or when the buffer
      * is closed and drained.
      */

@@ -39,6 +39,20 @@ class GatewayConfigurationValidationTest {
                 .hasStackTraceContaining("tributary.gateway.sse.heartbeat-interval must be positive");
     }
 
+    @Test
+    void aZeroWriteTimeoutStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.gateway.write-timeout=0s"))
+                .hasStackTraceContaining("tributary.gateway.write-timeout must be positive");
+        assertThatThrownBy(() -> start("--tributary.gateway.sse.tail-history-size=0B"))
+                .hasStackTraceContaining("tributary.gateway.sse.tail-history-size must be positive");
+    }
+
+    @Test
+    void anAllowedOriginThatIsNotAnOriginStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.gateway.cors.allowed-origins=app.test/path"))
+                .hasStackTraceContaining("tributary.gateway.cors.allowed-origins");
+    }
+
     private static void start(String... args) {
         ServiceStartup.startAndClose(GatewayApplication.class, args);
     }

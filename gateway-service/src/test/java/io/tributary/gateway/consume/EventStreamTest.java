@@ -44,6 +44,9 @@ class EventStreamTest extends GatewayIntegrationTest {
     @Autowired
     SseProperties sse;
 
+    @Autowired
+    EventStreamController streams;
+
     /** A delivered record: where it is and its value. */
     record Delivered(int partition, long offset, String value) {}
 
@@ -352,8 +355,9 @@ class EventStreamTest extends GatewayIntegrationTest {
     }
 
     @Test
-    void aClientThatDoesNotReadIsClosedAndCounted() {
+    void aClientThatDoesNotReadIsClosedAndCountedWithoutHoldingUpOthers() {
         String topic = createTopic("sse-slow", 1);
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> metrics.activeStreams() == 0);
         String big = "\"" + "x".repeat(100_000) + "\"";
         for (int b = 0; b < 24; b++) {
             StringBuilder body = new StringBuilder("{\"records\":[");
@@ -364,16 +368,75 @@ class EventStreamTest extends GatewayIntegrationTest {
             HttpResponse<String> r = http.post("/v1/topics/" + topic + "/records", "application/json", body.toString());
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         }
-        double before = slowCloses();
-        try (SseClient client = SseClient.open(httpPort, 4096, "/v1/topics/" + topic + "/events?from=earliest")) {
-            assertThat(client.status()).isEqualTo(200);
-            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> slowCloses() > before);
+        double before = closed(topic, "slow_client");
+        try (SseClient stuck = SseClient.open(httpPort, 4096, "/v1/topics/" + topic + "/events?from=earliest");
+                SseClient reading = SseClient.open(httpPort, "/v1/topics/" + topic + "/events?from=earliest")) {
+            assertThat(stuck.status()).isEqualTo(200);
+            // the other stream gets all 120 records while the first reads nothing
+            for (int i = 0; i < 120; i++) {
+                assertThat(delivered(next(reading)).offset()).isEqualTo(i);
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> closed(topic, "slow_client") > before);
+            // the writer blocked on the stuck socket gives up at write-timeout: the slot is free
+            // while the stuck client still holds its socket open
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> metrics.activeStreams() == 1);
+            assertThat(closed(topic, "slow_client")).isEqualTo(before + 1);
         }
     }
 
-    private double slowCloses() {
-        return registry.find("tributary.gateway.sse.slow.closes").counters().stream()
+    @Test
+    void aStreamItsClientLeftIsCountedOnceAsClientClosed() {
+        String topic = createTopic("sse-left", 1);
+        double before = closed(topic, "client_closed");
+        try (SseClient client = SseClient.open(httpPort, "/v1/topics/" + topic + "/events")) {
+            assertThat(client.status()).isEqualTo(200);
+            client.expectNoEventFor(1);
+        }
+        // the next heartbeat finds the connection gone
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> closed(topic, "client_closed") == before + 1);
+        assertThat(closed(topic, "client_closed")).isEqualTo(before + 1);
+    }
+
+    private double closed(String topic, String reason) {
+        return registry
+                .find("tributary.sse.streams.closed")
+                .tag("reason", reason)
+                .tag("topic", topic)
+                .counters()
+                .stream()
                 .mapToDouble(Counter::count)
                 .sum();
+    }
+
+    @Test
+    void streamsOpenWhenTheGatewayStopsEndAndAreCountedAsShutdown() {
+        String topic = createTopic("sse-stop", 1);
+        produce(topic, 0, 0, 3);
+        double before =
+                registry
+                        .find("tributary.sse.streams.closed")
+                        .tag("reason", "shutdown")
+                        .tag("topic", topic)
+                        .counters()
+                        .stream()
+                        .mapToDouble(Counter::count)
+                        .sum();
+        try (SseClient client = SseClient.open(httpPort, "/v1/topics/" + topic + "/events?from=earliest")) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(delivered(next(client)).offset()).isEqualTo(i);
+            }
+            streams.closeAllStreams();
+            assertThat(client.next()).as("the stream ends").isEmpty();
+        }
+        assertThat(
+                        registry
+                                .find("tributary.sse.streams.closed")
+                                .tag("reason", "shutdown")
+                                .tag("topic", topic)
+                                .counters()
+                                .stream()
+                                .mapToDouble(Counter::count)
+                                .sum())
+                .isEqualTo(before + 1);
     }
 }

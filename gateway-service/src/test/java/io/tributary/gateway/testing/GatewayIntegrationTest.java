@@ -43,6 +43,8 @@ public abstract class GatewayIntegrationTest {
         registry.add("tributary.gateway.sse.buffer-size", () -> "64KB");
         registry.add("tributary.gateway.sse.slow-client-timeout", () -> "1s");
         registry.add("tributary.gateway.sse.max-streams", () -> "12");
+        registry.add("tributary.gateway.write-timeout", () -> "2s");
+        registry.add("tributary.gateway.cors.allowed-origins", () -> "http://app.test, http://localhost:5173");
     }
 
     @BeforeAll
