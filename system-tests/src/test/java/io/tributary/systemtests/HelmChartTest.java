@@ -354,9 +354,9 @@ class HelmChartTest {
     @Test
     void theHelmTestPodChecksTheGatewayAndProducesAndConsumesWhenAsked() throws IOException {
         List<HasMetadata> hooks = HelmChart.renderTestHooks(Map.of());
-        Pod off = named(hooks, Pod.class, "demo-tributary-test-gateway");
-        Pod on = named(
-                HelmChart.renderTestHooks(Map.of("tests.produceConsume", true)),
+        Pod on = named(hooks, Pod.class, "demo-tributary-test-gateway");
+        Pod off = named(
+                HelmChart.renderTestHooks(Map.of("tests.produceConsume", false)),
                 Pod.class,
                 "demo-tributary-test-gateway");
 

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -364,6 +365,47 @@ class HelmManifestsIT {
                     assertThat(leaders).as("the leader each voter names").hasSize(1);
                     assertThat(roles).as("roles").containsExactlyInAnyOrder("LEADER", "FOLLOWER", "FOLLOWER");
                 });
+    }
+
+    @Test
+    @Order(8)
+    void theHelmTestPodProducesAnEventThroughTheGatewayAndReadsItBack() throws Exception {
+        Map<String, Object> sets = new LinkedHashMap<>(VALUES);
+        sets.put("tests.produceConsume", true);
+        Pod hook = HelmChart.renderTestHooks(sets).stream()
+                .filter(Pod.class::isInstance)
+                .map(Pod.class::cast)
+                .filter(pod -> pod.getMetadata().getName().equals(HelmChart.RELEASE + "-tributary-test-gateway"))
+                .findFirst()
+                .orElseThrow();
+        Container test = hook.getSpec().getContainers().getFirst();
+        PodRun gateway = pods.stream()
+                .filter(pod -> pod.component().equals("gateway"))
+                .findFirst()
+                .orElseThrow();
+        int port = gateway.port(
+                gateway.container().getReadinessProbe().getHttpGet().getPort().getStrVal());
+
+        // The pod's own command and environment; only the Service's address becomes the local port.
+        var command = new ProcessBuilder(test.getCommand()).redirectErrorStream(true);
+        for (var env : test.getEnv()) {
+            command.environment().put(env.getName(), env.getValue());
+        }
+        assertThat(command.environment().get("GATEWAY")).startsWith("http://");
+        command.environment().put("GATEWAY", "http://127.0.0.1:" + port);
+        Path output = logsDir.resolve("helm-test-pod.log");
+        Process run = command.redirectOutput(output.toFile()).start();
+        try {
+            assertThat(run.waitFor(3, TimeUnit.MINUTES))
+                    .as("the helm test script finished; output so far:%n%s", tail(output))
+                    .isTrue();
+        } finally {
+            ProcessHandle.of(run.pid()).ifPresent(ProcessHandle::destroyForcibly);
+        }
+        assertThat(run.exitValue())
+                .as("the helm test script's exit code; its output:%n%s", tail(output))
+                .isZero();
+        assertThat(Files.readString(output)).contains("produced and consumed helm-test-");
     }
 
     @Test
