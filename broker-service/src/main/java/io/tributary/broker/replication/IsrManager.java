@@ -70,7 +70,7 @@ public final class IsrManager {
                 if (shrink.isPresent()) {
                     propose(partition, shrink.get(), "shrink");
                 } else {
-                    partition.expandCandidate().ifPresent(isr -> propose(partition, isr, "expand"));
+                    partition.expandCandidate(lagMs).ifPresent(isr -> propose(partition, isr, "expand"));
                 }
             } catch (RuntimeException e) {
                 log.warn("{}: ISR check failed: {}", partition, e.toString());
@@ -83,7 +83,7 @@ public final class IsrManager {
         if (!active.getAsBoolean()) {
             return;
         }
-        partition.expandCandidate().ifPresent(isr -> propose(partition, isr, "expand"));
+        partition.expandCandidate(config.lagTimeMax().toMillis()).ifPresent(isr -> propose(partition, isr, "expand"));
     }
 
     private void propose(Partition partition, List<Integer> isr, String what) {

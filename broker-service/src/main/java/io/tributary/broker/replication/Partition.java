@@ -346,21 +346,28 @@ public final class Partition {
 
     /**
      * As leader: the ISR with every follower outside it that reached the high watermark and this
-     * leader's epoch start, if any did; empty otherwise, or when a change is in flight or backing off.
+     * leader's epoch start and was caught up within {@code lagTimeMs} (so that a follower that went
+     * away is not added back from what it last reported), if any; empty otherwise, or when a change
+     * is in flight or backing off.
      */
-    public Optional<List<Integer>> expandCandidate() {
+    public Optional<List<Integer>> expandCandidate(long lagTimeMs) {
         PartitionInfo current = info;
         if (current.leader() != localBrokerId) {
             return Optional.empty();
         }
         synchronized (hwLock) {
-            if (!mayProposeLocked(current, clock.millis())) {
+            long now = clock.millis();
+            if (!mayProposeLocked(current, now)) {
                 return Optional.empty();
             }
             Set<Integer> next = new LinkedHashSet<>(current.isr());
             for (int replica : current.replicas()) {
                 FollowerState state = followers.get(replica);
-                if (replica != localBrokerId && !next.contains(replica) && state != null && joinsIsrLocked(state)) {
+                if (replica != localBrokerId
+                        && !next.contains(replica)
+                        && state != null
+                        && joinsIsrLocked(state)
+                        && now - state.lastCaughtUpMs <= lagTimeMs) {
                     next.add(replica);
                 }
             }
