@@ -165,6 +165,12 @@ final class ReplicaFetcher {
         }
     }
 
+    /** Whether the fetcher thread is running. */
+    boolean isAlive() {
+        Thread t = thread;
+        return t != null && t.isAlive();
+    }
+
     boolean isEmpty() {
         return states.isEmpty();
     }
