@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntPredicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +40,7 @@ public final class IsrManager {
     private final BooleanSupplier active;
     private final ReplicationConfig config;
     private final Executor sender;
+    private volatile IntPredicate eligible = broker -> true;
 
     public IsrManager(
             int localBrokerId,
@@ -53,6 +55,14 @@ public final class IsrManager {
         this.active = Objects.requireNonNull(active, "active");
         this.config = Objects.requireNonNull(config, "config");
         this.sender = Objects.requireNonNull(sender, "sender");
+    }
+
+    /**
+     * Which brokers may join an ISR (registered and not fenced in the newest image, as the
+     * coordinators require; Kafka's KIP-841): expansions leave the others out.
+     */
+    public void setEligible(IntPredicate eligible) {
+        this.eligible = Objects.requireNonNull(eligible, "eligible");
     }
 
     /** One periodic pass over the partitions this broker leads: shrinks, then expansions. */
@@ -70,7 +80,7 @@ public final class IsrManager {
                 if (shrink.isPresent()) {
                     propose(partition, shrink.get(), "shrink");
                 } else {
-                    partition.expandCandidate(lagMs).ifPresent(isr -> propose(partition, isr, "expand"));
+                    expand(partition, lagMs);
                 }
             } catch (RuntimeException e) {
                 log.warn("{}: ISR check failed: {}", partition, e.toString());
@@ -83,7 +93,22 @@ public final class IsrManager {
         if (!active.getAsBoolean()) {
             return;
         }
-        partition.expandCandidate(config.lagTimeMax().toMillis()).ifPresent(isr -> propose(partition, isr, "expand"));
+        expand(partition, config.lagTimeMax().toMillis());
+    }
+
+    private void expand(Partition partition, long lagMs) {
+        Optional<List<Integer>> candidate = partition.expandCandidate(lagMs);
+        if (candidate.isEmpty()) {
+            return;
+        }
+        List<Integer> current = partition.info().isr();
+        IntPredicate may = eligible;
+        List<Integer> next = candidate.get().stream()
+                .filter(r -> current.contains(r) || may.test(r))
+                .toList();
+        if (next.size() > current.size()) {
+            propose(partition, next, "expand");
+        }
     }
 
     private void propose(Partition partition, List<Integer> isr, String what) {

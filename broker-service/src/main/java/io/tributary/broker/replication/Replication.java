@@ -75,6 +75,7 @@ public final class Replication implements ReplicaManager.ReplicationListener, Au
 
     @Override
     public void replicasChanged(ClusterImage image, Collection<Partition> replicaSet) {
+        isr.setEligible(broker -> image.broker(broker).map(b -> !b.fenced()).orElse(false));
         fetchers.replicasChanged(image, replicaSet);
     }
 

@@ -137,6 +137,23 @@ class IsrManagerTest {
     }
 
     @Test
+    void aFencedFollowerIsNotProposedBackIntoTheIsr() {
+        clock.advance(LAG.plusMillis(1));
+        partition().recordFollowerFetch(1, 0);
+        isr.checkIsr();
+        assertThat(partition().info().isr()).containsExactly(0, 1);
+
+        isr.setEligible(broker -> broker != 2);
+        partition().recordFollowerFetch(2, 0);
+        isr.checkIsr();
+        assertThat(coordinator.alterPartitions()).isEqualTo(1);
+
+        isr.setEligible(broker -> true);
+        partition().recordFollowerFetch(2, 0);
+        assertThat(partition().info().isr()).containsExactly(0, 1, 2);
+    }
+
+    @Test
     void anInactiveBrokerProposesNothing() {
         active.set(false);
         clock.advance(LAG.plusMillis(1));
