@@ -40,6 +40,7 @@ public final class IsrManager {
     private final BooleanSupplier active;
     private final ReplicationConfig config;
     private final Executor sender;
+    private final ReplicationMetrics metrics;
     private volatile IntPredicate eligible = broker -> true;
 
     public IsrManager(
@@ -49,6 +50,18 @@ public final class IsrManager {
             BooleanSupplier active,
             ReplicationConfig config,
             Executor sender) {
+        this(localBrokerId, controlPlane, partitions, active, config, sender, ReplicationMetrics.NONE);
+    }
+
+    public IsrManager(
+            int localBrokerId,
+            ControlPlane controlPlane,
+            Supplier<Collection<Partition>> partitions,
+            BooleanSupplier active,
+            ReplicationConfig config,
+            Executor sender,
+            ReplicationMetrics metrics) {
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.localBrokerId = localBrokerId;
         this.controlPlane = Objects.requireNonNull(controlPlane, "controlPlane");
         this.partitions = Objects.requireNonNull(partitions, "partitions");
@@ -142,7 +155,13 @@ public final class IsrManager {
                     basis.partitionEpoch(),
                     isr);
             partition.completeIsrChange(write.partition());
+            if (write.partition().isr().size() < basis.isr().size()) {
+                metrics.isrShrunk();
+            } else if (write.partition().isr().size() > basis.isr().size()) {
+                metrics.isrExpanded();
+            }
         } catch (ControlPlaneException e) {
+            metrics.alterPartitionFailed();
             boolean stale = e.kind() == ControlPlaneException.Kind.STALE_EPOCH;
             log.info(
                     "{}: AlterPartition to ISR {} refused ({}: {}){}",
@@ -154,6 +173,7 @@ public final class IsrManager {
             partition.failIsrChange(
                     basis, stale, config.alterPartitionRetryBackoff().toMillis());
         } catch (RuntimeException e) {
+            metrics.alterPartitionFailed();
             log.warn("{}: AlterPartition to ISR {} failed", partition.topicIdPartition(), isr, e);
             partition.failIsrChange(
                     basis, false, config.alterPartitionRetryBackoff().toMillis());

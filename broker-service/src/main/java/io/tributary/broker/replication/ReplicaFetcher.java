@@ -103,6 +103,7 @@ final class ReplicaFetcher {
     private final ReplicationConfig config;
     private final LeaderChannel.Connector connector;
     private final InstantSource clock;
+    private final ReplicationMetrics metrics;
     private final ConcurrentHashMap<TopicIdPartition, PartitionFetch> states = new ConcurrentHashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition work = lock.newCondition();
@@ -117,6 +118,18 @@ final class ReplicaFetcher {
             ReplicationConfig config,
             LeaderChannel.Connector connector,
             InstantSource clock) {
+        this(localBrokerId, sourceBrokerId, endpoint, config, connector, clock, ReplicationMetrics.NONE);
+    }
+
+    ReplicaFetcher(
+            int localBrokerId,
+            int sourceBrokerId,
+            BrokerEndpoint endpoint,
+            ReplicationConfig config,
+            LeaderChannel.Connector connector,
+            InstantSource clock,
+            ReplicationMetrics metrics) {
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.localBrokerId = localBrokerId;
         this.sourceBrokerId = sourceBrokerId;
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
@@ -236,6 +249,7 @@ final class ReplicaFetcher {
                 if (!running) {
                     break;
                 }
+                metrics.fetchFailed();
                 log.warn(
                         "Broker {} fetching from broker {} at {}: {}; retrying in {}",
                         localBrokerId,
@@ -448,13 +462,16 @@ final class ReplicaFetcher {
                             end,
                             leaderStart);
                     partition.truncateFullyAndStartAt(leaderStart);
+                    metrics.truncated();
                 } else if (!partitionLog.leaderEpochs().isEmpty()) {
                     // Past the leader's end: find the divergence point through OffsetForLeaderEpoch.
                     state.truncating = true;
                 } else if (data.highWatermark() >= 0 && data.highWatermark() >= leaderStart) {
                     partition.truncateTo(data.highWatermark());
+                    metrics.truncated();
                 } else {
                     partition.truncateFullyAndStartAt(Math.max(0, leaderStart));
+                    metrics.truncated();
                 }
             }
             default -> {
@@ -475,6 +492,7 @@ final class ReplicaFetcher {
             // The leader has no epoch at or below ours at all: nothing of this log is on it.
             partition.truncateTo(
                     Math.max(0, Math.max(leaderLogStart, partition.log().logStartOffset())));
+            metrics.truncated();
             return;
         }
         Truncation truncation = truncationOffset(partition, epoch, endOffset);
@@ -485,6 +503,7 @@ final class ReplicaFetcher {
                 endOffset,
                 truncation.offset());
         partition.truncateTo(truncation.offset());
+        metrics.truncated();
     }
 
     /** Where to truncate, and whether the divergence is settled (else: ask again). */
@@ -587,6 +606,7 @@ final class ReplicaFetcher {
                                 result.endOffset(),
                                 truncation.offset());
                         state.partition.truncateTo(truncation.offset());
+                        metrics.truncated();
                     }
                     state.truncating = !truncation.complete();
                 } catch (RuntimeException e) {

@@ -33,19 +33,27 @@ public final class ReplicaFetcherManager implements AutoCloseable {
     private final ReplicationConfig config;
     private final LeaderChannel.Connector connector;
     private final InstantSource clock;
+    private final ReplicationMetrics metrics;
     private final Map<Integer, ReplicaFetcher> fetchers = new HashMap<>();
     private boolean closed;
 
-    public ReplicaFetcherManager(int localBrokerId, ReplicationConfig config, InstantSource clock) {
+    public ReplicaFetcherManager(
+            int localBrokerId, ReplicationConfig config, InstantSource clock, ReplicationMetrics metrics) {
         this(
                 localBrokerId,
                 config,
                 SocketLeaderChannel.connector(localBrokerId, config.connectTimeout(), config.socketTimeout()),
-                clock);
+                clock,
+                metrics);
     }
 
     ReplicaFetcherManager(
-            int localBrokerId, ReplicationConfig config, LeaderChannel.Connector connector, InstantSource clock) {
+            int localBrokerId,
+            ReplicationConfig config,
+            LeaderChannel.Connector connector,
+            InstantSource clock,
+            ReplicationMetrics metrics) {
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.localBrokerId = localBrokerId;
         this.config = Objects.requireNonNull(config, "config");
         this.connector = Objects.requireNonNull(connector, "connector");
@@ -91,7 +99,13 @@ public final class ReplicaFetcherManager implements AutoCloseable {
             ReplicaFetcher fetcher = fetchers.get(entry.getKey());
             if (fetcher == null) {
                 fetcher = new ReplicaFetcher(
-                        localBrokerId, entry.getKey(), endpoints.get(entry.getKey()), config, connector, clock);
+                        localBrokerId,
+                        entry.getKey(),
+                        endpoints.get(entry.getKey()),
+                        config,
+                        connector,
+                        clock,
+                        metrics);
                 fetchers.put(entry.getKey(), fetcher);
                 for (Partition partition : entry.getValue().values()) {
                     fetcher.assign(partition, partition.leaderEpoch());

@@ -37,10 +37,21 @@ public final class Replication implements ReplicaManager.ReplicationListener, Au
             BooleanSupplier active,
             ReplicationConfig config,
             InstantSource clock) {
+        this(replicas, controlPlane, active, config, clock, ReplicationMetrics.NONE);
+    }
+
+    public Replication(
+            ReplicaManager replicas,
+            ControlPlane controlPlane,
+            BooleanSupplier active,
+            ReplicationConfig config,
+            InstantSource clock,
+            ReplicationMetrics metrics) {
         this.replicas = Objects.requireNonNull(replicas, "replicas");
         this.config = Objects.requireNonNull(config, "config");
-        this.fetchers = new ReplicaFetcherManager(replicas.brokerId(), config, clock);
-        this.isr = new IsrManager(replicas.brokerId(), controlPlane, replicas::partitions, active, config, sender);
+        this.fetchers = new ReplicaFetcherManager(replicas.brokerId(), config, clock, metrics);
+        this.isr = new IsrManager(
+                replicas.brokerId(), controlPlane, replicas::partitions, active, config, sender, metrics);
     }
 
     /** Attaches to the replica manager and starts the periodic ISR check. */
