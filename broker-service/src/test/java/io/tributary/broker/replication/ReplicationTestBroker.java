@@ -15,6 +15,7 @@ import io.tributary.broker.log.index.IndexStore;
 import io.tributary.common.protocol.KafkaProtocolServer;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.ProtocolServerConfig;
+import io.tributary.common.protocol.RequestHandler;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -34,6 +35,7 @@ final class ReplicationTestBroker implements AutoCloseable {
     private final Path dir;
     private final FakeControlPlane coordinator;
     private final ReplicationConfig config;
+    private final java.util.function.Function<ReplicationTestBroker, List<RequestHandler>> extraHandlers;
     IndexStore store;
     ReplicaManager replicas;
     MetadataFollower follower;
@@ -41,6 +43,17 @@ final class ReplicationTestBroker implements AutoCloseable {
     Replication replication;
 
     ReplicationTestBroker(int id, Path dir, FakeControlPlane coordinator, ReplicationConfig config) {
+        this(id, dir, coordinator, config, broker -> List.of());
+    }
+
+    /** With {@code extraHandlers} (stand-ins for APIs of other issues) served too. */
+    ReplicationTestBroker(
+            int id,
+            Path dir,
+            FakeControlPlane coordinator,
+            ReplicationConfig config,
+            java.util.function.Function<ReplicationTestBroker, List<RequestHandler>> extraHandlers) {
+        this.extraHandlers = extraHandlers;
         this.id = id;
         this.dir = dir;
         this.coordinator = coordinator;
@@ -67,13 +80,15 @@ final class ReplicationTestBroker implements AutoCloseable {
                 coordinator,
                 () -> List.of(replicas),
                 InstantSource.system());
+        List<RequestHandler> handlers = new java.util.ArrayList<>(List.of(
+                new ProduceHandler(replicas, follower, Duration.ofSeconds(30), DataPathMetrics.NONE),
+                new FetchHandler(replicas, follower, Duration.ofSeconds(30), DataPathMetrics.NONE),
+                new ListOffsetsHandler(replicas, follower),
+                new OffsetForLeaderEpochHandler(replicas, follower)));
+        handlers.addAll(extraHandlers.apply(this));
         server = new KafkaProtocolServer(
                 ProtocolServerConfig.defaults("broker-" + id, "127.0.0.1", 0),
-                List.of(
-                        new ProduceHandler(replicas, follower, Duration.ofSeconds(30), DataPathMetrics.NONE),
-                        new FetchHandler(replicas, follower, Duration.ofSeconds(30), DataPathMetrics.NONE),
-                        new ListOffsetsHandler(replicas, follower),
-                        new OffsetForLeaderEpochHandler(replicas, follower)),
+                handlers,
                 new ProtocolMetrics(new SimpleMeterRegistry(), "broker-" + id));
         server.start();
         replication = new Replication(replicas, coordinator, follower::isActive, config, Clock.systemUTC()).start();
