@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  *       watermark becomes the leader's, bounded by its own log end; its log start follows the
  *       leader's. {@code DivergingEpoch}: truncate (KIP-320) and go on. {@code OFFSET_OUT_OF_RANGE}
  *       below the leader's log start: empty the log and restart it at the leader's start; above the
- *       leader's end: truncate through OffsetForLeaderEpoch. Any other error: the partition waits
+ *       leader's end: truncate to the leader's high watermark. Any other error: the partition waits
  *       {@code fetchBackoff} (a new image reassigns it).
  * </ol>
  *
@@ -454,6 +454,7 @@ final class ReplicaFetcher {
             }
             case OFFSET_OUT_OF_RANGE -> {
                 long leaderStart = data.logStartOffset();
+                long leaderHw = data.highWatermark();
                 long end = partitionLog.logEndOffset();
                 if (leaderStart >= 0 && end < leaderStart) {
                     log.info(
@@ -463,15 +464,27 @@ final class ReplicaFetcher {
                             leaderStart);
                     partition.truncateFullyAndStartAt(leaderStart);
                     metrics.truncated();
-                } else if (!partitionLog.leaderEpochs().isEmpty()) {
-                    // Past the leader's end: find the divergence point through OffsetForLeaderEpoch.
-                    state.truncating = true;
-                } else if (data.highWatermark() >= 0 && data.highWatermark() >= leaderStart) {
-                    partition.truncateTo(data.highWatermark());
+                } else if (leaderHw >= 0 && leaderHw < end) {
+                    // Past the leader's end (the divergence check did not catch it: the leader has no
+                    // epochs to compare). Everything above the leader's high watermark may be
+                    // missing there; what is not gets fetched again.
+                    long target = Math.max(leaderHw, Math.max(leaderStart, partitionLog.logStartOffset()));
+                    log.info(
+                            "{}: fetch offset {} is past the leader's end: truncating to its high watermark {}",
+                            state,
+                            end,
+                            target);
+                    partition.truncateTo(target);
                     metrics.truncated();
                 } else {
-                    partition.truncateFullyAndStartAt(Math.max(0, leaderStart));
-                    metrics.truncated();
+                    log.info(
+                            "{}: OFFSET_OUT_OF_RANGE at {} (leader log start {}, high watermark {}); retrying in {}",
+                            state,
+                            end,
+                            leaderStart,
+                            leaderHw,
+                            config.fetchBackoff());
+                    state.retryAtMs = clock.millis() + config.fetchBackoff().toMillis();
                 }
             }
             default -> {

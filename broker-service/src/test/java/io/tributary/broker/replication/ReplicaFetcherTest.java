@@ -207,7 +207,7 @@ class ReplicaFetcherTest {
     }
 
     @Test
-    void outOfRangeAboveTheLeadersEndGoesBackToOffsetForLeaderEpoch() {
+    void outOfRangeAboveTheLeadersEndTruncatesToTheLeadersHighWatermark() {
         seedLog();
         state().truncating = false;
         handle(new FetchResponseData.PartitionData()
@@ -215,8 +215,8 @@ class ReplicaFetcherTest {
                 .setHighWatermark(10)
                 .setLogStartOffset(0));
 
-        assertThat(state().truncating).isTrue();
-        assertThat(partition.log().logEndOffset()).isEqualTo(15);
+        assertThat(partition.log().logEndOffset()).isEqualTo(10);
+        assertThat(partition.highWatermark()).isLessThanOrEqualTo(10);
     }
 
     @Test
