@@ -42,7 +42,8 @@ import org.apache.kafka.common.requests.ProduceResponse;
  *       REQUEST_TIMED_OUT}; refused before appending with {@code NOT_ENOUGH_REPLICAS} when the ISR
  *       is smaller than {@code min.insync.replicas}; {@code NOT_LEADER_OR_FOLLOWER} when, by the
  *       time the ISR has it, this broker is no longer active (fenced) or no longer leads in the
- *       epoch it appended in. Other acks: {@code INVALID_REQUIRED_ACKS}.
+ *       epoch it appended in; {@code NOT_ENOUGH_REPLICAS_AFTER_APPEND} when the ISR shrank below
+ *       {@code min.insync.replicas} while waiting. Other acks: {@code INVALID_REQUIRED_ACKS}.
  *   <li>Per partition: {@code UNKNOWN_TOPIC_OR_PARTITION} ({@code UNKNOWN_TOPIC_ID} for v13's
  *       topic ids), {@code NOT_LEADER_OR_FOLLOWER} with the current leader and its endpoint (v10+),
  *       {@code INVALID_RECORD} (not exactly one magic-2 batch, Kafka's request validation), {@code
@@ -219,6 +220,14 @@ public final class ProduceHandler implements RequestHandler {
                     slot.fail(
                             Errors.NOT_LEADER_OR_FOLLOWER,
                             "this broker stopped leading (or was fenced) while waiting for the in-sync replicas");
+                } else if (slot.partition.info().isr().size() < slot.partition.minInsyncReplicas()) {
+                    // The ISR shrank below min.insync.replicas while waiting (Kafka's
+                    // checkEnoughReplicasReachOffset): written, but not to enough replicas.
+                    slot.fail(
+                            Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+                            "the ISR shrank to " + slot.partition.info().isr().size()
+                                    + " replicas, below min.insync.replicas "
+                                    + slot.partition.minInsyncReplicas() + ", after the append");
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

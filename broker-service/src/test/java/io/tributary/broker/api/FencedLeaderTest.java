@@ -8,8 +8,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.tributary.broker.api.DataPathFixture.Fetch;
+import io.tributary.broker.cluster.ClusterImage;
+import io.tributary.broker.cluster.PartitionInfo;
+import io.tributary.broker.cluster.TopicInfo;
 import io.tributary.broker.replication.Partition;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.Errors;
@@ -63,6 +69,39 @@ class FencedLeaderTest {
         partition.recordFollowerFetch(1, 2);
 
         assertThat(Errors.forCode(pending.get().errorCode())).isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
+    }
+
+    @Test
+    void anIsrShrinkingBelowMinInsyncReplicasWhileWaitingIsNotEnoughReplicasAfterAppend() throws Exception {
+        ClusterImage before = broker.metadata.image();
+        ClusterImage strictTwo = withReplicated(before, 2, List.of(0, 1), 0);
+        broker.replicas.onImage(before, strictTwo);
+        broker.metadata.setImage(strictTwo);
+        var pending = CompletableFuture.supplyAsync(
+                () -> produce(produceRequest(9, (short) -1, 60_000, "replicated", REPLICATED, 0, records(2))));
+        Partition partition = broker.partition("replicated", 0);
+        await().until(() -> partition.log().logEndOffset() == 2);
+
+        ClusterImage shrunk = withReplicated(strictTwo, 2, List.of(0), 1);
+        broker.replicas.onImage(strictTwo, shrunk);
+        broker.metadata.setImage(shrunk);
+
+        assertThat(Errors.forCode(pending.get().errorCode())).isEqualTo(Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+        assertThat(partition.highWatermark()).isEqualTo(2);
+    }
+
+    /** {@code image} with {@code replicated}'s min.insync.replicas, ISR and partition epoch replaced. */
+    private static ClusterImage withReplicated(ClusterImage image, int minIsr, List<Integer> isr, int partitionEpoch) {
+        TopicInfo old = image.topic("replicated").orElseThrow();
+        PartitionInfo p = old.partition(0).orElseThrow();
+        TopicInfo next = new TopicInfo(
+                old.name(),
+                old.id(),
+                Map.of("min.insync.replicas", Integer.toString(minIsr)),
+                List.of(new PartitionInfo(0, p.replicas(), p.leader(), p.leaderEpoch(), isr, partitionEpoch)));
+        Map<String, TopicInfo> topics = new HashMap<>(image.topics());
+        topics.put(next.name(), next);
+        return new ClusterImage(image.version() + 1, image.brokers(), topics);
     }
 
     @Test
