@@ -210,9 +210,9 @@ public final class ProduceHandler implements RequestHandler {
         for (Slot slot : waiting) {
             try {
                 long left = Math.max(0, deadline - System.nanoTime());
-                if (!slot.partition.awaitHighWatermark(slot.waitFor, Duration.ofNanos(left))) {
-                    slot.fail(Errors.REQUEST_TIMED_OUT, "the in-sync replicas did not all get the batch in time");
-                } else if (!access.metadata().isActive()
+                boolean reached =
+                        slot.partition.awaitHighWatermark(slot.waitFor, Duration.ofNanos(left), slot.appendEpoch);
+                if (!access.metadata().isActive()
                         || !slot.partition.isLeader()
                         || slot.partition.leaderEpoch() != slot.appendEpoch) {
                     // A fenced or deposed leader acknowledges nothing: the client retries at the
@@ -220,6 +220,8 @@ public final class ProduceHandler implements RequestHandler {
                     slot.fail(
                             Errors.NOT_LEADER_OR_FOLLOWER,
                             "this broker stopped leading (or was fenced) while waiting for the in-sync replicas");
+                } else if (!reached) {
+                    slot.fail(Errors.REQUEST_TIMED_OUT, "the in-sync replicas did not all get the batch in time");
                 } else if (slot.partition.info().isr().size() < slot.partition.minInsyncReplicas()) {
                     // The ISR shrank below min.insync.replicas while waiting (Kafka's
                     // checkEnoughReplicasReachOffset): written, but not to enough replicas.

@@ -540,11 +540,23 @@ public final class Partition {
      * @return whether it reached it
      */
     public boolean awaitHighWatermark(long offset, Duration timeout) throws InterruptedException {
+        return awaitHighWatermark(offset, timeout, -1);
+    }
+
+    /**
+     * {@link #awaitHighWatermark(long, Duration)} as the leader of {@code leaderEpoch} (unless -1):
+     * returns false at once when this replica no longer leads in that epoch, since then nothing
+     * moves its high watermark for this waiter.
+     */
+    public boolean awaitHighWatermark(long offset, Duration timeout, int leaderEpoch) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             CompletableFuture<Void> signal = changeSignal();
             if (highWatermark() >= offset) {
                 return true;
+            }
+            if (leaderEpoch >= 0 && (!isLeader() || leaderEpoch() != leaderEpoch)) {
+                return false;
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {

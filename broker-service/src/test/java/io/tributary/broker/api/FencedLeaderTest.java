@@ -90,6 +90,34 @@ class FencedLeaderTest {
         assertThat(partition.highWatermark()).isEqualTo(2);
     }
 
+    @Test
+    void aLeaderDeposedWhileWaitingAnswersNotLeaderAtOnce() throws Exception {
+        var pending = CompletableFuture.supplyAsync(
+                () -> produce(produceRequest(9, (short) -1, 60_000, "replicated", REPLICATED, 0, records(2))));
+        Partition partition = broker.partition("replicated", 0);
+        await().until(() -> partition.log().logEndOffset() == 2);
+
+        ClusterImage before = broker.metadata.image();
+        TopicInfo old = before.topic("replicated").orElseThrow();
+        PartitionInfo p = old.partition(0).orElseThrow();
+        TopicInfo moved = new TopicInfo(
+                old.name(),
+                old.id(),
+                old.configs(),
+                List.of(new PartitionInfo(
+                        0, p.replicas(), 1, p.leaderEpoch() + 1, List.of(1), p.partitionEpoch() + 1)));
+        Map<String, TopicInfo> topics = new HashMap<>(before.topics());
+        topics.put(moved.name(), moved);
+        ClusterImage after = new ClusterImage(before.version() + 1, before.brokers(), topics);
+        broker.replicas.onImage(before, after);
+        broker.metadata.setImage(after);
+
+        // Well before the request's 60 s timeout: the deposed leader stops waiting.
+        assertThat(Errors.forCode(
+                        pending.get(20, java.util.concurrent.TimeUnit.SECONDS).errorCode()))
+                .isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
+    }
+
     /** {@code image} with {@code replicated}'s min.insync.replicas, ISR and partition epoch replaced. */
     private static ClusterImage withReplicated(ClusterImage image, int minIsr, List<Integer> isr, int partitionEpoch) {
         TopicInfo old = image.topic("replicated").orElseThrow();
