@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * is applied to the partition ({@link Partition#completeIsrChange}), never the proposal itself.
  * {@code STALE_EPOCH}: no new proposal until the image brings another partition epoch; any other
  * failure: none for {@code alterPartitionRetryBackoff}. An inactive broker (fenced) proposes
- * nothing.
+ * nothing. Brokers fenced in the newest image ({@link #setEligible}) are dropped by the periodic
+ * check and never proposed in (the coordinators refuse an ISR naming a fenced broker).
  *
  * <p>Thread-safe.
  */
@@ -89,9 +90,14 @@ public final class IsrManager {
                 continue;
             }
             try {
-                Optional<List<Integer>> shrink = partition.shrinkCandidate(lagMs);
-                if (shrink.isPresent()) {
-                    propose(partition, shrink.get(), "shrink");
+                List<Integer> current = partition.info().isr();
+                IntPredicate may = eligible;
+                // Lagging followers go, and so do fenced ones (the coordinators refuse an ISR naming one).
+                List<Integer> kept = partition.shrinkCandidate(lagMs).orElse(current).stream()
+                        .filter(r -> r == localBrokerId || may.test(r))
+                        .toList();
+                if (kept.size() < current.size()) {
+                    propose(partition, kept, "shrink");
                 } else {
                     expand(partition, lagMs);
                 }

@@ -154,6 +154,18 @@ class IsrManagerTest {
     }
 
     @Test
+    void aFencedFollowerStillFetchingIsDroppedFromTheIsr() {
+        partition().recordFollowerFetch(1, 0);
+        partition().recordFollowerFetch(2, 0);
+        isr.setEligible(broker -> broker != 1);
+
+        isr.checkIsr();
+
+        assertThat(coordinator.partitionInfo("t", 0).isr()).containsExactly(0, 2);
+        assertThat(partition().info().isr()).containsExactly(0, 2);
+    }
+
+    @Test
     void anInactiveBrokerProposesNothing() {
         active.set(false);
         clock.advance(LAG.plusMillis(1));
