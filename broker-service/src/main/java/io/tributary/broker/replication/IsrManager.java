@@ -160,7 +160,7 @@ public final class IsrManager {
                     basis.leaderEpoch(),
                     basis.partitionEpoch(),
                     isr);
-            partition.completeIsrChange(write.partition());
+            partition.completeIsrChange(basis, write.partition());
             if (write.partition().isr().size() < basis.isr().size()) {
                 metrics.isrShrunk();
             } else if (write.partition().isr().size() > basis.isr().size()) {

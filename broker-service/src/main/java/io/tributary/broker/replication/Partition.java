@@ -99,6 +99,8 @@ public final class Partition {
     private long leaderEpochStartOffset;
     /** The ISR proposed to the coordinators and not yet answered, or null (guarded by hwLock). */
     private List<Integer> pendingIsr;
+    /** The state {@link #pendingIsr} was proposed at (identity: which proposal is in flight). */
+    private PartitionInfo pendingBasis;
     /** The partition epoch a proposal was refused as stale at: no new proposal until it changes. */
     private int staleAtPartitionEpoch = -1;
     /** No proposal before this time (ms) after a failed one. */
@@ -302,6 +304,7 @@ public final class Partition {
     private void resetFollowersLocked(PartitionInfo next) {
         followers.clear();
         pendingIsr = null;
+        pendingBasis = null;
         staleAtPartitionEpoch = -1;
         retryIsrChangeAtMs = 0;
         if (next.leader() != localBrokerId) {
@@ -396,6 +399,7 @@ public final class Partition {
                 return Optional.empty();
             }
             pendingIsr = List.copyOf(proposed);
+            pendingBasis = current;
             return Optional.of(current);
         }
     }
@@ -408,10 +412,11 @@ public final class Partition {
     }
 
     /**
-     * The coordinators committed an ISR change: applied when it is newer than what this replica has
-     * in the same leader epoch (the image may have brought it already, or moved on).
+     * The coordinators committed the ISR change proposed at {@code basis}: applied when it is newer
+     * than what this replica has in the same leader epoch (the image may have brought it already,
+     * or moved on); the proposal is no longer in flight (unless a new leader epoch replaced it).
      */
-    public void completeIsrChange(PartitionInfo committed) {
+    public void completeIsrChange(PartitionInfo basis, PartitionInfo committed) {
         leadership.writeLock().lock();
         try {
             PartitionInfo current = info;
@@ -431,9 +436,17 @@ public final class Partition {
             leadership.writeLock().unlock();
         }
         synchronized (hwLock) {
-            pendingIsr = null;
+            clearPendingLocked(basis);
             maybeAdvanceHighWatermarkLocked();
             signalLocked();
+        }
+    }
+
+    /** Ends the proposal made at {@code basis}, unless another (after a new epoch) replaced it. */
+    private void clearPendingLocked(PartitionInfo basis) {
+        if (pendingBasis == basis) {
+            pendingIsr = null;
+            pendingBasis = null;
         }
     }
 
@@ -444,7 +457,10 @@ public final class Partition {
      */
     public void failIsrChange(PartitionInfo basis, boolean stale, long retryAfterMs) {
         synchronized (hwLock) {
-            pendingIsr = null;
+            if (pendingBasis != basis) {
+                return; // a proposal of an earlier epoch, already forgotten
+            }
+            clearPendingLocked(basis);
             if (stale) {
                 staleAtPartitionEpoch = basis.partitionEpoch();
             }

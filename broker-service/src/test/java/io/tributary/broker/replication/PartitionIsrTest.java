@@ -135,7 +135,7 @@ class PartitionIsrTest {
                 .as("the maximal ISR still counts follower 2")
                 .isEqualTo(12);
 
-        partition.completeIsrChange(new PartitionInfo(0, List.of(0, 1, 2), 0, 4, List.of(0, 1), 10));
+        partition.completeIsrChange(basis, new PartitionInfo(0, List.of(0, 1, 2), 0, 4, List.of(0, 1), 10));
         assertThat(partition.info().isr()).containsExactly(0, 1);
         assertThat(partition.highWatermark()).isEqualTo(15);
         assertThat(partition.pendingIsr()).isEmpty();
@@ -192,6 +192,28 @@ class PartitionIsrTest {
         assertThat(partition.shrinkCandidate(LAG_MS)).as("backing off").isEmpty();
         clock.advance(Duration.ofMillis(100));
         assertThat(partition.shrinkCandidate(LAG_MS)).contains(List.of(0, 1));
+    }
+
+    @Test
+    void theAnswerToAProposalOfAnEarlierEpochLeavesTheCurrentProposalInFlight() {
+        append(4);
+        clock.advance(Duration.ofMillis(LAG_MS + 1));
+        PartitionInfo old = partition.beginIsrChange(List.of(0, 1)).orElseThrow();
+
+        partition.update(new PartitionInfo(0, List.of(0, 1, 2), 0, 5, List.of(0, 1, 2), 12), 1);
+        clock.advance(Duration.ofMillis(LAG_MS + 1));
+        PartitionInfo current = partition.beginIsrChange(List.of(0)).orElseThrow();
+        partition.failIsrChange(old, true, 100);
+        partition.completeIsrChange(old, new PartitionInfo(0, List.of(0, 1, 2), 0, 4, List.of(0, 1), 10));
+
+        assertThat(partition.pendingIsr()).contains(List.of(0));
+        assertThat(partition.info().isr()).containsExactly(0, 1, 2);
+        assertThat(partition.beginIsrChange(List.of(0, 1)))
+                .as("still one in flight")
+                .isEmpty();
+        partition.completeIsrChange(current, new PartitionInfo(0, List.of(0, 1, 2), 0, 5, List.of(0), 13));
+        assertThat(partition.info().isr()).containsExactly(0);
+        assertThat(partition.pendingIsr()).isEmpty();
     }
 
     @Test

@@ -122,7 +122,7 @@ class PartitionReplicationModelTest {
                                 committed.leaderEpoch(),
                                 inFlight,
                                 committed.partitionEpoch() + 1);
-                        partition.completeIsrChange(committed);
+                        partition.completeIsrChange(inFlightBasis, committed);
                         delivered = committed;
                         isrChanges++;
                     } else if (outcome <= 1) {
