@@ -240,23 +240,31 @@ final class ReplicaFetcher {
     }
 
     private void run() {
+        long failures = 0;
         while (running) {
             try {
                 if (!runOnce()) {
                     pause(nextRetryDelayMs());
                 }
+                failures = 0;
             } catch (IOException | RuntimeException e) {
                 if (!running) {
                     break;
                 }
                 metrics.fetchFailed();
-                log.warn(
-                        "Broker {} fetching from broker {} at {}: {}; retrying in {}",
-                        localBrokerId,
-                        sourceBrokerId,
-                        endpoint,
-                        e.toString(),
-                        config.fetchBackoff());
+                failures++;
+                // The first failure in a row and then every 30th: a leader down for minutes is one
+                // line every 30 backoffs, not one per backoff.
+                if (failures == 1 || failures % 30 == 0) {
+                    log.warn(
+                            "Broker {} fetching from broker {} at {}: {} ({} failures in a row); retrying every {}",
+                            localBrokerId,
+                            sourceBrokerId,
+                            endpoint,
+                            e.toString(),
+                            failures,
+                            config.fetchBackoff());
+                }
                 closeChannel();
                 pause(config.fetchBackoff().toMillis());
             }
