@@ -267,10 +267,13 @@ public final class FetchHandler implements RequestHandler {
      * @return whether the slot diverged
      */
     private static boolean checkDivergence(Slot slot) {
-        if (slot.lastFetchedEpoch < 0) {
+        Partition partition = slot.partition;
+        if (slot.lastFetchedEpoch < 0 || partition.log().leaderEpochs().isEmpty()) {
+            // A log without epochs (emptied, restarted at an offset) has nothing to compare with: an
+            // answer of epoch -1 is no DivergingEpoch to the fetcher. Fetch offsets past this log's
+            // end get OFFSET_OUT_OF_RANGE instead, on which the fetcher truncates.
             return false;
         }
-        Partition partition = slot.partition;
         LeaderEpochs.EpochEnd end = LeaderEpochs.endOffsetFor(
                 partition.log().leaderEpochs(),
                 slot.lastFetchedEpoch,

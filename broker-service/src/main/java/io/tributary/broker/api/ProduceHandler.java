@@ -40,7 +40,10 @@ import org.apache.kafka.common.requests.ProduceResponse;
  *       answered once the high watermark passes the batch, waiting parked (no polling) up to the
  *       request's {@code timeout_ms}, bounded by {@code maxTimeout}, then {@code
  *       REQUEST_TIMED_OUT}; refused before appending with {@code NOT_ENOUGH_REPLICAS} when the ISR
- *       is smaller than {@code min.insync.replicas}. Other acks: {@code INVALID_REQUIRED_ACKS}.
+ *       is smaller than {@code min.insync.replicas}; {@code NOT_LEADER_OR_FOLLOWER} when, by the
+ *       time the ISR has it, this broker is no longer active (fenced) or no longer leads in the
+ *       epoch it appended in; {@code NOT_ENOUGH_REPLICAS_AFTER_APPEND} when the ISR shrank below
+ *       {@code min.insync.replicas} while waiting. Other acks: {@code INVALID_REQUIRED_ACKS}.
  *   <li>Per partition: {@code UNKNOWN_TOPIC_OR_PARTITION} ({@code UNKNOWN_TOPIC_ID} for v13's
  *       topic ids), {@code NOT_LEADER_OR_FOLLOWER} with the current leader and its endpoint (v10+),
  *       {@code INVALID_RECORD} (not exactly one magic-2 batch, Kafka's request validation), {@code
@@ -77,6 +80,7 @@ public final class ProduceHandler implements RequestHandler {
         final ProduceResponseData.PartitionProduceResponse response;
         Partition partition;
         long waitFor = -1;
+        int appendEpoch = -1;
 
         Slot(int index) {
             response = new ProduceResponseData.PartitionProduceResponse()
@@ -177,6 +181,7 @@ public final class ProduceHandler implements RequestHandler {
             count += batch.lastOffset() - batch.baseOffset() + 1;
         }
         try {
+            slot.appendEpoch = partition.leaderEpoch();
             AppendResult result = partition.appendAsLeader(records);
             slot.response
                     .setBaseOffset(result.firstOffset())
@@ -205,8 +210,26 @@ public final class ProduceHandler implements RequestHandler {
         for (Slot slot : waiting) {
             try {
                 long left = Math.max(0, deadline - System.nanoTime());
-                if (!slot.partition.awaitHighWatermark(slot.waitFor, Duration.ofNanos(left))) {
+                boolean reached =
+                        slot.partition.awaitHighWatermark(slot.waitFor, Duration.ofNanos(left), slot.appendEpoch);
+                if (!access.metadata().isActive()
+                        || !slot.partition.isLeader()
+                        || slot.partition.leaderEpoch() != slot.appendEpoch) {
+                    // A fenced or deposed leader acknowledges nothing: the client retries at the
+                    // current leader (an idempotent producer's retry is deduplicated there).
+                    slot.fail(
+                            Errors.NOT_LEADER_OR_FOLLOWER,
+                            "this broker stopped leading (or was fenced) while waiting for the in-sync replicas");
+                } else if (!reached) {
                     slot.fail(Errors.REQUEST_TIMED_OUT, "the in-sync replicas did not all get the batch in time");
+                } else if (slot.partition.info().isr().size() < slot.partition.minInsyncReplicas()) {
+                    // The ISR shrank below min.insync.replicas while waiting (Kafka's
+                    // checkEnoughReplicasReachOffset): written, but not to enough replicas.
+                    slot.fail(
+                            Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+                            "the ISR shrank to " + slot.partition.info().isr().size()
+                                    + " replicas, below min.insync.replicas "
+                                    + slot.partition.minInsyncReplicas() + ", after the append");
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

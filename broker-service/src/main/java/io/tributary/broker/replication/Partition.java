@@ -4,10 +4,15 @@ import io.tributary.broker.cluster.PartitionInfo;
 import io.tributary.broker.log.AppendResult;
 import io.tributary.broker.log.PartitionLog;
 import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -31,6 +36,26 @@ import org.slf4j.LoggerFactory;
  * lives, and never falls below the log start offset. It is checkpointed ({@link
  * #checkpointHighWatermark}, periodically and at close) and a reopened replica starts from the
  * checkpoint, bounded by its log end offset.
+ *
+ * <h2>Followers and the ISR (as leader)</h2>
+ *
+ * <p>Each follower's Fetch records its log end offset and, as Kafka's {@code lastCaughtUpTimeMs},
+ * the last time it was caught up: a fetch at or past the leader's log end offset at that moment is
+ * caught up now; a fetch at or past the leader's log end offset at the follower's previous fetch
+ * was caught up at the time of that previous fetch. {@link #shrinkCandidate} names the ISR without
+ * the followers not caught up for the lag time; {@link #expandCandidate} the ISR with a follower that
+ * reached the high watermark (and this leader's epoch start). Such a change is only proposed
+ * ({@link #beginIsrChange}, one at a time) and applied when the coordinators committed it ({@link
+ * #completeIsrChange} with their answer, or a newer image through {@link #update}); while a
+ * change is in flight the high watermark counts the union of the committed and the proposed ISR
+ * (Kafka's "maximal ISR"), so a shrink never advances it early.
+ *
+ * <h2>As follower</h2>
+ *
+ * <p>The fetcher appends with {@link #appendAsFollower} (refused when this replica no longer
+ * follows in that epoch), truncates with {@link #truncateTo} / {@link #truncateFullyAndStartAt}
+ * (the high watermark drops to the new log end if it was above it), and takes the leader's high
+ * watermark bounded by its own log end ({@link #updateHighWatermarkAsFollower}).
  *
  * <h2>Waiting without polling</h2>
  *
@@ -60,24 +85,70 @@ public final class Partition {
     private final int localBrokerId;
     private final ReentrantReadWriteLock leadership = new ReentrantReadWriteLock();
     private final Object hwLock = new Object();
+    private final InstantSource clock;
+    private final FollowerCatchUpListener catchUpListener;
 
     private volatile PartitionInfo info;
     private volatile int minInsyncReplicas;
     private volatile long highWatermark;
     private long checkpointed = -1;
     // Guarded by hwLock.
-    private final Map<Integer, Long> followerLogEndOffsets = new HashMap<>();
+    private final Map<Integer, FollowerState> followers = new HashMap<>();
     private CompletableFuture<Void> changed = new CompletableFuture<>();
+    /** The leader's log end offset when it took its current epoch (guarded by hwLock). */
+    private long leaderEpochStartOffset;
+    /** The ISR proposed to the coordinators and not yet answered, or null (guarded by hwLock). */
+    private List<Integer> pendingIsr;
+    /** The state {@link #pendingIsr} was proposed at (identity: which proposal is in flight). */
+    private PartitionInfo pendingBasis;
+    /** The partition epoch a proposal was refused as stale at: no new proposal until it changes. */
+    private int staleAtPartitionEpoch = -1;
+    /** No proposal before this time (ms) after a failed one. */
+    private long retryIsrChangeAtMs;
+
+    /** Told when a follower outside the ISR may join it (the ISR manager proposes the change). */
+    @FunctionalInterface
+    interface FollowerCatchUpListener {
+        void followerMayJoinIsr(Partition partition, int replicaId);
+
+        FollowerCatchUpListener NONE = (partition, replicaId) -> {};
+    }
+
+    /** What the leader knows of one follower (guarded by hwLock). */
+    private static final class FollowerState {
+        long logEndOffset = -1;
+        long lastCaughtUpMs;
+        long lastFetchLeaderLogEndOffset = -1;
+        long lastFetchMs = -1;
+
+        FollowerState(long lastCaughtUpMs) {
+            this.lastCaughtUpMs = lastCaughtUpMs;
+        }
+    }
 
     Partition(TopicIdPartition id, PartitionLog log, int localBrokerId, PartitionInfo info, int minInsyncReplicas) {
+        this(id, log, localBrokerId, info, minInsyncReplicas, InstantSource.system(), FollowerCatchUpListener.NONE);
+    }
+
+    Partition(
+            TopicIdPartition id,
+            PartitionLog log,
+            int localBrokerId,
+            PartitionInfo info,
+            int minInsyncReplicas,
+            InstantSource clock,
+            FollowerCatchUpListener catchUpListener) {
         this.id = Objects.requireNonNull(id, "id");
         this.log_ = Objects.requireNonNull(log, "log");
         this.localBrokerId = localBrokerId;
         this.info = Objects.requireNonNull(info, "info");
         this.minInsyncReplicas = minInsyncReplicas;
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.catchUpListener = Objects.requireNonNull(catchUpListener, "catchUpListener");
         long checkpoint = log.checkpointedHighWatermark().orElse(log.logStartOffset());
         this.highWatermark = Math.max(log.logStartOffset(), Math.min(checkpoint, log.logEndOffset()));
         synchronized (hwLock) {
+            resetFollowersLocked(info);
             maybeAdvanceHighWatermarkLocked();
         }
     }
@@ -131,8 +202,14 @@ public final class Partition {
         leadership.writeLock().lock();
         try {
             PartitionInfo previous = info;
-            info = next;
             minInsyncReplicas = nextMinInsyncReplicas;
+            if (next.leaderEpoch() == previous.leaderEpoch()
+                    && next.leader() == previous.leader()
+                    && next.partitionEpoch() < previous.partitionEpoch()) {
+                // An image older than an AlterPartition answer already applied: keep the newer state.
+                return;
+            }
+            info = next;
             if (previous.leaderEpoch() != next.leaderEpoch() || previous.leader() != next.leader()) {
                 log.info(
                         "{}: leader {} epoch {} -> leader {} epoch {} (this broker: {}), ISR {}",
@@ -144,7 +221,7 @@ public final class Partition {
                         next.leader() == localBrokerId ? "leader" : "follower",
                         next.isr());
                 synchronized (hwLock) {
-                    followerLogEndOffsets.clear();
+                    resetFollowersLocked(next);
                 }
             }
         } finally {
@@ -184,20 +261,266 @@ public final class Partition {
     /**
      * A follower's Fetch at {@code fetchOffset}: everything below it is in the follower's log, so
      * it is the follower's log end offset for the high watermark (replacing the previous one: a
-     * follower that truncated reports less; the high watermark itself never goes back). Ignored for
-     * brokers that hold no replica, when this replica does not lead, and for an offset past this
-     * log's end (a diverged follower, which must truncate first).
+     * follower that truncated reports less; the high watermark itself never goes back), and it
+     * moves the follower's last caught-up time (see the class comment). Ignored for brokers that
+     * hold no replica, when this replica does not lead, and for an offset past this log's end (a
+     * diverged follower, which must truncate first). A follower outside the ISR that reached the
+     * high watermark is reported to the ISR manager.
      */
     public void recordFollowerFetch(int replicaId, long fetchOffset) {
         PartitionInfo current = info;
         if (current.leader() != localBrokerId
+                || replicaId == localBrokerId
                 || !current.replicas().contains(replicaId)
                 || fetchOffset > log_.logEndOffset()) {
             return;
         }
+        boolean mayJoin;
         synchronized (hwLock) {
-            followerLogEndOffsets.put(replicaId, fetchOffset);
+            long now = clock.millis();
+            long leaderEnd = log_.logEndOffset();
+            FollowerState state = followers.computeIfAbsent(replicaId, r -> new FollowerState(-1));
+            if (fetchOffset >= leaderEnd) {
+                state.lastCaughtUpMs = Math.max(state.lastCaughtUpMs, now);
+            } else if (state.lastFetchLeaderLogEndOffset >= 0 && fetchOffset >= state.lastFetchLeaderLogEndOffset) {
+                state.lastCaughtUpMs = Math.max(state.lastCaughtUpMs, state.lastFetchMs);
+            }
+            state.lastFetchLeaderLogEndOffset = leaderEnd;
+            state.lastFetchMs = now;
+            state.logEndOffset = fetchOffset;
             maybeAdvanceHighWatermarkLocked();
+            mayJoin = !current.isr().contains(replicaId) && joinsIsrLocked(state);
+        }
+        if (mayJoin) {
+            catchUpListener.followerMayJoinIsr(this, replicaId);
+        }
+    }
+
+    private boolean joinsIsrLocked(FollowerState state) {
+        return state.logEndOffset >= highWatermark() && state.logEndOffset >= leaderEpochStartOffset;
+    }
+
+    /** Starts over the followers' state for a new leader or epoch (Kafka's reset on becoming leader). */
+    private void resetFollowersLocked(PartitionInfo next) {
+        followers.clear();
+        pendingIsr = null;
+        pendingBasis = null;
+        staleAtPartitionEpoch = -1;
+        retryIsrChangeAtMs = 0;
+        if (next.leader() != localBrokerId) {
+            return;
+        }
+        long now = clock.millis();
+        leaderEpochStartOffset = log_.logEndOffset();
+        for (int replica : next.replicas()) {
+            if (replica != localBrokerId) {
+                // ISR members get the lag time from now to show up; the others are not caught up.
+                followers.put(replica, new FollowerState(next.isr().contains(replica) ? now : -1));
+            }
+        }
+    }
+
+    /**
+     * As leader: the ISR without the followers whose last caught-up time is more than {@code
+     * lagTimeMs} before now, if any is; empty when nothing is to remove, when a change is in flight
+     * or backing off, or when this replica does not lead.
+     */
+    public Optional<List<Integer>> shrinkCandidate(long lagTimeMs) {
+        PartitionInfo current = info;
+        if (current.leader() != localBrokerId) {
+            return Optional.empty();
+        }
+        synchronized (hwLock) {
+            long now = clock.millis();
+            if (!mayProposeLocked(current, now)) {
+                return Optional.empty();
+            }
+            List<Integer> kept = new ArrayList<>();
+            for (int replica : current.isr()) {
+                FollowerState state = followers.get(replica);
+                boolean lagging = replica != localBrokerId && (state == null || now - state.lastCaughtUpMs > lagTimeMs);
+                if (!lagging) {
+                    kept.add(replica);
+                }
+            }
+            return kept.size() < current.isr().size() ? Optional.of(List.copyOf(kept)) : Optional.empty();
+        }
+    }
+
+    /**
+     * As leader: the ISR with every follower outside it that reached the high watermark and this
+     * leader's epoch start and was caught up within {@code lagTimeMs} (so that a follower that went
+     * away is not added back from what it last reported), if any; empty otherwise, or when a change
+     * is in flight or backing off.
+     */
+    public Optional<List<Integer>> expandCandidate(long lagTimeMs) {
+        PartitionInfo current = info;
+        if (current.leader() != localBrokerId) {
+            return Optional.empty();
+        }
+        synchronized (hwLock) {
+            long now = clock.millis();
+            if (!mayProposeLocked(current, now)) {
+                return Optional.empty();
+            }
+            Set<Integer> next = new LinkedHashSet<>(current.isr());
+            for (int replica : current.replicas()) {
+                FollowerState state = followers.get(replica);
+                if (replica != localBrokerId
+                        && !next.contains(replica)
+                        && state != null
+                        && joinsIsrLocked(state)
+                        && now - state.lastCaughtUpMs <= lagTimeMs) {
+                    next.add(replica);
+                }
+            }
+            return next.size() > current.isr().size() ? Optional.of(List.copyOf(next)) : Optional.empty();
+        }
+    }
+
+    private boolean mayProposeLocked(PartitionInfo current, long now) {
+        return pendingIsr == null && current.partitionEpoch() != staleAtPartitionEpoch && now >= retryIsrChangeAtMs;
+    }
+
+    /**
+     * Marks {@code proposed} in flight, if this replica leads in {@code basis}'s epochs and no other
+     * change is: the caller then sends it to the coordinators and reports with {@link
+     * #completeIsrChange} or {@link #failIsrChange}.
+     *
+     * @return the state the proposal is based on, or empty when it must not be sent
+     */
+    public Optional<PartitionInfo> beginIsrChange(List<Integer> proposed) {
+        PartitionInfo current = info;
+        if (current.leader() != localBrokerId || !proposed.contains(localBrokerId)) {
+            return Optional.empty();
+        }
+        synchronized (hwLock) {
+            if (!mayProposeLocked(current, clock.millis())) {
+                return Optional.empty();
+            }
+            pendingIsr = List.copyOf(proposed);
+            pendingBasis = current;
+            return Optional.of(current);
+        }
+    }
+
+    /** The ISR proposed and not yet answered, if any. */
+    public Optional<List<Integer>> pendingIsr() {
+        synchronized (hwLock) {
+            return Optional.ofNullable(pendingIsr);
+        }
+    }
+
+    /**
+     * The coordinators committed the ISR change proposed at {@code basis}: applied when it is newer
+     * than what this replica has in the same leader epoch (the image may have brought it already,
+     * or moved on); the proposal is no longer in flight (unless a new leader epoch replaced it).
+     */
+    public void completeIsrChange(PartitionInfo basis, PartitionInfo committed) {
+        leadership.writeLock().lock();
+        try {
+            PartitionInfo current = info;
+            if (committed.partition() == current.partition()
+                    && committed.leader() == current.leader()
+                    && committed.leaderEpoch() == current.leaderEpoch()
+                    && committed.partitionEpoch() > current.partitionEpoch()) {
+                log.info(
+                        "{}: ISR {} -> {} (partition epoch {})",
+                        id,
+                        current.isr(),
+                        committed.isr(),
+                        committed.partitionEpoch());
+                info = committed;
+            }
+        } finally {
+            leadership.writeLock().unlock();
+        }
+        synchronized (hwLock) {
+            clearPendingLocked(basis);
+            maybeAdvanceHighWatermarkLocked();
+            signalLocked();
+        }
+    }
+
+    /** Ends the proposal made at {@code basis}, unless another (after a new epoch) replaced it. */
+    private void clearPendingLocked(PartitionInfo basis) {
+        if (pendingBasis == basis) {
+            pendingIsr = null;
+            pendingBasis = null;
+        }
+    }
+
+    /**
+     * A proposal based on {@code basis} failed: when {@code stale} (the coordinators have a newer
+     * partition or leader epoch), no new one until this replica has another partition epoch than
+     * the basis's; otherwise none before {@code retryAfterMs} from now.
+     */
+    public void failIsrChange(PartitionInfo basis, boolean stale, long retryAfterMs) {
+        synchronized (hwLock) {
+            if (pendingBasis != basis) {
+                return; // a proposal of an earlier epoch, already forgotten
+            }
+            clearPendingLocked(basis);
+            if (stale) {
+                staleAtPartitionEpoch = basis.partitionEpoch();
+            }
+            retryIsrChangeAtMs = clock.millis() + retryAfterMs;
+            maybeAdvanceHighWatermarkLocked();
+        }
+    }
+
+    /**
+     * As follower: appends batches fetched from the leader of {@code leaderEpoch}, keeping their
+     * offsets.
+     *
+     * @return false, appending nothing, when this replica no longer follows in that epoch
+     */
+    public boolean appendAsFollower(MemoryRecords records, int leaderEpoch) {
+        leadership.readLock().lock();
+        try {
+            PartitionInfo current = info;
+            if (current.leader() == localBrokerId || current.leaderEpoch() != leaderEpoch) {
+                return false;
+            }
+            log_.appendAsFollower(records);
+        } finally {
+            leadership.readLock().unlock();
+        }
+        signalChange();
+        return true;
+    }
+
+    /** As follower: removes the log's suffix from {@code offset} (see {@link PartitionLog#truncateTo}). */
+    public void truncateTo(long offset) {
+        leadership.readLock().lock();
+        try {
+            if (isLeader()) {
+                throw new NotLeaderException(id + ": a leader does not truncate");
+            }
+            log_.truncateTo(offset);
+        } finally {
+            leadership.readLock().unlock();
+        }
+        synchronized (hwLock) {
+            highWatermark = Math.min(highWatermark, log_.logEndOffset());
+            signalLocked();
+        }
+    }
+
+    /** As follower: empties the log and restarts it at {@code offset}. */
+    public void truncateFullyAndStartAt(long offset) {
+        leadership.readLock().lock();
+        try {
+            if (isLeader()) {
+                throw new NotLeaderException(id + ": a leader does not truncate");
+            }
+            log_.truncateFullyAndStartAt(offset);
+        } finally {
+            leadership.readLock().unlock();
+        }
+        synchronized (hwLock) {
+            highWatermark = offset;
+            signalLocked();
         }
     }
 
@@ -233,11 +556,23 @@ public final class Partition {
      * @return whether it reached it
      */
     public boolean awaitHighWatermark(long offset, Duration timeout) throws InterruptedException {
+        return awaitHighWatermark(offset, timeout, -1);
+    }
+
+    /**
+     * {@link #awaitHighWatermark(long, Duration)} as the leader of {@code leaderEpoch} (unless -1):
+     * returns false at once when this replica no longer leads in that epoch, since then nothing
+     * moves its high watermark for this waiter.
+     */
+    public boolean awaitHighWatermark(long offset, Duration timeout, int leaderEpoch) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             CompletableFuture<Void> signal = changeSignal();
             if (highWatermark() >= offset) {
                 return true;
+            }
+            if (leaderEpoch >= 0 && (!isLeader() || leaderEpoch() != leaderEpoch)) {
+                return false;
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
@@ -259,16 +594,19 @@ public final class Partition {
             return;
         }
         long candidate = log_.logEndOffset();
-        List<Integer> isr = current.isr();
-        for (int replica : isr) {
+        Set<Integer> maximalIsr = new LinkedHashSet<>(current.isr());
+        if (pendingIsr != null) {
+            maximalIsr.addAll(pendingIsr);
+        }
+        for (int replica : maximalIsr) {
             if (replica == localBrokerId) {
                 continue;
             }
-            Long followerEnd = followerLogEndOffsets.get(replica);
-            if (followerEnd == null) {
+            FollowerState follower = followers.get(replica);
+            if (follower == null || follower.logEndOffset < 0) {
                 return;
             }
-            candidate = Math.min(candidate, followerEnd);
+            candidate = Math.min(candidate, follower.logEndOffset);
         }
         if (candidate > highWatermark) {
             highWatermark = candidate;

@@ -68,7 +68,35 @@ public final class ReplicaManager implements MetadataListener, AutoCloseable {
     private final InstantSource clock;
     private final Executor deleteExecutor;
     private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    private volatile ReplicationListener replication = ReplicationListener.NONE;
     private boolean closed;
+
+    /**
+     * Told, on the metadata thread, of the replicas after every image (the follower fetchers
+     * follow it), and, on request threads, of followers that may join an ISR (the ISR manager
+     * proposes it).
+     */
+    public interface ReplicationListener {
+
+        /** The replicas after {@code image}; called at the end of every {@link #onImage}. */
+        void replicasChanged(ClusterImage image, Collection<Partition> replicas);
+
+        /** A follower outside {@code partition}'s ISR fetched up to its high watermark. */
+        void followerMayJoinIsr(Partition partition, int replicaId);
+
+        ReplicationListener NONE = new ReplicationListener() {
+            @Override
+            public void replicasChanged(ClusterImage image, Collection<Partition> replicas) {}
+
+            @Override
+            public void followerMayJoinIsr(Partition partition, int replicaId) {}
+        };
+    }
+
+    /** Sets the replication listener (before the first image). */
+    public void setReplicationListener(ReplicationListener listener) {
+        this.replication = Objects.requireNonNull(listener, "listener");
+    }
 
     public ReplicaManager(ReplicaManagerConfig config, IndexStore store, InstantSource clock, Executor deleteExecutor) {
         this.config = Objects.requireNonNull(config, "config");
@@ -152,6 +180,11 @@ public final class ReplicaManager implements MetadataListener, AutoCloseable {
                 }
             }
         }
+        try {
+            replication.replicasChanged(next, partitions());
+        } catch (RuntimeException e) {
+            log.error("Replication listener failed on image {}", next.version(), e);
+        }
     }
 
     private Partition open(TopicIdPartition id, LogConfig logConfig, PartitionInfo info, int minIsr) {
@@ -191,7 +224,14 @@ public final class ReplicaManager implements MetadataListener, AutoCloseable {
                 info.leaderEpoch(),
                 partitionLog.logStartOffset(),
                 partitionLog.logEndOffset());
-        return new Partition(id, partitionLog, config.brokerId(), info, minIsr);
+        return new Partition(
+                id,
+                partitionLog,
+                config.brokerId(),
+                info,
+                minIsr,
+                clock,
+                (partition, replicaId) -> replication.followerMayJoinIsr(partition, replicaId));
     }
 
     static Optional<Uuid> readMarker(Path marker) {
@@ -355,6 +395,11 @@ public final class ReplicaManager implements MetadataListener, AutoCloseable {
             return;
         }
         closed = true;
+        try {
+            replication.replicasChanged(ClusterImage.EMPTY, List.of());
+        } catch (RuntimeException e) {
+            log.error("Replication listener failed at close", e);
+        }
         List<RuntimeException> failures = new ArrayList<>();
         for (Partition partition : partitions.values()) {
             try {

@@ -8,6 +8,12 @@
  *                                     +-- deleted topics: rename, then    |  role, leader epoch, ISR
  *                                         delete on the delete executor   |  high watermark, change signal
  *  Produce/Fetch handlers ----------------------------------------------> appendAsLeader, recordFollowerFetch
+ *
+ *  ReplicaManager --replicasChanged--> Replication --> ReplicaFetcherManager --> ReplicaFetcher (one per
+ *                                          |                                     source broker, a virtual
+ *                                          |                                     thread, Fetch / OffsetForLeaderEpoch)
+ *  Partition --followerMayJoinIsr-------> +--> IsrManager --alterPartition--> coordinators
+ *                                                   (every isr-check-interval: shrink)
  * </pre>
  *
  * <h2>Invariants</h2>
@@ -20,9 +26,10 @@
  *   <li>Waiters (long-poll fetches, acks=all) park on a future completed by the next change; nothing
  *       polls.
  *   <li>A directory holding another topic id than the image's is never served.
+ *   <li>An ISR change is applied only once the coordinators committed it; at most one per partition
+ *       is in flight, and meanwhile the high watermark counts the committed and proposed ISR.
+ *   <li>A follower appends only in the leader epoch it fetches for, and truncates its divergent
+ *       suffix (OffsetForLeaderEpoch, DivergingEpoch) before appending past it.
  * </ul>
- *
- * <p>Followers' fetchers, ISR shrink and expand through AlterPartition, truncation on leader change
- * and a checkpointed high watermark come with issue 7.
  */
 package io.tributary.broker.replication;

@@ -136,5 +136,13 @@ class DataPathWiringTest {
                 .isEqualTo(1);
         assertThat(registry.get("tributary.broker.messages.in").counter().count())
                 .isGreaterThanOrEqualTo(1);
+        // Replication is wired: broker 0 leads the only partition, so it fetches from nobody.
+        assertThat(registry.get("tributary.broker.replica.fetchers").gauge().value())
+                .isZero();
+        assertThat(registry.get("tributary.broker.isr.changes")
+                        .tag("kind", "shrink")
+                        .counter()
+                        .count())
+                .isZero();
     }
 }

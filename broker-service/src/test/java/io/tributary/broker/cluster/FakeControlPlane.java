@@ -34,6 +34,7 @@ public final class FakeControlPlane implements ControlPlane {
     private final AtomicInteger registrations = new AtomicInteger();
     private final AtomicInteger heartbeats = new AtomicInteger();
     private final AtomicInteger callsInFlight = new AtomicInteger();
+    private final AtomicInteger alterPartitions = new AtomicInteger();
 
     // ---- test controls
 
@@ -222,10 +223,85 @@ public final class FakeControlPlane implements ControlPlane {
         throw new UnsupportedOperationException();
     }
 
+    /**
+     * The coordinator's AlterPartition rules: the proposer must be the partition's leader at its
+     * current leader and partition epochs ({@code STALE_EPOCH} otherwise), the ISR a non-empty
+     * subset of the replicas holding the leader ({@code INVALID_REQUEST}); the change commits with
+     * the next partition epoch and version.
+     */
     @Override
     public PartitionWrite alterPartition(
             String topic, int partition, int leaderId, int leaderEpoch, int partitionEpoch, List<Integer> isr) {
-        throw new UnsupportedOperationException();
+        return call(() -> {
+            alterPartitions.incrementAndGet();
+            TopicInfo t = topics.get(topic);
+            if (t == null || t.partition(partition).isEmpty()) {
+                throw new ControlPlaneException(Kind.UNKNOWN_TOPIC, topic + "-" + partition);
+            }
+            PartitionInfo current = t.partition(partition).get();
+            if (current.leader() != leaderId
+                    || current.leaderEpoch() != leaderEpoch
+                    || current.partitionEpoch() != partitionEpoch) {
+                throw new ControlPlaneException(
+                        Kind.STALE_EPOCH,
+                        "partition " + current + ", proposal by " + leaderId + " at epochs " + leaderEpoch + "/"
+                                + partitionEpoch);
+            }
+            if (isr.isEmpty() || !isr.contains(leaderId) || !current.replicas().containsAll(isr)) {
+                throw new ControlPlaneException(Kind.INVALID_REQUEST, "ISR " + isr + " for " + current);
+            }
+            PartitionInfo next =
+                    new PartitionInfo(partition, current.replicas(), leaderId, leaderEpoch, isr, partitionEpoch + 1);
+            putPartition(t, next);
+            return new PartitionWrite(bumpTopic(topic), topic, next);
+        });
+    }
+
+    // ---- partition controls
+
+    /** AlterPartition calls received. */
+    public int alterPartitions() {
+        return alterPartitions.get();
+    }
+
+    /** The partition as committed. */
+    public PartitionInfo partitionInfo(String topic, int partition) {
+        lock.lock();
+        try {
+            return topics.get(topic).partition(partition).orElseThrow();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * What the coordinators' liveness does when a leader is fenced: {@code leader} leads with the
+     * next leader epoch and ISR {@code isr}.
+     */
+    public long electLeader(String topic, int partition, int leader, List<Integer> isr) {
+        lock.lock();
+        try {
+            TopicInfo t = topics.get(topic);
+            PartitionInfo current = t.partition(partition).orElseThrow();
+            putPartition(
+                    t,
+                    new PartitionInfo(
+                            partition,
+                            current.replicas(),
+                            leader,
+                            current.leaderEpoch() + 1,
+                            isr,
+                            current.partitionEpoch() + 1));
+            return bumpTopic(topic);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void putPartition(TopicInfo topic, PartitionInfo next) {
+        List<PartitionInfo> parts = new ArrayList<>(topic.partitions());
+        parts.set(next.partition(), next);
+        topics.put(topic.name(), new TopicInfo(topic.name(), topic.id(), topic.configs(), parts));
     }
 
     // ---- helpers

@@ -1,0 +1,128 @@
+package io.tributary.broker.replication;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tributary.broker.api.DataPathMetrics;
+import io.tributary.broker.api.FetchHandler;
+import io.tributary.broker.api.ListOffsetsHandler;
+import io.tributary.broker.api.OffsetForLeaderEpochHandler;
+import io.tributary.broker.api.ProduceHandler;
+import io.tributary.broker.cluster.BrokerEndpoint;
+import io.tributary.broker.cluster.FakeControlPlane;
+import io.tributary.broker.cluster.MetadataFollower;
+import io.tributary.broker.log.LogConfig;
+import io.tributary.broker.log.ProducerStateConfig;
+import io.tributary.broker.log.index.IndexStore;
+import io.tributary.common.protocol.KafkaProtocolServer;
+import io.tributary.common.protocol.ProtocolMetrics;
+import io.tributary.common.protocol.ProtocolServerConfig;
+import io.tributary.common.protocol.RequestHandler;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One broker of an in-process cluster: its own index store and replica manager under {@code dir},
+ * the data-path handlers served by common's Kafka listener on a free 127.0.0.1 port, a metadata
+ * follower of the shared in-memory coordinator, and replication. {@link #stop} and {@link #start}
+ * again keep the data (a broker restart; the listener gets a new port, registered anew).
+ */
+final class ReplicationTestBroker implements AutoCloseable {
+
+    final int id;
+    private final Path dir;
+    private final FakeControlPlane coordinator;
+    private final ReplicationConfig config;
+    private final java.util.function.Function<ReplicationTestBroker, List<RequestHandler>> extraHandlers;
+    IndexStore store;
+    ReplicaManager replicas;
+    MetadataFollower follower;
+    KafkaProtocolServer server;
+    Replication replication;
+
+    ReplicationTestBroker(int id, Path dir, FakeControlPlane coordinator, ReplicationConfig config) {
+        this(id, dir, coordinator, config, broker -> List.of());
+    }
+
+    /** With {@code extraHandlers} (stand-ins for APIs of other issues) served too. */
+    ReplicationTestBroker(
+            int id,
+            Path dir,
+            FakeControlPlane coordinator,
+            ReplicationConfig config,
+            java.util.function.Function<ReplicationTestBroker, List<RequestHandler>> extraHandlers) {
+        this.extraHandlers = extraHandlers;
+        this.id = id;
+        this.dir = dir;
+        this.coordinator = coordinator;
+        this.config = config;
+    }
+
+    ReplicationTestBroker start() {
+        store = IndexStore.open(dir.resolve("index"));
+        replicas = new ReplicaManager(
+                new ReplicaManagerConfig(
+                        id, dir.resolve("data"), LogConfig.defaults(), 1, ProducerStateConfig.defaults()),
+                store,
+                Clock.systemUTC(),
+                Runnable::run);
+        follower = new MetadataFollower(
+                new MetadataFollower.Config(
+                        id,
+                        Optional.empty(),
+                        Duration.ofMillis(100),
+                        Duration.ofSeconds(6),
+                        Duration.ofSeconds(1),
+                        Duration.ofMillis(50),
+                        Duration.ofSeconds(5)),
+                coordinator,
+                () -> List.of(replicas),
+                InstantSource.system());
+        List<RequestHandler> handlers = new java.util.ArrayList<>(List.of(
+                new ProduceHandler(replicas, follower, Duration.ofSeconds(30), DataPathMetrics.NONE),
+                new FetchHandler(replicas, follower, Duration.ofSeconds(30), DataPathMetrics.NONE),
+                new ListOffsetsHandler(replicas, follower),
+                new OffsetForLeaderEpochHandler(replicas, follower)));
+        handlers.addAll(extraHandlers.apply(this));
+        server = new KafkaProtocolServer(
+                ProtocolServerConfig.defaults("broker-" + id, "127.0.0.1", 0),
+                handlers,
+                new ProtocolMetrics(new SimpleMeterRegistry(), "broker-" + id));
+        server.start();
+        replication = new Replication(replicas, coordinator, follower::isActive, config, Clock.systemUTC()).start();
+        follower.start(List.of(new BrokerEndpoint("PLAINTEXT", "127.0.0.1", server.port())));
+        return this;
+    }
+
+    int port() {
+        return server.port();
+    }
+
+    Partition partition(String topic, int index) {
+        return replicas.partition(topic, index).orElseThrow();
+    }
+
+    boolean running() {
+        return server != null;
+    }
+
+    /** Stops everything, in the application's order; the data stays. */
+    void stop() {
+        if (server == null) {
+            return;
+        }
+        follower.close();
+        replication.close();
+        server.close();
+        replicas.close();
+        store.close();
+        server = null;
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+}
