@@ -244,12 +244,21 @@ public final class KafkaBroker implements AutoCloseable {
         return command;
     }
 
-    /** A cluster id as {@code kafka-storage random-uuid} makes one: 16 random bytes, URL-safe base64. */
+    /**
+     * A cluster id as {@code kafka-storage random-uuid} makes one: 16 random bytes, URL-safe base64,
+     * never starting with {@code -} (as Kafka's own {@code Uuid.randomUuid}), which the tool's
+     * argument parser would take for an option.
+     */
     private static String randomClusterId() {
-        UUID u = UUID.randomUUID();
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(16);
-        b.putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
-        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
+        while (true) {
+            UUID u = UUID.randomUUID();
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(16);
+            b.putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
+            String id = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
+            if (!id.startsWith("-")) {
+                return id;
+            }
+        }
     }
 
     private static int freePort() throws IOException {

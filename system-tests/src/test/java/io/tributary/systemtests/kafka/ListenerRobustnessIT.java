@@ -144,8 +144,11 @@ class ListenerRobustnessIT {
                 KafkaTestConnection.open(target.ports().getFirst())) {
             ApiVersionsResponse versions = connection.apiVersions();
             assertThat(Errors.forCode(versions.data().errorCode())).isEqualTo(Errors.NONE);
-            short metadataVersion = (short) Math.min(
-                    versions.data().apiKeys().find(ApiKeys.METADATA.id).maxVersion(), ApiKeys.METADATA.latestVersion());
+            var metadataRange = versions.data().apiKeys().find(ApiKeys.METADATA.id);
+            assertThat(metadataRange)
+                    .as("Metadata in the ApiVersions answer of %s", target)
+                    .isNotNull();
+            short metadataVersion = (short) Math.min(metadataRange.maxVersion(), ApiKeys.METADATA.latestVersion());
             MetadataResponse metadata = connection.roundTrip(
                     MetadataRequest.Builder.allTopics().build(metadataVersion), MetadataResponse.class);
             assertThat(metadata.brokers()).hasSize(target.brokerCount());
