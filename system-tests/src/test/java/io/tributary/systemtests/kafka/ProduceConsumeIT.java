@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
@@ -42,6 +44,8 @@ class ProduceConsumeIT {
     static final int PARTITIONS = 6;
     /** Distinct keys: each repeats, so a key's records must all share one partition. */
     static final int KEYS = 7_919;
+    /** Records per run of the acks=0 and acks=1 test. */
+    static final int SMALL_RUN = 2_000;
 
     static List<KafkaTargets.Kind> targets() {
         return KafkaTargets.enabledList();
@@ -115,6 +119,62 @@ class ProduceConsumeIT {
                 assertThat(consumer.position(partitions.get(p))).isEqualTo(perPartition[p]);
             }
             assertThat(ends).isEqualTo(expectedEnds);
+        }
+    }
+
+    /**
+     * acks=0 and acks=1 (no idempotence) each write {@value #SMALL_RUN} records into one partition;
+     * a consumer whose fetches may carry only 1 KiB per partition and per request (less than one
+     * batch: the broker must still return the first batch whole, or the consumer would never make
+     * progress) reads both runs back in order.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("targets")
+    void acksZeroAndOneAreStoredAndTinyFetchLimitsStillMakeProgress(KafkaTargets.Kind kind) throws Exception {
+        KafkaTarget target = KafkaTargets.get(kind);
+        String topic = Clients.uniqueTopic("acks-0-1");
+        try (Admin admin = target.admin()) {
+            Clients.createTopic(admin, topic, 1);
+        }
+        for (String acks : List.of("1", "0")) {
+            try (KafkaProducer<byte[], byte[]> producer = Clients.producer(
+                    target,
+                    Map.of(
+                            ProducerConfig.ACKS_CONFIG, acks,
+                            ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false",
+                            ProducerConfig.LINGER_MS_CONFIG, "20"))) {
+                List<Future<RecordMetadata>> sends = new ArrayList<>();
+                for (int i = 0; i < SMALL_RUN; i++) {
+                    sends.add(producer.send(new ProducerRecord<>(
+                            topic, 0, null, ("acks" + acks + "-" + i).getBytes(StandardCharsets.UTF_8))));
+                }
+                producer.flush();
+                for (Future<RecordMetadata> send : sends) {
+                    RecordMetadata metadata = send.get(Clients.PATIENCE.toSeconds(), TimeUnit.SECONDS);
+                    // acks=0: the producer is told no offset.
+                    assertThat(metadata.hasOffset())
+                            .as("acks=%s offset known", acks)
+                            .isEqualTo(!acks.equals("0"));
+                }
+            }
+        }
+        TopicPartition partition = new TopicPartition(topic, 0);
+        try (KafkaConsumer<byte[], byte[]> consumer = Clients.consumer(
+                target,
+                Map.of(
+                        ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "1024",
+                        ConsumerConfig.FETCH_MAX_BYTES_CONFIG, "1024"))) {
+            consumer.assign(List.of(partition));
+            consumer.seekToBeginning(List.of(partition));
+            List<ConsumerRecord<byte[], byte[]>> records = Clients.pollAtLeast(consumer, 2 * SMALL_RUN);
+
+            assertThat(records).hasSize(2 * SMALL_RUN);
+            for (int i = 0; i < records.size(); i++) {
+                String acks = i < SMALL_RUN ? "1" : "0";
+                assertThat(records.get(i).offset()).isEqualTo(i);
+                assertThat(new String(records.get(i).value(), StandardCharsets.UTF_8))
+                        .isEqualTo("acks" + acks + "-" + (i % SMALL_RUN));
+            }
         }
     }
 
