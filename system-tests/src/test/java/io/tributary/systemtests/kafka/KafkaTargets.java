@@ -17,6 +17,10 @@ import org.slf4j.LoggerFactory;
  * cluster start is the slow part), and stopped, by PID, when the run ends whatever the outcome
  * (JUnit closes the root store's resources; a shutdown hook in each launcher is the last resort).
  *
+ * <p>The test classes run in name order (src/test/resources/junit-platform.properties), so the
+ * classes of this package run together at the end of the run and the targets are not up beside
+ * the other system tests' clusters.
+ *
  * <p>Which targets are enabled comes from the system property {@code tributary.systest.targets}
  * ({@code kafka}, {@code tributary} or both, comma-separated; the POM's {@code systest.targets}).
  * A target that fails to start fails every test that needs it, with the reason, and is not
