@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -21,12 +22,15 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.requests.InitProducerIdRequest;
+import org.apache.kafka.common.requests.InitProducerIdResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
@@ -183,6 +187,77 @@ class BadRequestsIT {
     }
 
     /**
+     * The idempotent producer's sequence checks, over raw requests to the leader with a producer
+     * id from InitProducerId: a batch sent again is a duplicate, answered without error and with
+     * the offset it was first written at; a batch whose sequence leaves a gap is
+     * OUT_OF_ORDER_SEQUENCE_NUMBER; the next batch in sequence is written after the first.
+     */
+    @Test
+    void idempotentDuplicatesGetTheirOriginalOffsetAndGapsAreOutOfOrder() throws Exception {
+        assertEveryTargetAnswers(
+                "first NONE@0, second NONE@2, duplicate of first NONE@0, gap OUT_OF_ORDER_SEQUENCE_NUMBER,"
+                        + " next NONE@3, log end 4",
+                target -> {
+                    String topic = Clients.uniqueTopic("idempotence");
+                    TopicDescription description;
+                    try (Admin admin = target.admin()) {
+                        description = Clients.createTopic(admin, topic, 1);
+                    }
+                    Uuid id = description.topicId();
+                    int leaderPort = target.brokerPorts()
+                            .get(description.partitions().getFirst().leader().id());
+                    try (RawKafka raw = RawKafka.open(leaderPort)) {
+                        short initVersion = raw.version(ApiKeys.INIT_PRODUCER_ID);
+                        InitProducerIdResponse init = raw.connection()
+                                .roundTrip(
+                                        new InitProducerIdRequest.Builder(new InitProducerIdRequestData()
+                                                        .setTransactionalId(null)
+                                                        .setTransactionTimeoutMs(60_000))
+                                                .build(initVersion),
+                                        InitProducerIdResponse.class);
+                        if (init.data().errorCode() != Errors.NONE.code()) {
+                            return "InitProducerId "
+                                    + Errors.forCode(init.data().errorCode());
+                        }
+                        long pid = init.data().producerId();
+                        short epoch = init.data().producerEpoch();
+                        StringBuilder outcome = new StringBuilder();
+                        outcome.append("first ").append(answer(produce(raw, topic, id, 0, batch(pid, epoch, 0, 2))));
+                        outcome.append(", second ").append(answer(produce(raw, topic, id, 0, batch(pid, epoch, 2, 1))));
+                        outcome.append(", duplicate of first ")
+                                .append(answer(produce(raw, topic, id, 0, batch(pid, epoch, 0, 2))));
+                        outcome.append(", gap ").append(errorOnly(produce(raw, topic, id, 0, batch(pid, epoch, 7, 1))));
+                        outcome.append(", next ").append(answer(produce(raw, topic, id, 0, batch(pid, epoch, 3, 1))));
+                        try (Admin admin = target.admin()) {
+                            TopicPartition partition = new TopicPartition(topic, 0);
+                            long end = admin.listOffsets(Map.of(partition, OffsetSpec.latest()))
+                                    .partitionResult(partition)
+                                    .get(30, TimeUnit.SECONDS)
+                                    .offset();
+                            outcome.append(", log end ").append(end);
+                        }
+                        return outcome.toString();
+                    }
+                });
+    }
+
+    private static MemoryRecords batch(long producerId, short epoch, int baseSequence, int count) {
+        SimpleRecord[] records = new SimpleRecord[count];
+        for (int i = 0; i < count; i++) {
+            records[i] = record("seq-" + (baseSequence + i));
+        }
+        return MemoryRecords.withIdempotentRecords(Compression.NONE, producerId, epoch, baseSequence, records);
+    }
+
+    private static String answer(ProduceResponseData.PartitionProduceResponse response) {
+        return Errors.forCode(response.errorCode()) + "@" + response.baseOffset();
+    }
+
+    private static String errorOnly(ProduceResponseData.PartitionProduceResponse response) {
+        return Errors.forCode(response.errorCode()).name();
+    }
+
+    /**
      * Tributary only: a single Kafka broker leads every partition, so there is no non-leader to
      * ask. Kafka's answer to a Produce at a broker that does not lead the partition is
      * NOT_LEADER_OR_FOLLOWER (code 6), which makes clients refresh their metadata and retry.
@@ -216,16 +291,18 @@ class BadRequestsIT {
 
     /** Sends one record to {@code partition} of the topic (by name or, from v13, by id) with acks=all. */
     static Errors produceError(RawKafka raw, String topic, Uuid topicId, int partition) throws Exception {
+        MemoryRecords records = MemoryRecords.withRecords(Compression.NONE, record("v"));
+        return Errors.forCode(produce(raw, topic, topicId, partition, records).errorCode());
+    }
+
+    /** Sends {@code records} to {@code partition} with acks=all and returns the partition's answer. */
+    static ProduceResponseData.PartitionProduceResponse produce(
+            RawKafka raw, String topic, Uuid topicId, int partition, MemoryRecords records) throws Exception {
         short version = raw.version(ApiKeys.PRODUCE);
         var topicData = new ProduceRequestData.TopicProduceData()
                 .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
                         .setIndex(partition)
-                        .setRecords(MemoryRecords.withRecords(
-                                Compression.NONE,
-                                new SimpleRecord(
-                                        System.currentTimeMillis(),
-                                        "k".getBytes(StandardCharsets.UTF_8),
-                                        "v".getBytes(StandardCharsets.UTF_8))))));
+                        .setRecords(records)));
         if (version >= 13) {
             topicData.setTopicId(topicId);
         } else {
@@ -243,7 +320,14 @@ class BadRequestsIT {
                 .toList();
         assertThat(partitions).as("partition responses in %s", response.data()).hasSize(1);
         assertThat(partitions.getFirst().index()).isEqualTo(partition);
-        return Errors.forCode(partitions.getFirst().errorCode());
+        return partitions.getFirst();
+    }
+
+    private static SimpleRecord record(String value) {
+        return new SimpleRecord(
+                System.currentTimeMillis(),
+                "k".getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Runs the scenario on every enabled target and asserts that each one's outcome is {@code expected}. */
