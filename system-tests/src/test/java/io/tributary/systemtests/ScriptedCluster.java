@@ -33,14 +33,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe for one test class: commands run one at a time from the test thread.
  */
-final class ScriptedCluster {
+public final class ScriptedCluster {
 
     private static final Logger log = LoggerFactory.getLogger(ScriptedCluster.class);
     private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(4);
     private static final Pattern PID_LINE = Pattern.compile("(?m)^pid=(\\d+)$");
 
     /** What one {@code bin/tributary} command did. */
-    record Result(int exitCode, String output) {}
+    public record Result(int exitCode, String output) {}
 
     private final Path repoRoot;
     private final Path workDir;
@@ -68,7 +68,7 @@ final class ScriptedCluster {
      *
      * @param environment extra variables for every command (e.g. {@code TRIBUTARY_STOP_GRACE})
      */
-    static ScriptedCluster create(
+    public static ScriptedCluster create(
             Path workDir, String logsName, List<Integer> basePorts, Map<String, String> environment)
             throws IOException {
         Path repoRoot = Path.of(System.getProperty("tributary.repo.root", ".."))
@@ -94,11 +94,11 @@ final class ScriptedCluster {
         return cluster;
     }
 
-    int portOffset() {
+    public int portOffset() {
         return portOffset;
     }
 
-    Path logsDir() {
+    public Path logsDir() {
         return logsDir;
     }
 
@@ -107,12 +107,12 @@ final class ScriptedCluster {
         return pidsSeen;
     }
 
-    Result run(String... args) {
+    public Result run(String... args) {
         return run(Map.of(), args);
     }
 
     /** Runs bin/tributary with this cluster's state dir and port offset (overridable by env). */
-    Result run(Map<String, String> env, String... args) {
+    public Result run(Map<String, String> env, String... args) {
         List<String> command = new ArrayList<>();
         command.add(repoRoot.resolve("bin/tributary").toString());
         command.addAll(List.of(args));
@@ -154,7 +154,7 @@ final class ScriptedCluster {
     }
 
     /** {@code bin/tributary down}, then the last resort, whatever happened before. */
-    void downAndKillLeftovers() {
+    public void downAndKillLeftovers() {
         try {
             Result down = run("down");
             if (down.exitCode() != 0) {

@@ -1,5 +1,6 @@
 package io.tributary.gateway.testing;
 
+import io.tributary.common.testing.KafkaBroker;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 

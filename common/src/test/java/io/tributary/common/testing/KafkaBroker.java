@@ -1,4 +1,4 @@
-package io.tributary.gateway.testing;
+package io.tributary.common.testing;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -25,6 +26,11 @@ import java.util.stream.Stream;
  *
  * <p>Topics are not created automatically ({@code auto.create.topics.enable=false}), so an unknown
  * topic stays unknown, as a gateway user would expect.
+ *
+ * <p>Used by the gateway's tests (one broker per run, {@code SharedKafka}) and by the system tests,
+ * which run the same Kafka-client scenarios against this broker and against a Tributary cluster. A
+ * module that starts it depends on {@code tributary-kafka-peer} ({@code type pom}, excluding
+ * {@code *:*}, only to order the reactor) and sets {@code tributary.kafka.libs} for its tests.
  */
 public final class KafkaBroker implements AutoCloseable {
 
@@ -46,6 +52,14 @@ public final class KafkaBroker implements AutoCloseable {
 
     /** Formats storage and starts the broker; returns once it accepts connections. */
     public static KafkaBroker start() throws IOException, InterruptedException {
+        return start(Map.of());
+    }
+
+    /**
+     * {@link #start()} with more broker settings ({@code server.properties} keys), added after the
+     * defaults above, so that a later key wins as in Kafka's own properties parsing.
+     */
+    public static KafkaBroker start(Map<String, String> extraSettings) throws IOException, InterruptedException {
         Path libs = Path.of(System.getProperty("tributary.kafka.libs", "../kafka-peer/target/kafka-libs"));
         if (!Files.isDirectory(libs) || !Files.exists(libs.resolve("kafka_2.13-4.4.0.jar"))) {
             throw new IllegalStateException("No Kafka broker jars in " + libs.toAbsolutePath()
@@ -56,32 +70,29 @@ public final class KafkaBroker implements AutoCloseable {
         int controllerPort = freePort();
         String bootstrap = "127.0.0.1:" + brokerPort;
         Path config = home.resolve("server.properties");
-        Files.writeString(
-                config,
-                String.join(
-                        "\n",
-                        List.of(
-                                "process.roles=broker,controller",
-                                "node.id=1",
-                                "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
-                                "listeners=PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:"
-                                        + controllerPort,
-                                "advertised.listeners=PLAINTEXT://" + bootstrap,
-                                "controller.listener.names=CONTROLLER",
-                                "inter.broker.listener.name=PLAINTEXT",
-                                "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
-                                "log.dirs=" + home.resolve("data"),
-                                "num.partitions=1",
-                                "offsets.topic.replication.factor=1",
-                                "transaction.state.log.replication.factor=1",
-                                "transaction.state.log.min.isr=1",
-                                "share.coordinator.state.topic.replication.factor=1",
-                                "share.coordinator.state.topic.min.isr=1",
-                                "group.initial.rebalance.delay.ms=0",
-                                "auto.create.topics.enable=false",
-                                // retention tests delete records explicitly; keep the checker out of their way
-                                "log.retention.check.interval.ms=300000",
-                                "")));
+        List<String> settings = new ArrayList<>(List.of(
+                "process.roles=broker,controller",
+                "node.id=1",
+                "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+                "listeners=PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                "advertised.listeners=PLAINTEXT://" + bootstrap,
+                "controller.listener.names=CONTROLLER",
+                "inter.broker.listener.name=PLAINTEXT",
+                "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+                "log.dirs=" + home.resolve("data"),
+                "num.partitions=1",
+                "offsets.topic.replication.factor=1",
+                "transaction.state.log.replication.factor=1",
+                "transaction.state.log.min.isr=1",
+                "share.coordinator.state.topic.replication.factor=1",
+                "share.coordinator.state.topic.min.isr=1",
+                "group.initial.rebalance.delay.ms=0",
+                "auto.create.topics.enable=false",
+                // retention tests delete records explicitly; keep the checker out of their way
+                "log.retention.check.interval.ms=300000"));
+        extraSettings.forEach((key, value) -> settings.add(key + "=" + value));
+        settings.add("");
+        Files.writeString(config, String.join("\n", settings));
         Files.writeString(
                 home.resolve("log4j2.properties"),
                 String.join(
@@ -119,6 +130,16 @@ public final class KafkaBroker implements AutoCloseable {
     /** {@code host:port} of the broker's Kafka listener. */
     public String bootstrapServers() {
         return bootstrap;
+    }
+
+    /** The port of the broker's Kafka listener on 127.0.0.1. */
+    public int port() {
+        return Integer.parseInt(bootstrap.substring(bootstrap.lastIndexOf(':') + 1));
+    }
+
+    /** The directory with the broker's configuration, data and logs ({@code server.log}). */
+    public Path home() {
+        return home;
     }
 
     /** The broker process's id. */
@@ -223,12 +244,21 @@ public final class KafkaBroker implements AutoCloseable {
         return command;
     }
 
-    /** A cluster id as {@code kafka-storage random-uuid} makes one: 16 random bytes, URL-safe base64. */
+    /**
+     * A cluster id as {@code kafka-storage random-uuid} makes one: 16 random bytes, URL-safe base64,
+     * never starting with {@code -} (as Kafka's own {@code Uuid.randomUuid}), which the tool's
+     * argument parser would take for an option.
+     */
     private static String randomClusterId() {
-        UUID u = UUID.randomUUID();
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(16);
-        b.putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
-        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
+        while (true) {
+            UUID u = UUID.randomUUID();
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(16);
+            b.putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
+            String id = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
+            if (!id.startsWith("-")) {
+                return id;
+            }
+        }
     }
 
     private static int freePort() throws IOException {

@@ -1,0 +1,50 @@
+package io.tributary.systemtests.kafka;
+
+import io.tributary.common.testing.KafkaBroker;
+import java.util.Map;
+
+/** A real Apache Kafka broker (KRaft, single node, node id 1) as a child JVM: the reference. */
+final class ApacheKafkaTarget implements KafkaTarget {
+
+    private final KafkaBroker broker;
+
+    private ApacheKafkaTarget(KafkaBroker broker) {
+        this.broker = broker;
+    }
+
+    static ApacheKafkaTarget start() throws Exception {
+        // Kafka's defaults otherwise (message.max.bytes 1 MiB, 6-partition topics made by the tests);
+        // 2 partitions for the auto-created internal topics keeps the start quick on 2 cores.
+        return new ApacheKafkaTarget(KafkaBroker.start(Map.of("offsets.topic.num.partitions", "2")));
+    }
+
+    @Override
+    public KafkaTargets.Kind kind() {
+        return KafkaTargets.Kind.KAFKA;
+    }
+
+    @Override
+    public String bootstrapServers() {
+        return broker.bootstrapServers();
+    }
+
+    @Override
+    public Map<Integer, Integer> brokerPorts() {
+        return Map.of(1, broker.port());
+    }
+
+    @Override
+    public String logsHint() {
+        return "Apache Kafka (pid " + broker.pid() + ") logs in " + broker.home();
+    }
+
+    @Override
+    public void close() {
+        broker.close();
+    }
+
+    @Override
+    public String toString() {
+        return "Apache Kafka at " + bootstrapServers();
+    }
+}

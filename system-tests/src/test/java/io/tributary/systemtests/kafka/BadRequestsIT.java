@@ -1,0 +1,371 @@
+package io.tributary.systemtests.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.InitProducerIdRequestData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.apache.kafka.common.requests.InitProducerIdRequest;
+import org.apache.kafka.common.requests.InitProducerIdResponse;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.ProduceResponse;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Differential: the same bad request against every enabled target, and what the client (or, for
+ * requests no client would send, the raw response) shows must be the same on all of them and be
+ * what Kafka does. Each test collects one outcome per target, asserts them all at once and names
+ * every target's outcome in the failure.
+ */
+@ExtendWith(KafkaTargets.class)
+class BadRequestsIT {
+
+    /** What one target did with one bad request, as a comparable string. */
+    @FunctionalInterface
+    interface Scenario {
+        String run(KafkaTarget target) throws Exception;
+    }
+
+    @Test
+    void aProducerToAnUnknownTopicGivesUpWithATimeoutWhileMetadataSaysUnknown() throws Exception {
+        assertEveryTargetAnswers("org.apache.kafka.common.errors.TimeoutException", target -> {
+            try (KafkaProducer<byte[], byte[]> producer =
+                    Clients.producer(target, Map.of(ProducerConfig.MAX_BLOCK_MS_CONFIG, "2000"))) {
+                return failureOf(() -> producer.send(new ProducerRecord<>(Clients.uniqueTopic("no-such"), new byte[1]))
+                        .get(Clients.PATIENCE.toSeconds(), TimeUnit.SECONDS));
+            }
+        });
+    }
+
+    @Test
+    void metadataForAnUnknownTopicIsUnknownTopicOrPartitionAndNotCreated() throws Exception {
+        assertEveryTargetAnswers("UNKNOWN_TOPIC_OR_PARTITION, still unknown", target -> {
+            String topic = Clients.uniqueTopic("no-such");
+            try (RawKafka raw = RawKafka.open(target.ports().getFirst())) {
+                short version = raw.version(ApiKeys.METADATA);
+                MetadataResponse response = raw.connection()
+                        .roundTrip(
+                                new MetadataRequest.Builder(List.of(topic), false).build(version),
+                                MetadataResponse.class);
+                Errors error = response.errors().getOrDefault(topic, Errors.NONE);
+                try (Admin admin = target.admin()) {
+                    boolean listed =
+                            admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic);
+                    return error + (listed ? ", created" : ", still unknown");
+                }
+            }
+        });
+    }
+
+    @Test
+    void aConsumerOfAnUnknownTopicFindsNoPartitionsAndNoOffsets() throws Exception {
+        assertEveryTargetAnswers(
+                "partitions [], endOffsets org.apache.kafka.common.errors.TimeoutException", target -> {
+                    String topic = Clients.uniqueTopic("no-such");
+                    try (KafkaConsumer<byte[], byte[]> consumer = Clients.consumer(target, Map.of())) {
+                        String partitions = String.valueOf(consumer.partitionsFor(topic, Duration.ofSeconds(10)));
+                        String ends = failureOf(() ->
+                                consumer.endOffsets(List.of(new TopicPartition(topic, 0)), Duration.ofSeconds(2)));
+                        return "partitions " + partitions + ", endOffsets " + ends;
+                    }
+                });
+    }
+
+    @Test
+    void aConsumerPastTheEndWithoutAResetPolicyGetsOffsetOutOfRange() throws Exception {
+        assertEveryTargetAnswers("OffsetOutOfRangeException {tp-0=100}", target -> {
+            String topic = Clients.uniqueTopic("out-of-range");
+            TopicPartition partition = new TopicPartition(topic, 0);
+            try (Admin admin = target.admin()) {
+                Clients.createTopic(admin, topic, 1);
+            }
+            try (KafkaProducer<byte[], byte[]> producer = Clients.producer(target, Map.of())) {
+                for (int i = 0; i < 5; i++) {
+                    producer.send(new ProducerRecord<>(topic, 0, null, new byte[] {(byte) i}));
+                }
+                producer.flush();
+            }
+            try (KafkaConsumer<byte[], byte[]> consumer =
+                    Clients.consumer(target, Map.of(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none"))) {
+                consumer.assign(List.of(partition));
+                consumer.seek(partition, 100);
+                long deadline = System.nanoTime() + Clients.PATIENCE.toNanos();
+                while (System.nanoTime() < deadline) {
+                    try {
+                        consumer.poll(Duration.ofMillis(500));
+                    } catch (OffsetOutOfRangeException e) {
+                        return "OffsetOutOfRangeException "
+                                + e.offsetOutOfRangePartitions().toString().replace(topic, "tp");
+                    }
+                }
+                return "no error within " + Clients.PATIENCE;
+            }
+        });
+    }
+
+    @Test
+    void aRecordLargerThanTheBrokerAcceptsIsRecordTooLargeAndTheProducerCarriesOn() throws Exception {
+        assertEveryTargetAnswers(
+                "org.apache.kafka.common.errors.RecordTooLargeException, then a small record at offset 0", target -> {
+                    String topic = Clients.uniqueTopic("too-large");
+                    try (Admin admin = target.admin()) {
+                        Clients.createTopic(admin, topic, 1);
+                    }
+                    // The client's own limit is raised, so that the broker is the one to refuse: 2 MiB
+                    // is above Kafka's default message.max.bytes (1 MiB + 12).
+                    try (KafkaProducer<byte[], byte[]> producer = Clients.producer(
+                            target,
+                            Map.of(
+                                    ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(8 << 20),
+                                    ProducerConfig.BUFFER_MEMORY_CONFIG, Integer.toString(32 << 20)))) {
+                        String large =
+                                failureOf(() -> producer.send(new ProducerRecord<>(topic, 0, null, new byte[2 << 20]))
+                                        .get(Clients.PATIENCE.toSeconds(), TimeUnit.SECONDS));
+                        long offset = producer.send(
+                                        new ProducerRecord<>(topic, 0, null, "small".getBytes(StandardCharsets.UTF_8)))
+                                .get(Clients.PATIENCE.toSeconds(), TimeUnit.SECONDS)
+                                .offset();
+                        return large + ", then a small record at offset " + offset;
+                    }
+                });
+    }
+
+    @Test
+    void aRawProduceToAPartitionTheTopicDoesNotHaveIsUnknownTopicOrPartition() throws Exception {
+        assertEveryTargetAnswers("UNKNOWN_TOPIC_OR_PARTITION", target -> {
+            String topic = Clients.uniqueTopic("raw-produce");
+            TopicDescription description;
+            try (Admin admin = target.admin()) {
+                description = Clients.createTopic(admin, topic, 1);
+            }
+            int leaderPort = target.brokerPorts()
+                    .get(description.partitions().getFirst().leader().id());
+            try (RawKafka raw = RawKafka.open(leaderPort)) {
+                return produceError(raw, topic, description.topicId(), 5).name();
+            }
+        });
+    }
+
+    @Test
+    void aRawProduceForAnUnknownTopicIsUnknown() throws Exception {
+        assertEveryTargetAnswers("unknown", target -> {
+            try (RawKafka raw = RawKafka.open(target.ports().getFirst())) {
+                short version = raw.version(ApiKeys.PRODUCE);
+                Errors error = produceError(raw, Clients.uniqueTopic("no-such"), Uuid.randomUuid(), 0);
+                // By name before v13, by id from v13: the matching "unknown" code for each.
+                Errors expected = version >= 13 ? Errors.UNKNOWN_TOPIC_ID : Errors.UNKNOWN_TOPIC_OR_PARTITION;
+                return error == expected ? "unknown" : error + " at Produce v" + version;
+            }
+        });
+    }
+
+    /**
+     * The idempotent producer's sequence checks, over raw requests to the leader with a producer
+     * id from InitProducerId: a batch sent again is a duplicate, answered without error and with
+     * the offset it was first written at; a batch whose sequence leaves a gap is
+     * OUT_OF_ORDER_SEQUENCE_NUMBER; the next batch in sequence is written after the first.
+     */
+    @Test
+    void idempotentDuplicatesGetTheirOriginalOffsetAndGapsAreOutOfOrder() throws Exception {
+        assertEveryTargetAnswers(
+                "first NONE@0, second NONE@2, duplicate of first NONE@0, gap OUT_OF_ORDER_SEQUENCE_NUMBER,"
+                        + " next NONE@3, log end 4",
+                target -> {
+                    String topic = Clients.uniqueTopic("idempotence");
+                    TopicDescription description;
+                    try (Admin admin = target.admin()) {
+                        description = Clients.createTopic(admin, topic, 1);
+                    }
+                    Uuid id = description.topicId();
+                    int leaderPort = target.brokerPorts()
+                            .get(description.partitions().getFirst().leader().id());
+                    try (RawKafka raw = RawKafka.open(leaderPort)) {
+                        short initVersion = raw.version(ApiKeys.INIT_PRODUCER_ID);
+                        InitProducerIdResponse init = raw.connection()
+                                .roundTrip(
+                                        new InitProducerIdRequest.Builder(new InitProducerIdRequestData()
+                                                        .setTransactionalId(null)
+                                                        .setTransactionTimeoutMs(60_000))
+                                                .build(initVersion),
+                                        InitProducerIdResponse.class);
+                        if (init.data().errorCode() != Errors.NONE.code()) {
+                            return "InitProducerId "
+                                    + Errors.forCode(init.data().errorCode());
+                        }
+                        long pid = init.data().producerId();
+                        short epoch = init.data().producerEpoch();
+                        StringBuilder outcome = new StringBuilder();
+                        outcome.append("first ").append(answer(produce(raw, topic, id, 0, batch(pid, epoch, 0, 2))));
+                        outcome.append(", second ").append(answer(produce(raw, topic, id, 0, batch(pid, epoch, 2, 1))));
+                        outcome.append(", duplicate of first ")
+                                .append(answer(produce(raw, topic, id, 0, batch(pid, epoch, 0, 2))));
+                        outcome.append(", gap ").append(errorOnly(produce(raw, topic, id, 0, batch(pid, epoch, 7, 1))));
+                        outcome.append(", next ").append(answer(produce(raw, topic, id, 0, batch(pid, epoch, 3, 1))));
+                        try (Admin admin = target.admin()) {
+                            TopicPartition partition = new TopicPartition(topic, 0);
+                            long end = admin.listOffsets(Map.of(partition, OffsetSpec.latest()))
+                                    .partitionResult(partition)
+                                    .get(30, TimeUnit.SECONDS)
+                                    .offset();
+                            outcome.append(", log end ").append(end);
+                        }
+                        return outcome.toString();
+                    }
+                });
+    }
+
+    private static MemoryRecords batch(long producerId, short epoch, int baseSequence, int count) {
+        SimpleRecord[] records = new SimpleRecord[count];
+        for (int i = 0; i < count; i++) {
+            records[i] = record("seq-" + (baseSequence + i));
+        }
+        return MemoryRecords.withIdempotentRecords(Compression.NONE, producerId, epoch, baseSequence, records);
+    }
+
+    private static String answer(ProduceResponseData.PartitionProduceResponse response) {
+        return Errors.forCode(response.errorCode()) + "@" + response.baseOffset();
+    }
+
+    private static String errorOnly(ProduceResponseData.PartitionProduceResponse response) {
+        return Errors.forCode(response.errorCode()).name();
+    }
+
+    /**
+     * Tributary only: a single Kafka broker leads every partition, so there is no non-leader to
+     * ask. Kafka's answer to a Produce at a broker that does not lead the partition is
+     * NOT_LEADER_OR_FOLLOWER (code 6), which makes clients refresh their metadata and retry.
+     */
+    @Test
+    void aRawProduceToABrokerThatIsNotTheLeaderIsNotLeaderOrFollower() throws Exception {
+        KafkaTarget target = KafkaTargets.tributaryOrSkip();
+        String topic = Clients.uniqueTopic("not-leader");
+        TopicDescription description;
+        try (Admin admin = target.admin()) {
+            description = Clients.createTopic(admin, topic, 1);
+        }
+        int leader = description.partitions().getFirst().leader().id();
+        Map<Integer, String> errors = new LinkedHashMap<>();
+        for (var broker : target.brokerPorts().entrySet()) {
+            if (broker.getKey() != leader) {
+                try (RawKafka raw = RawKafka.open(broker.getValue())) {
+                    errors.put(
+                            broker.getKey(),
+                            produceError(raw, topic, description.topicId(), 0).name());
+                }
+            }
+        }
+        assertThat(errors)
+                .as("broker id -> Produce error; the leader is %d", leader)
+                .hasSize(target.brokerCount() - 1);
+        assertThat(errors.values())
+                .as("errors %s; %s", errors, target.logsHint())
+                .containsOnly("NOT_LEADER_OR_FOLLOWER");
+    }
+
+    /** Sends one record to {@code partition} of the topic (by name or, from v13, by id) with acks=all. */
+    static Errors produceError(RawKafka raw, String topic, Uuid topicId, int partition) throws Exception {
+        MemoryRecords records = MemoryRecords.withRecords(Compression.NONE, record("v"));
+        return Errors.forCode(produce(raw, topic, topicId, partition, records).errorCode());
+    }
+
+    /** Sends {@code records} to {@code partition} with acks=all and returns the partition's answer. */
+    static ProduceResponseData.PartitionProduceResponse produce(
+            RawKafka raw, String topic, Uuid topicId, int partition, MemoryRecords records) throws Exception {
+        short version = raw.version(ApiKeys.PRODUCE);
+        var topicData = new ProduceRequestData.TopicProduceData()
+                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
+                        .setIndex(partition)
+                        .setRecords(records)));
+        if (version >= 13) {
+            topicData.setTopicId(topicId);
+        } else {
+            topicData.setName(topic);
+        }
+        var data = new ProduceRequestData()
+                .setAcks((short) -1)
+                .setTimeoutMs(10_000)
+                .setTopicData(new ProduceRequestData.TopicProduceDataCollection(
+                        List.of(topicData).iterator()));
+        ProduceResponse response = raw.connection()
+                .roundTrip(new ProduceRequest.Builder(version, version, data).build(version), ProduceResponse.class);
+        List<ProduceResponseData.PartitionProduceResponse> partitions = response.data().responses().stream()
+                .flatMap(t -> t.partitionResponses().stream())
+                .toList();
+        assertThat(partitions).as("partition responses in %s", response.data()).hasSize(1);
+        assertThat(partitions.getFirst().index()).isEqualTo(partition);
+        return partitions.getFirst();
+    }
+
+    private static SimpleRecord record(String value) {
+        return new SimpleRecord(
+                System.currentTimeMillis(),
+                "k".getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Runs the scenario on every enabled target and asserts that each one's outcome is {@code expected}. */
+    private static void assertEveryTargetAnswers(String expected, Scenario scenario) throws Exception {
+        Map<KafkaTargets.Kind, String> outcomes = new LinkedHashMap<>();
+        Map<KafkaTargets.Kind, String> hints = new LinkedHashMap<>();
+        for (KafkaTargets.Kind kind : KafkaTargets.enabledList()) {
+            KafkaTarget target = KafkaTargets.get(kind);
+            hints.put(kind, target.logsHint());
+            String outcome;
+            try {
+                outcome = scenario.run(target);
+            } catch (Exception | AssertionError e) {
+                outcome = "the scenario itself failed: " + e;
+            }
+            outcomes.put(kind, outcome);
+        }
+        assertThat(outcomes)
+                .as("outcome per target (Kafka's is the reference); %s", hints.values())
+                .allSatisfy(
+                        (kind, outcome) -> assertThat(outcome).as(kind.name()).isEqualTo(expected));
+        assertThat(Set.copyOf(outcomes.values())).as("the targets agree").hasSize(1);
+    }
+
+    /** The class of what {@code action} threw (the cause, for an ExecutionException), or "no error". */
+    private static String failureOf(ThrowingAction action) {
+        try {
+            action.run();
+            return "no error";
+        } catch (ExecutionException e) {
+            return e.getCause().getClass().getName();
+        } catch (Exception e) {
+            return e.getClass().getName();
+        }
+    }
+
+    @FunctionalInterface
+    private interface ThrowingAction {
+        void run() throws Exception;
+    }
+}

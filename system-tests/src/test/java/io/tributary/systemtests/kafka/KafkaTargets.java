@@ -1,0 +1,125 @@
+package io.tributary.systemtests.kafka;
+
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Kafka targets of one test run: each started on first use and shared by every test class (a
+ * cluster start is the slow part), and stopped, by PID, when the run ends whatever the outcome
+ * (JUnit closes the root store's resources; a shutdown hook in each launcher is the last resort).
+ *
+ * <p>The test classes run in name order (src/test/resources/junit-platform.properties), so the
+ * classes of this package run together at the end of the run and the targets are not up beside
+ * the other system tests' clusters.
+ *
+ * <p>Which targets are enabled comes from the system property {@code tributary.systest.targets}
+ * ({@code kafka}, {@code tributary} or both, comma-separated; the POM's {@code systest.targets}).
+ * A target that fails to start fails every test that needs it, with the reason, and is not
+ * started again.
+ */
+public final class KafkaTargets implements BeforeAllCallback {
+
+    private static final Logger log = LoggerFactory.getLogger(KafkaTargets.class);
+    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(KafkaTargets.class);
+
+    /** The kinds of Kafka cluster the scenarios run against. */
+    public enum Kind {
+        /** A real Apache Kafka broker: the reference behaviour. */
+        KAFKA,
+        /** A Tributary cluster from {@code bin/tributary}. */
+        TRIBUTARY
+    }
+
+    private static final Map<Kind, KafkaTarget> started = new EnumMap<>(Kind.class);
+    private static final Map<Kind, RuntimeException> failed = new EnumMap<>(Kind.class);
+
+    /** The enabled kinds, Kafka first (the reference), for {@code @MethodSource}. */
+    public static Stream<Kind> enabled() {
+        return enabledList().stream();
+    }
+
+    /** The enabled kinds, Kafka first. */
+    public static List<Kind> enabledList() {
+        String property = System.getProperty("tributary.systest.targets", "kafka,tributary");
+        List<Kind> kinds = Arrays.stream(property.split(","))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .map(s -> Kind.valueOf(s.toUpperCase(Locale.ROOT)))
+                .distinct()
+                .sorted()
+                .toList();
+        if (kinds.isEmpty()) {
+            throw new IllegalStateException("tributary.systest.targets names no target: '" + property + "'");
+        }
+        return kinds;
+    }
+
+    /** Whether {@code kind} is enabled in this run. */
+    public static boolean isEnabled(Kind kind) {
+        return enabledList().contains(kind);
+    }
+
+    /** The running target of this kind, started on first use. */
+    public static synchronized KafkaTarget get(Kind kind) {
+        KafkaTarget target = started.get(kind);
+        if (target != null) {
+            return target;
+        }
+        RuntimeException failure = failed.get(kind);
+        if (failure != null) {
+            throw new IllegalStateException(
+                    "the " + kind + " target failed to start earlier: " + failure.getMessage(), failure);
+        }
+        try {
+            long start = System.nanoTime();
+            target = switch (kind) {
+                case KAFKA -> ApacheKafkaTarget.start();
+                case TRIBUTARY -> TributaryTarget.start();
+            };
+            log.info("{} started in {} ms", target, (System.nanoTime() - start) / 1_000_000);
+            started.put(kind, target);
+            return target;
+        } catch (Exception e) {
+            var wrapped = new IllegalStateException("could not start the " + kind + " target: " + e.getMessage(), e);
+            failed.put(kind, wrapped);
+            throw wrapped;
+        }
+    }
+
+    /** The Tributary target, or the test is skipped when this run does not include Tributary. */
+    public static KafkaTarget tributaryOrSkip() {
+        Assumptions.assumeTrue(isEnabled(Kind.TRIBUTARY), "the Tributary target is not enabled in this run");
+        return get(Kind.TRIBUTARY);
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        context.getRoot().getStore(NAMESPACE).computeIfAbsent(Stopper.class, k -> new Stopper(), Stopper.class);
+    }
+
+    /** Stops every started target when JUnit closes the root store at the end of the run. */
+    private static final class Stopper implements AutoCloseable {
+        @Override
+        public void close() {
+            synchronized (KafkaTargets.class) {
+                for (KafkaTarget target : started.values()) {
+                    try {
+                        target.close();
+                    } catch (RuntimeException e) {
+                        log.warn("stopping {} failed", target, e);
+                    }
+                }
+                started.clear();
+            }
+        }
+    }
+}

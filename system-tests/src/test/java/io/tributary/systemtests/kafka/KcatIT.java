@@ -1,0 +1,136 @@
+package io.tributary.systemtests.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * kcat (librdkafka, the Debian package {@code kcat} that {@code bin/test} installs) against each
+ * target: {@code -L} lists the topic with its partitions, {@code -P} produces lines, {@code -C -o
+ * beginning -e} consumes them back. A missing kcat fails the tests, naming {@code bin/test}.
+ */
+@ExtendWith(KafkaTargets.class)
+class KcatIT {
+
+    private static final int PARTITIONS = 3;
+    private static final int LINES = 500;
+
+    @TempDir
+    static Path work;
+
+    private static String kcat;
+
+    static List<KafkaTargets.Kind> targets() {
+        return KafkaTargets.enabledList();
+    }
+
+    @BeforeAll
+    static void findKcat() {
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(File.pathSeparator)) {
+            Path candidate = Path.of(dir, "kcat");
+            if (Files.isExecutable(candidate)) {
+                kcat = candidate.toString();
+                return;
+            }
+        }
+        fail("kcat is not installed: run bin/test, which installs the Debian package kcat "
+                + "(or: apt-get install -y --no-install-recommends kcat)");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("targets")
+    void metadataProduceAndConsume(KafkaTargets.Kind kind) throws Exception {
+        KafkaTarget target = KafkaTargets.get(kind);
+        String topic = Clients.uniqueTopic("kcat");
+        try (Admin admin = target.admin()) {
+            Clients.createTopic(admin, topic, PARTITIONS);
+        }
+
+        String metadata = kcat(kind, null, "-L", "-t", topic);
+        assertThat(metadata)
+                .contains("topic \"" + topic + "\" with " + PARTITIONS + " partitions:")
+                .contains(target.brokerCount() + " brokers:");
+        for (int p = 0; p < PARTITIONS; p++) {
+            assertThat(metadata).containsPattern("partition " + p + ", leader \\d+, replicas: \\d+, isrs: \\d+");
+        }
+
+        List<String> lines =
+                IntStream.range(0, LINES).mapToObj(i -> "line-" + i).toList();
+        Path input = work.resolve(kind + "-lines.txt");
+        Files.write(input, lines, StandardCharsets.UTF_8);
+        // Keyed lines (key:value), so the partitioner spreads them; all into partition 0 in order too.
+        Path keyed = work.resolve(kind + "-keyed.txt");
+        Files.write(keyed, lines.stream().map(l -> l + ":" + l).toList(), StandardCharsets.UTF_8);
+        kcat(kind, keyed, "-P", "-t", topic, "-K", ":");
+        kcat(kind, input, "-P", "-t", topic, "-p", "0");
+
+        String all = kcat(kind, null, "-C", "-t", topic, "-o", "beginning", "-e", "-q", "-f", "%p %o %k %s\\n");
+        List<String[]> consumed = all.lines().map(l -> l.split(" ", -1)).toList();
+        assertThat(consumed).hasSize(2 * LINES);
+        List<String> keyedValues = new ArrayList<>();
+        List<String> partitionZeroUnkeyed = new ArrayList<>();
+        for (String[] fields : consumed) {
+            assertThat(fields).as(String.join(" ", fields)).hasSize(4);
+            if (fields[2].isEmpty()) {
+                assertThat(fields[0]).isEqualTo("0");
+                partitionZeroUnkeyed.add(fields[3]);
+            } else {
+                assertThat(fields[2]).isEqualTo(fields[3]);
+                keyedValues.add(fields[3]);
+            }
+        }
+        assertThat(keyedValues).containsExactlyInAnyOrderElementsOf(lines);
+        assertThat(partitionZeroUnkeyed).containsExactlyElementsOf(lines);
+
+        String partitionZero =
+                kcat(kind, null, "-C", "-t", topic, "-p", "0", "-o", "beginning", "-e", "-q", "-f", "%o\\n");
+        List<Long> offsets = partitionZero.lines().map(Long::parseLong).toList();
+        assertThat(offsets)
+                .isEqualTo(IntStream.range(0, offsets.size())
+                        .mapToObj(i -> (long) i)
+                        .toList());
+    }
+
+    /** Runs kcat against the target; returns its standard output, fails on a non-zero exit. */
+    private String kcat(KafkaTargets.Kind kind, Path stdin, String... args) throws IOException, InterruptedException {
+        KafkaTarget target = KafkaTargets.get(kind);
+        List<String> command = new ArrayList<>(List.of(kcat, "-b", target.bootstrapServers(), "-m", "30"));
+        command.addAll(List.of(args));
+        Path out = Files.createTempFile(work, "kcat", ".out");
+        Path err = Files.createTempFile(work, "kcat", ".err");
+        Process process = new ProcessBuilder(command)
+                .redirectInput(
+                        stdin == null
+                                ? ProcessBuilder.Redirect.from(new File("/dev/null"))
+                                : ProcessBuilder.Redirect.from(stdin.toFile()))
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
+        if (!process.waitFor(Clients.PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor();
+            fail("%s did not finish within %s; stderr:%n%s", command, Clients.PATIENCE, Files.readString(err));
+        }
+        String stdout = Files.readString(out, StandardCharsets.UTF_8);
+        assertThat(process.exitValue())
+                .as(
+                        "%s exit code; stderr:%n%s%nstdout:%n%s%n%s",
+                        command, Files.readString(err), stdout, target.logsHint())
+                .isZero();
+        return stdout;
+    }
+}
