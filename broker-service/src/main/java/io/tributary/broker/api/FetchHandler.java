@@ -5,6 +5,7 @@ import io.tributary.broker.cluster.ClusterImage;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.cluster.TopicInfo;
 import io.tributary.broker.log.ReadResult;
+import io.tributary.broker.replication.EpochEnd;
 import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.common.protocol.ApiVersionRange;
@@ -274,7 +275,7 @@ public final class FetchHandler implements RequestHandler {
             // end get OFFSET_OUT_OF_RANGE instead, on which the fetcher truncates.
             return false;
         }
-        LeaderEpochs.EpochEnd end = LeaderEpochs.endOffsetFor(
+        EpochEnd end = EpochEnd.endOffsetFor(
                 partition.log().leaderEpochs(),
                 slot.lastFetchedEpoch,
                 partition.log().logEndOffset());

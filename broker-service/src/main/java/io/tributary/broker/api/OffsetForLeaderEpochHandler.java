@@ -2,6 +2,7 @@ package io.tributary.broker.api;
 
 import io.tributary.broker.cluster.ClusterImage;
 import io.tributary.broker.cluster.MetadataView;
+import io.tributary.broker.replication.EpochEnd;
 import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.common.protocol.ApiVersionRange;
@@ -67,7 +68,7 @@ public final class OffsetForLeaderEpochHandler implements RequestHandler {
                     continue;
                 }
                 Partition partition = resolved.partition().get();
-                LeaderEpochs.EpochEnd end = LeaderEpochs.endOffsetFor(
+                EpochEnd end = EpochEnd.endOffsetFor(
                         partition.log().leaderEpochs(),
                         partitionData.leaderEpoch(),
                         partition.log().logEndOffset());

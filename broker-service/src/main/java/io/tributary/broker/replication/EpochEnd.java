@@ -10,9 +10,10 @@ import java.util.List;
  * @param epoch the epoch, -1 when undefined
  * @param endOffset where it ends, -1 when undefined
  */
-record EpochEnd(int epoch, long endOffset) {
+public record EpochEnd(int epoch, long endOffset) {
 
-    static final EpochEnd UNDEFINED = new EpochEnd(-1, -1L);
+    /** No such epoch: (-1, -1). */
+    public static final EpochEnd UNDEFINED = new EpochEnd(-1, -1L);
 
     boolean isDefined() {
         return epoch >= 0 && endOffset >= 0;
@@ -22,9 +23,10 @@ record EpochEnd(int epoch, long endOffset) {
      * Kafka's {@code LeaderEpochFileCache.endOffsetFor} over a log's epoch entries (oldest first):
      * the latest epoch ends at the log end; an older one is answered with the largest epoch at most
      * {@code requested} and the start of the first epoch above it; an epoch below every entry with
-     * itself and the first entry's start; -1 or an epoch above the latest is undefined.
+     * itself and the first entry's start; -1, an empty cache or an epoch above the latest is undefined.
+     * The one implementation: the api package's OffsetForLeaderEpoch and Fetch divergence use it too.
      */
-    static EpochEnd endOffsetFor(List<EpochEntry> epochs, int requested, long logEndOffset) {
+    public static EpochEnd endOffsetFor(List<EpochEntry> epochs, int requested, long logEndOffset) {
         if (requested < 0 || epochs.isEmpty()) {
             return UNDEFINED;
         }

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tributary.broker.api.DataPathFixture.Fetch;
 import io.tributary.broker.log.index.EpochEntry;
+import io.tributary.broker.replication.EpochEnd;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -173,14 +174,14 @@ class OffsetsHandlersTest {
     void endOffsetsFollowKafkasRules() {
         List<EpochEntry> epochs = List.of(new EpochEntry(2, 10), new EpochEntry(4, 30), new EpochEntry(7, 50));
 
-        assertThat(LeaderEpochs.endOffsetFor(epochs, 7, 80)).isEqualTo(new LeaderEpochs.EpochEnd(7, 80));
-        assertThat(LeaderEpochs.endOffsetFor(epochs, 4, 80)).isEqualTo(new LeaderEpochs.EpochEnd(4, 50));
+        assertThat(EpochEnd.endOffsetFor(epochs, 7, 80)).isEqualTo(new EpochEnd(7, 80));
+        assertThat(EpochEnd.endOffsetFor(epochs, 4, 80)).isEqualTo(new EpochEnd(4, 50));
         // An epoch this log never had: the largest below it, ending where the next one starts.
-        assertThat(LeaderEpochs.endOffsetFor(epochs, 5, 80)).isEqualTo(new LeaderEpochs.EpochEnd(4, 50));
-        assertThat(LeaderEpochs.endOffsetFor(epochs, 1, 80)).isEqualTo(new LeaderEpochs.EpochEnd(1, 10));
-        assertThat(LeaderEpochs.endOffsetFor(epochs, 8, 80)).isEqualTo(LeaderEpochs.UNDEFINED);
-        assertThat(LeaderEpochs.endOffsetFor(epochs, -1, 80)).isEqualTo(LeaderEpochs.UNDEFINED);
-        assertThat(LeaderEpochs.endOffsetFor(List.of(), 3, 80)).isEqualTo(LeaderEpochs.UNDEFINED);
+        assertThat(EpochEnd.endOffsetFor(epochs, 5, 80)).isEqualTo(new EpochEnd(4, 50));
+        assertThat(EpochEnd.endOffsetFor(epochs, 1, 80)).isEqualTo(new EpochEnd(1, 10));
+        assertThat(EpochEnd.endOffsetFor(epochs, 8, 80)).isEqualTo(EpochEnd.UNDEFINED);
+        assertThat(EpochEnd.endOffsetFor(epochs, -1, 80)).isEqualTo(EpochEnd.UNDEFINED);
+        assertThat(EpochEnd.endOffsetFor(List.of(), 3, 80)).isEqualTo(EpochEnd.UNDEFINED);
         assertThat(LeaderEpochs.epochAt(epochs, 35)).isEqualTo(4);
         assertThat(LeaderEpochs.epochAt(epochs, 5)).isEqualTo(-1);
     }
