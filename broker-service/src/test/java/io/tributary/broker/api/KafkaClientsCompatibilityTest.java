@@ -6,9 +6,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tributary.broker.cluster.BrokerEndpoint;
 import io.tributary.broker.cluster.BrokerInfo;
 import io.tributary.broker.cluster.ClusterImage;
-import io.tributary.broker.cluster.PartitionInfo;
-import io.tributary.broker.cluster.TopicInfo;
-import io.tributary.common.protocol.ApiVersionRange;
+import io.tributary.broker.testing.StubClientHandlers;
 import io.tributary.common.protocol.KafkaProtocolServer;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.ProtocolServerConfig;
@@ -31,14 +29,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeader;
-import org.apache.kafka.common.message.InitProducerIdResponseData;
-import org.apache.kafka.common.message.MetadataRequestData;
-import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.InitProducerIdResponse;
-import org.apache.kafka.common.requests.MetadataRequest;
-import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -66,8 +56,8 @@ class KafkaClientsCompatibilityTest {
     void start() {
         broker = new DataPathFixture(dir);
         List<RequestHandler> handlers = new ArrayList<>(broker.handlers());
-        handlers.add(new StubMetadata());
-        handlers.add(new StubInitProducerId());
+        handlers.add(new StubClientHandlers.Metadata("compat", 0, () -> broker.metadata.image()));
+        handlers.add(new StubClientHandlers.InitProducerId());
         server = new KafkaProtocolServer(
                 ProtocolServerConfig.defaults("test", "127.0.0.1", 0),
                 handlers,
@@ -153,69 +143,6 @@ class KafkaClientsCompatibilityTest {
             assertThat(record.value()).isEqualTo("value-" + n);
             assertThat(new String(record.headers().lastHeader("n").value(), StandardCharsets.US_ASCII))
                     .isEqualTo(n);
-        }
-    }
-
-    /** Metadata from the fixed image: every broker, every topic with its leaders and epochs. */
-    private final class StubMetadata implements RequestHandler {
-        @Override
-        public ApiVersionRange versions() {
-            return ApiVersionRange.of(ApiKeys.METADATA, 1, 12);
-        }
-
-        @Override
-        public MetadataResponse handle(io.tributary.common.protocol.KafkaRequest request) {
-            MetadataRequestData data = request.body(MetadataRequest.class).data();
-            ClusterImage image = broker.metadata.image();
-            var response = new MetadataResponseData().setClusterId("compat").setControllerId(0);
-            for (BrokerInfo info : image.brokers().values()) {
-                BrokerEndpoint endpoint = info.endpoints().getFirst();
-                response.brokers()
-                        .add(new MetadataResponseData.MetadataResponseBroker()
-                                .setNodeId(info.id())
-                                .setHost(endpoint.host())
-                                .setPort(endpoint.port()));
-            }
-            List<String> names = data.topics() == null
-                    ? List.copyOf(image.topics().keySet())
-                    : data.topics().stream()
-                            .map(MetadataRequestData.MetadataRequestTopic::name)
-                            .toList();
-            for (String name : names) {
-                TopicInfo topic = image.topics().get(name);
-                var topicResponse = new MetadataResponseData.MetadataResponseTopic().setName(name);
-                if (topic == null) {
-                    topicResponse.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-                } else {
-                    topicResponse.setTopicId(topic.id());
-                    for (PartitionInfo partition : topic.partitions()) {
-                        topicResponse
-                                .partitions()
-                                .add(new MetadataResponseData.MetadataResponsePartition()
-                                        .setPartitionIndex(partition.partition())
-                                        .setLeaderId(partition.leader())
-                                        .setLeaderEpoch(partition.leaderEpoch())
-                                        .setReplicaNodes(partition.replicas())
-                                        .setIsrNodes(partition.isr()));
-                    }
-                }
-                response.topics().add(topicResponse);
-            }
-            return new MetadataResponse(response, request.header().apiVersion());
-        }
-    }
-
-    /** Hands out one producer id. */
-    private static final class StubInitProducerId implements RequestHandler {
-        @Override
-        public ApiVersionRange versions() {
-            return ApiVersionRange.of(ApiKeys.INIT_PRODUCER_ID, 0, ApiKeys.INIT_PRODUCER_ID.latestVersion());
-        }
-
-        @Override
-        public InitProducerIdResponse handle(io.tributary.common.protocol.KafkaRequest request) {
-            return new InitProducerIdResponse(
-                    new InitProducerIdResponseData().setProducerId(31_337).setProducerEpoch((short) 0));
         }
     }
 }

@@ -3,15 +3,8 @@ package io.tributary.broker.replication;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.tributary.broker.cluster.BrokerEndpoint;
-import io.tributary.broker.cluster.BrokerInfo;
-import io.tributary.broker.cluster.ClusterImage;
 import io.tributary.broker.cluster.FakeControlPlane;
-import io.tributary.broker.cluster.PartitionInfo;
-import io.tributary.broker.cluster.TopicInfo;
-import io.tributary.common.protocol.ApiVersionRange;
-import io.tributary.common.protocol.KafkaRequest;
-import io.tributary.common.protocol.RequestHandler;
+import io.tributary.broker.testing.StubClientHandlers;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,14 +23,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.message.InitProducerIdResponseData;
-import org.apache.kafka.common.message.MetadataRequestData;
-import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.InitProducerIdResponse;
-import org.apache.kafka.common.requests.MetadataRequest;
-import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -78,7 +63,9 @@ class ReplicationClientFailoverTest {
                             dir.resolve("broker-" + id),
                             coordinator,
                             config,
-                            b -> List.of(new StubMetadata(b), new StubInitProducerId()))
+                            b -> List.of(
+                                    new StubClientHandlers.Metadata("failover", b.id, () -> b.follower.image()),
+                                    new StubClientHandlers.InitProducerId()))
                     .start());
         }
         for (ReplicationTestBroker broker : brokers) {
@@ -157,77 +144,5 @@ class ReplicationClientFailoverTest {
                         .filter(ReplicationTestBroker::running)
                         .map(b -> "127.0.0.1:" + b.port())
                         .toList());
-    }
-
-    /** Metadata from the serving broker's image: unfenced brokers, every topic's leaders and epochs. */
-    private static final class StubMetadata implements RequestHandler {
-        private final ReplicationTestBroker broker;
-
-        StubMetadata(ReplicationTestBroker broker) {
-            this.broker = broker;
-        }
-
-        @Override
-        public ApiVersionRange versions() {
-            return ApiVersionRange.of(ApiKeys.METADATA, 1, 12);
-        }
-
-        @Override
-        public MetadataResponse handle(KafkaRequest request) {
-            MetadataRequestData data = request.body(MetadataRequest.class).data();
-            ClusterImage image = broker.follower.image();
-            var response = new MetadataResponseData().setClusterId("failover").setControllerId(broker.id);
-            for (BrokerInfo info : image.brokers().values()) {
-                if (info.fenced() || info.endpoints().isEmpty()) {
-                    continue;
-                }
-                BrokerEndpoint endpoint = info.endpoints().getFirst();
-                response.brokers()
-                        .add(new MetadataResponseData.MetadataResponseBroker()
-                                .setNodeId(info.id())
-                                .setHost(endpoint.host())
-                                .setPort(endpoint.port()));
-            }
-            List<String> names = data.topics() == null
-                    ? List.copyOf(image.topics().keySet())
-                    : data.topics().stream()
-                            .map(MetadataRequestData.MetadataRequestTopic::name)
-                            .toList();
-            for (String name : names) {
-                TopicInfo topic = image.topics().get(name);
-                var topicResponse = new MetadataResponseData.MetadataResponseTopic().setName(name);
-                if (topic == null) {
-                    topicResponse.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
-                } else {
-                    topicResponse.setTopicId(topic.id());
-                    for (PartitionInfo partition : topic.partitions()) {
-                        topicResponse
-                                .partitions()
-                                .add(new MetadataResponseData.MetadataResponsePartition()
-                                        .setPartitionIndex(partition.partition())
-                                        .setLeaderId(partition.leader())
-                                        .setLeaderEpoch(partition.leaderEpoch())
-                                        .setReplicaNodes(partition.replicas())
-                                        .setIsrNodes(partition.isr()));
-                    }
-                }
-                response.topics().add(topicResponse);
-            }
-            return new MetadataResponse(response, request.header().apiVersion());
-        }
-    }
-
-    /** Hands out one producer id (a single producer in this test). */
-    private static final class StubInitProducerId implements RequestHandler {
-        @Override
-        public ApiVersionRange versions() {
-            return ApiVersionRange.of(ApiKeys.INIT_PRODUCER_ID, 0, ApiKeys.INIT_PRODUCER_ID.latestVersion());
-        }
-
-        @Override
-        public InitProducerIdResponse handle(KafkaRequest request) {
-            return new InitProducerIdResponse(
-                    new InitProducerIdResponseData().setProducerId(31_337).setProducerEpoch((short) 0));
-        }
     }
 }
