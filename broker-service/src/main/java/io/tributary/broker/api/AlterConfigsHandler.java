@@ -8,14 +8,11 @@ import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeSet;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.AlterConfigsRequestData;
 import org.apache.kafka.common.message.AlterConfigsRequestData.AlterConfigsResource;
 import org.apache.kafka.common.message.AlterConfigsRequestData.AlterableConfig;
@@ -26,7 +23,6 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.AlterConfigsRequest;
 import org.apache.kafka.common.requests.AlterConfigsResponse;
-import org.apache.kafka.common.requests.ApiError;
 
 /**
  * AlterConfigs (API key 33), versions 0 to 2: the legacy, non-incremental form. A topic's overrides
@@ -52,59 +48,41 @@ public final class AlterConfigsHandler implements RequestHandler {
     @Override
     public AbstractResponse handle(KafkaRequest request) {
         AlterConfigsRequestData data = request.body(AlterConfigsRequest.class).data();
-        Map<List<Object>, Integer> occurrences = new HashMap<>();
-        data.resources().forEach(r -> occurrences.merge(List.of(r.resourceType(), r.resourceName()), 1, Integer::sum));
-
         List<AlterConfigsResourceResponse> responses = new ArrayList<>();
-        Map<AlterConfigsResourceResponse, Long> writtenAt = new IdentityHashMap<>();
-        Set<List<Object>> answered = new LinkedHashSet<>();
-        for (AlterConfigsResource resource : data.resources()) {
-            List<Object> key = List.of(resource.resourceType(), resource.resourceName());
-            if (!answered.add(key)) {
-                continue;
-            }
+        for (TopicConfigWriter.Outcome outcome : writer.alterTopics(
+                data.resources(),
+                AlterConfigsResource::resourceType,
+                AlterConfigsResource::resourceName,
+                data.validateOnly(),
+                this::change)) {
             var response = new AlterConfigsResourceResponse()
-                    .setResourceType(resource.resourceType())
-                    .setResourceName(resource.resourceName())
+                    .setResourceType(outcome.resourceType())
+                    .setResourceName(outcome.resourceName())
                     .setErrorCode(Errors.NONE.code());
+            if (outcome.error() != null) {
+                response.setErrorCode(outcome.error().error().code())
+                        .setErrorMessage(outcome.error().message());
+            }
             responses.add(response);
-            try {
-                if (occurrences.get(key) > 1) {
-                    throw new Refusal(Errors.INVALID_REQUEST, "resource given more than once");
-                }
-                ConfigResource.Type type = ConfigResource.Type.forId(resource.resourceType());
-                if (type != ConfigResource.Type.TOPIC) {
-                    throw new Refusal(TopicConfigWriter.notATopic(type));
-                }
-                String topic = resource.resourceName();
-                TopicConfigWriter.checkName(topic);
-                Map<String, String> given = new HashMap<>();
-                for (AlterableConfig c : resource.configs()) {
-                    TopicConfigWriter.definition(c.name());
-                    if (c.value() == null) {
-                        throw new Refusal(Errors.INVALID_CONFIG, "null value not supported for config " + c.name());
-                    }
-                    if (given.put(c.name(), c.value()) != null) {
-                        throw new Refusal(Errors.INVALID_REQUEST, "config '" + c.name() + "' given more than once");
-                    }
-                }
-                SortedMap<String, String> set = TopicConfigWriter.validate(given);
-                Set<String> remove =
-                        new TreeSet<>(writer.currentOverrides(topic).keySet());
-                remove.removeAll(set.keySet());
-                if (!data.validateOnly()) {
-                    writtenAt.put(response, writer.write(topic, set, remove));
-                }
-            } catch (Refusal refusal) {
-                response.setErrorCode(refusal.error.error().code()).setErrorMessage(refusal.error.message());
+        }
+        return new AlterConfigsResponse(new AlterConfigsResponseData().setResponses(responses));
+    }
+
+    /** The topic's overrides become exactly the configs given: the rest are removed. */
+    private TopicConfigWriter.Change change(String topic, AlterConfigsResource resource) throws Refusal {
+        Map<String, String> given = new HashMap<>();
+        for (AlterableConfig c : resource.configs()) {
+            TopicConfigWriter.definition(c.name());
+            if (c.value() == null) {
+                throw new Refusal(Errors.INVALID_CONFIG, "null value not supported for config " + c.name());
+            }
+            if (given.put(c.name(), c.value()) != null) {
+                throw new Refusal(Errors.INVALID_REQUEST, "config '" + c.name() + "' given more than once");
             }
         }
-        writtenAt.forEach((response, version) -> {
-            if (!writer.awaitVersion(version)) {
-                ApiError error = writer.notYetVisible(response.resourceName(), version);
-                response.setErrorCode(error.error().code()).setErrorMessage(error.message());
-            }
-        });
-        return new AlterConfigsResponse(new AlterConfigsResponseData().setResponses(responses));
+        SortedMap<String, String> set = TopicConfigWriter.validate(given);
+        Set<String> remove = new TreeSet<>(writer.currentOverrides(topic).keySet());
+        remove.removeAll(set.keySet());
+        return new TopicConfigWriter.Change(set, remove);
     }
 }

@@ -10,17 +10,13 @@ import io.tributary.common.protocol.RequestHandler;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.kafka.clients.admin.AlterConfigOp;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData.AlterConfigsResource;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData.AlterableConfig;
@@ -69,52 +65,27 @@ public final class IncrementalAlterConfigsHandler implements RequestHandler {
     public AbstractResponse handle(KafkaRequest request) {
         IncrementalAlterConfigsRequestData data =
                 request.body(IncrementalAlterConfigsRequest.class).data();
-        Map<List<Object>, Integer> occurrences = new HashMap<>();
-        data.resources().forEach(r -> occurrences.merge(List.of(r.resourceType(), r.resourceName()), 1, Integer::sum));
-
         List<AlterConfigsResourceResponse> responses = new ArrayList<>();
-        Map<AlterConfigsResourceResponse, Long> writtenAt = new IdentityHashMap<>();
-        Set<List<Object>> answered = new LinkedHashSet<>();
-        for (AlterConfigsResource resource : data.resources()) {
-            List<Object> key = List.of(resource.resourceType(), resource.resourceName());
-            if (!answered.add(key)) {
-                continue;
-            }
+        for (TopicConfigWriter.Outcome outcome : writer.alterTopics(
+                data.resources(),
+                AlterConfigsResource::resourceType,
+                AlterConfigsResource::resourceName,
+                data.validateOnly(),
+                (topic, resource) -> change(topic, resource.configs(), data.validateOnly()))) {
             var response = new AlterConfigsResourceResponse()
-                    .setResourceType(resource.resourceType())
-                    .setResourceName(resource.resourceName())
+                    .setResourceType(outcome.resourceType())
+                    .setResourceName(outcome.resourceName())
                     .setErrorCode(Errors.NONE.code());
+            if (outcome.error() != null) {
+                fail(response, outcome.error());
+            }
             responses.add(response);
-            try {
-                if (occurrences.get(key) > 1) {
-                    throw new Refusal(Errors.INVALID_REQUEST, "resource given more than once");
-                }
-                ConfigResource.Type type = ConfigResource.Type.forId(resource.resourceType());
-                if (type != ConfigResource.Type.TOPIC) {
-                    throw new Refusal(TopicConfigWriter.notATopic(type));
-                }
-                String topic = resource.resourceName();
-                TopicConfigWriter.checkName(topic);
-                Change change = change(topic, resource.configs(), data.validateOnly());
-                if (!data.validateOnly()) {
-                    writtenAt.put(response, writer.write(topic, change.set(), change.remove()));
-                }
-            } catch (Refusal refusal) {
-                fail(response, refusal.error);
-            }
         }
-        writtenAt.forEach((response, version) -> {
-            if (!writer.awaitVersion(version)) {
-                fail(response, writer.notYetVisible(response.resourceName(), version));
-            }
-        });
         return new IncrementalAlterConfigsResponse(new IncrementalAlterConfigsResponseData().setResponses(responses));
     }
 
-    /** Overrides to set (validated, normalized) and to remove. */
-    private record Change(SortedMap<String, String> set, Set<String> remove) {}
-
-    private Change change(String topic, Collection<AlterableConfig> configs, boolean validateOnly) throws Refusal {
+    private TopicConfigWriter.Change change(String topic, Collection<AlterableConfig> configs, boolean validateOnly)
+            throws Refusal {
         Set<String> seen = new LinkedHashSet<>();
         boolean needsCurrent = validateOnly;
         for (AlterableConfig c : configs) {
@@ -152,7 +123,7 @@ public final class IncrementalAlterConfigsHandler implements RequestHandler {
                 }
             }
         }
-        return new Change(TopicConfigWriter.validate(set), remove);
+        return new TopicConfigWriter.Change(TopicConfigWriter.validate(set), remove);
     }
 
     private static String listChange(String current, String value, AlterConfigOp.OpType op) {

@@ -6,10 +6,17 @@ import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigCatalog;
 import io.tributary.broker.log.TopicConfigDefaults;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.SortedMap;
+import java.util.function.Function;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.protocol.Errors;
@@ -18,8 +25,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What IncrementalAlterConfigs and AlterConfigs share: the answer for resources other than topics,
- * validating a topic's new overrides, the control-plane write, and waiting for its version.
+ * What IncrementalAlterConfigs and AlterConfigs share: the per-resource loop ({@link #alterTopics}),
+ * the answer for resources other than topics, validating a topic's new overrides, the control-plane
+ * write, and waiting for its version.
  *
  * <p>Thread-safety: stateless.
  */
@@ -49,6 +57,78 @@ final class TopicConfigWriter {
             super(error.message(), null, false, false);
             this.error = error;
         }
+    }
+
+    /** The overrides one topic resource asks to set (validated, normalized) and to remove. */
+    record Change(SortedMap<String, String> set, Collection<String> remove) {}
+
+    /** How a request turns one topic resource into its {@link Change}; refuses with {@link Refusal}. */
+    @FunctionalInterface
+    interface ChangeOf<R> {
+        Change of(String topic, R resource) throws Refusal;
+    }
+
+    /** One resource's answer: its type id and name as given, and its error (null when none). */
+    record Outcome(byte resourceType, String resourceName, ApiError error) {}
+
+    /**
+     * The loop both requests run over their resources, answering each (type, name) once, in the
+     * order given: a resource given more than once is INVALID_REQUEST; one that is not a topic is
+     * refused ({@link #notATopic}); an illegal topic name INVALID_TOPIC_EXCEPTION; then {@code
+     * changeOf} computes the change, which is written unless {@code validateOnly}. After all writes,
+     * each written topic waits for its version ({@link #awaitVersion}); one not reached is {@link
+     * #notYetVisible}.
+     */
+    <R> List<Outcome> alterTopics(
+            Collection<R> resources,
+            Function<R, Byte> typeOf,
+            Function<R, String> nameOf,
+            boolean validateOnly,
+            ChangeOf<R> changeOf) {
+        Map<List<Object>, Integer> occurrences = new HashMap<>();
+        resources.forEach(r -> occurrences.merge(List.of(typeOf.apply(r), nameOf.apply(r)), 1, Integer::sum));
+
+        List<Outcome> outcomes = new ArrayList<>();
+        Map<Integer, Long> writtenAt = new LinkedHashMap<>();
+        Set<List<Object>> answered = new HashSet<>();
+        for (R resource : resources) {
+            byte typeId = typeOf.apply(resource);
+            String name = nameOf.apply(resource);
+            List<Object> key = List.of(typeId, name);
+            if (!answered.add(key)) {
+                continue;
+            }
+            ApiError error = null;
+            try {
+                if (occurrences.get(key) > 1) {
+                    throw new Refusal(Errors.INVALID_REQUEST, "resource given more than once");
+                }
+                ConfigResource.Type type = ConfigResource.Type.forId(typeId);
+                if (type != ConfigResource.Type.TOPIC) {
+                    throw new Refusal(notATopic(type));
+                }
+                checkName(name);
+                Change change = changeOf.of(name, resource);
+                if (!validateOnly) {
+                    writtenAt.put(outcomes.size(), write(name, change.set(), change.remove()));
+                }
+            } catch (Refusal refusal) {
+                error = refusal.error;
+            }
+            outcomes.add(new Outcome(typeId, name, error));
+        }
+        writtenAt.forEach((index, version) -> {
+            if (!awaitVersion(version)) {
+                Outcome written = outcomes.get(index);
+                outcomes.set(
+                        index,
+                        new Outcome(
+                                written.resourceType(),
+                                written.resourceName(),
+                                notYetVisible(written.resourceName(), version)));
+            }
+        });
+        return outcomes;
     }
 
     /** The error for altering a resource that is not a topic. */
