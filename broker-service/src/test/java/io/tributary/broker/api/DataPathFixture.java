@@ -28,12 +28,14 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 
 /**
@@ -115,6 +117,17 @@ final class DataPathFixture implements AutoCloseable {
         var header = new RequestHeader(request.apiKey(), request.version(), "test", ++correlationId);
         var connection = new ConnectionInfo("test-1", new InetSocketAddress("127.0.0.1", 40000));
         return type.cast(handler.handle(new KafkaRequest(header, request, connection)));
+    }
+
+    /** Produces {@code request} through the produce handler; the answer for its first partition. */
+    ProduceResponseData.PartitionProduceResponse produceOne(ProduceRequest request) {
+        ProduceResponse response = call(produce, request, ProduceResponse.class);
+        return response.data()
+                .responses()
+                .iterator()
+                .next()
+                .partitionResponses()
+                .getFirst();
     }
 
     static MemoryRecords records(int count) {

@@ -17,11 +17,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.FetchResponse;
-import org.apache.kafka.common.requests.ProduceRequest;
-import org.apache.kafka.common.requests.ProduceResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,20 +45,10 @@ class FencedLeaderTest {
         broker.close();
     }
 
-    private ProduceResponseData.PartitionProduceResponse produce(ProduceRequest request) {
-        ProduceResponse response = broker.call(broker.produce, request, ProduceResponse.class);
-        return response.data()
-                .responses()
-                .iterator()
-                .next()
-                .partitionResponses()
-                .getFirst();
-    }
-
     @Test
     void aLeaderFencedWhileWaitingForTheIsrDoesNotAcknowledge() throws Exception {
-        var pending = CompletableFuture.supplyAsync(
-                () -> produce(produceRequest(9, (short) -1, 60_000, "replicated", REPLICATED, 0, records(2))));
+        var pending = CompletableFuture.supplyAsync(() ->
+                broker.produceOne(produceRequest(9, (short) -1, 60_000, "replicated", REPLICATED, 0, records(2))));
         Partition partition = broker.partition("replicated", 0);
         await().until(() -> partition.log().logEndOffset() == 2);
 
@@ -77,8 +64,8 @@ class FencedLeaderTest {
         ClusterImage strictTwo = withReplicated(before, 2, List.of(0, 1), 0);
         broker.replicas.onImage(before, strictTwo);
         broker.metadata.setImage(strictTwo);
-        var pending = CompletableFuture.supplyAsync(
-                () -> produce(produceRequest(9, (short) -1, 60_000, "replicated", REPLICATED, 0, records(2))));
+        var pending = CompletableFuture.supplyAsync(() ->
+                broker.produceOne(produceRequest(9, (short) -1, 60_000, "replicated", REPLICATED, 0, records(2))));
         Partition partition = broker.partition("replicated", 0);
         await().until(() -> partition.log().logEndOffset() == 2);
 
@@ -92,8 +79,8 @@ class FencedLeaderTest {
 
     @Test
     void aLeaderDeposedWhileWaitingAnswersNotLeaderAtOnce() throws Exception {
-        var pending = CompletableFuture.supplyAsync(
-                () -> produce(produceRequest(9, (short) -1, 60_000, "replicated", REPLICATED, 0, records(2))));
+        var pending = CompletableFuture.supplyAsync(() ->
+                broker.produceOne(produceRequest(9, (short) -1, 60_000, "replicated", REPLICATED, 0, records(2))));
         Partition partition = broker.partition("replicated", 0);
         await().until(() -> partition.log().logEndOffset() == 2);
 
@@ -134,14 +121,14 @@ class FencedLeaderTest {
 
     @Test
     void aFencedLeaderRefusesProduceAndItsFollowersFetchesSoItsHighWatermarkStays() {
-        var appended = produce(produceRequest(9, (short) 1, 30_000, "replicated", REPLICATED, 0, records(3)));
+        var appended = broker.produceOne(produceRequest(9, (short) 1, 30_000, "replicated", REPLICATED, 0, records(3)));
         assertThat(Errors.forCode(appended.errorCode())).isEqualTo(Errors.NONE);
         Partition partition = broker.partition("replicated", 0);
         assertThat(partition.highWatermark()).isZero();
 
         broker.metadata.setActive(false);
 
-        var refused = produce(produceRequest(9, (short) -1, 30_000, "replicated", REPLICATED, 0, records(1)));
+        var refused = broker.produceOne(produceRequest(9, (short) -1, 30_000, "replicated", REPLICATED, 0, records(1)));
         assertThat(Errors.forCode(refused.errorCode())).isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
         FetchResponse fetched = broker.call(
                 broker.fetch,

@@ -23,7 +23,6 @@ import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -49,19 +48,9 @@ class ProduceHandlerTest {
         broker.close();
     }
 
-    private ProduceResponseData.PartitionProduceResponse produce(ProduceRequest request) {
-        ProduceResponse response = broker.call(broker.produce, request, ProduceResponse.class);
-        return response.data()
-                .responses()
-                .iterator()
-                .next()
-                .partitionResponses()
-                .getFirst();
-    }
-
     private ProduceResponseData.PartitionProduceResponse produce(
             int version, short acks, String topic, Uuid id, int partition, MemoryRecords records) {
-        return produce(produceRequest(version, acks, 30_000, topic, id, partition, records));
+        return broker.produceOne(produceRequest(version, acks, 30_000, topic, id, partition, records));
     }
 
     @ParameterizedTest(name = "Produce v{0}")
@@ -184,14 +173,15 @@ class ProduceHandlerTest {
 
     @Test
     void acksAllTimesOutWhenTheIsrDoesNotCatchUp() {
-        var answer = produce(produceRequest(9, (short) -1, 0, "replicated", DataPathFixture.REPLICATED, 0, records(1)));
+        var answer = broker.produceOne(
+                produceRequest(9, (short) -1, 0, "replicated", DataPathFixture.REPLICATED, 0, records(1)));
 
         assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.REQUEST_TIMED_OUT);
     }
 
     @Test
     void acksAllCompletesWhenTheFollowerFetchesPastTheBatch() throws Exception {
-        var pending = CompletableFuture.supplyAsync(() -> produce(
+        var pending = CompletableFuture.supplyAsync(() -> broker.produceOne(
                 produceRequest(9, (short) -1, 60_000, "replicated", DataPathFixture.REPLICATED, 0, records(2))));
         var partition = broker.partition("replicated", 0);
         await().until(() -> partition.log().logEndOffset() == 2);
