@@ -58,9 +58,7 @@ public final class ListOffsetsHandler implements RequestHandler {
         short version = request.header().apiVersion();
         int replicaId = list.replicaId();
         boolean consumer = replicaId == ListOffsetsRequest.CONSUMER_REPLICA_ID;
-        PartitionAccess.Need need = replicaId == ListOffsetsRequest.DEBUGGING_REPLICA_ID
-                ? PartitionAccess.Need.ANY_REPLICA
-                : PartitionAccess.Need.LEADER;
+        PartitionAccess.Need need = PartitionAccess.Need.forReplicaId(replicaId);
         ClusterImage image = access.image();
         ListOffsetsResponseData response = new ListOffsetsResponseData();
         for (ListOffsetsRequestData.ListOffsetsTopic topicData : list.topics()) {

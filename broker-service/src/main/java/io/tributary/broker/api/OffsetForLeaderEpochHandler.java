@@ -29,8 +29,6 @@ public final class OffsetForLeaderEpochHandler implements RequestHandler {
 
     public static final ApiVersionRange VERSIONS = ApiVersionRange.of(ApiKeys.OFFSET_FOR_LEADER_EPOCH, 2, 4);
 
-    private static final int DEBUGGING_REPLICA_ID = -2;
-
     private final PartitionAccess access;
 
     public OffsetForLeaderEpochHandler(ReplicaManager replicas, MetadataView metadata) {
@@ -46,9 +44,7 @@ public final class OffsetForLeaderEpochHandler implements RequestHandler {
     public AbstractResponse handle(KafkaRequest request) {
         OffsetsForLeaderEpochRequest epochs = request.body(OffsetsForLeaderEpochRequest.class);
         OffsetForLeaderEpochRequestData data = epochs.data();
-        PartitionAccess.Need need = data.replicaId() == DEBUGGING_REPLICA_ID
-                ? PartitionAccess.Need.ANY_REPLICA
-                : PartitionAccess.Need.LEADER;
+        PartitionAccess.Need need = PartitionAccess.Need.forReplicaId(data.replicaId());
         ClusterImage image = access.image();
         OffsetForLeaderEpochResponseData response = new OffsetForLeaderEpochResponseData();
         for (OffsetForLeaderEpochRequestData.OffsetForLeaderTopic topicData : data.topics()) {

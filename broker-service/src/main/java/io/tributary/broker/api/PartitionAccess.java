@@ -48,7 +48,18 @@ final class PartitionAccess {
     /** Whether the replica must be the leader. */
     enum Need {
         LEADER,
-        ANY_REPLICA
+        ANY_REPLICA;
+
+        /** Kafka's replica id -2 of a debugging client, answered by any replica. */
+        static final int DEBUGGING_REPLICA_ID = -2;
+
+        /**
+         * What a request's {@code replica_id} asks for: a debugging client (-2) may read any replica,
+         * everyone else (consumers -1, followers) the leader.
+         */
+        static Need forReplicaId(int replicaId) {
+            return replicaId == DEBUGGING_REPLICA_ID ? ANY_REPLICA : LEADER;
+        }
     }
 
     static final int NO_EPOCH = -1;
