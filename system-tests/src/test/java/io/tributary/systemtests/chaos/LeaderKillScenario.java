@@ -29,11 +29,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The scenario "SIGKILL of the partition leader in a loop": a {@code bin/tributary} cluster of 3
- * brokers and 1 coordinator, a topic with replication factor 3 and {@code min.insync.replicas=2},
- * the {@link Workload} running, and {@code kills} times: wait until partition 0's ISR is whole
- * again (bounded), SIGKILL its leader ({@code bin/tributary kill}), wait {@code downtime}, start it
- * again, let the load run {@code between}. Then the final read, the {@link HistoryChecker}, and
+ * The fault-loop scenarios, "SIGKILL of the partition leader in a loop" first: a {@code
+ * bin/tributary} cluster of 3 brokers and 1 coordinator, a topic with replication factor 3 and
+ * {@code min.insync.replicas=2}, the {@link Workload} running, and {@code kills} times: wait until
+ * partition 0's ISR is whole again (bounded), apply the {@link Fault} (SIGKILL its leader with
+ * {@code bin/tributary kill}; or stop it cleanly; or SIGKILL every broker), wait {@code downtime},
+ * start the victims again, let the load run {@code between}. Then the final read, the {@link HistoryChecker}, and
  * the figures. A nemesis thread records every (leader, epoch) the coordinator reports for each
  * partition ({@code GET /internal/v1/topics/{topic}}) as {@link Type#LEADER} observations.
  *
@@ -61,6 +62,7 @@ final class LeaderKillScenario {
      */
     record Settings(
             String name,
+            Fault fault,
             int kills,
             Duration warmup,
             Duration downtime,
@@ -68,6 +70,47 @@ final class LeaderKillScenario {
             Duration isrWait,
             int partitions,
             Workload.Config workload) {}
+
+    /** What one round of the loop does. */
+    enum Fault {
+        /** SIGKILL of partition 0's leader ({@code bin/tributary kill}), then start it again. */
+        LEADER_KILL("kill", false),
+        /** A clean restart of partition 0's leader: SIGTERM ({@code bin/tributary stop}), start. */
+        LEADER_RESTART("stop", false),
+        /** SIGKILL of every broker at once, then start them all again. */
+        ALL_KILL("kill", true);
+
+        final String command;
+        final boolean allBrokers;
+
+        Fault(String command, boolean allBrokers) {
+            this.command = command;
+            this.allBrokers = allBrokers;
+        }
+    }
+
+    /**
+     * Settings from system properties (as {@code bin/chaos -Dchaos.kills=5} passes them): {@code
+     * chaos.kills}, {@code chaos.downtime.ms} (5000), {@code chaos.between.ms} (3000), {@code
+     * chaos.partitions} (3), {@code chaos.producers} (3), {@code chaos.consumers} (2).
+     */
+    static Settings fromProperties(String name, Fault fault, int defaultRounds) {
+        return new Settings(
+                name,
+                fault,
+                Integer.getInteger("chaos.kills", defaultRounds),
+                Duration.ofSeconds(3),
+                Duration.ofMillis(Long.getLong("chaos.downtime.ms", 5000)),
+                Duration.ofMillis(Long.getLong("chaos.between.ms", 3000)),
+                Duration.ofSeconds(60),
+                Integer.getInteger("chaos.partitions", 3),
+                new Workload.Config(
+                        Integer.getInteger("chaos.producers", 3),
+                        Integer.getInteger("chaos.consumers", 2),
+                        20,
+                        Duration.ofMillis(5),
+                        Duration.ofSeconds(60)));
+    }
 
     /** One partition as the coordinator reports it. */
     record PartitionView(int partition, int leader, int leaderEpoch, List<Integer> isr) {}
@@ -124,21 +167,35 @@ final class LeaderKillScenario {
                             kill,
                             before.isr());
                 }
-                String victim = "broker-" + before.leader();
+                List<String> victims = settings.fault().allBrokers
+                        ? List.of("broker-0", "broker-1", "broker-2")
+                        : List.of("broker-" + before.leader());
                 log.info(
-                        "kill {}/{}: SIGKILL {} (leader of partition 0 in epoch {})",
+                        "round {}/{}: {} {} (partition 0's leader {} in epoch {})",
                         kill,
                         settings.kills(),
-                        victim,
+                        settings.fault().command,
+                        victims,
+                        before.leader(),
                         before.leaderEpoch());
-                history.append(Operation.ok(
-                        "nemesis", Type.FAULT, 0, -1, "kill " + victim, before.leaderEpoch(), history.now()));
-                var killed = cluster.run("kill", victim);
-                assertThat(killed.exitCode()).as(killed.output()).isZero();
+                for (String victim : victims) {
+                    history.append(Operation.ok(
+                            "nemesis",
+                            Type.FAULT,
+                            0,
+                            -1,
+                            settings.fault().command + " " + victim,
+                            before.leaderEpoch(),
+                            history.now()));
+                    var faulted = cluster.run(settings.fault().command, victim);
+                    assertThat(faulted.exitCode()).as(faulted.output()).isZero();
+                }
                 Thread.sleep(settings.downtime());
-                var restarted = cluster.run("start", victim);
-                assertThat(restarted.exitCode()).as(restarted.output()).isZero();
-                history.append(Operation.ok("nemesis", Type.FAULT, 0, -1, "start " + victim, -1, history.now()));
+                for (String victim : victims) {
+                    var restarted = cluster.run("start", victim);
+                    assertThat(restarted.exitCode()).as(restarted.output()).isZero();
+                    history.append(Operation.ok("nemesis", Type.FAULT, 0, -1, "start " + victim, -1, history.now()));
+                }
                 Thread.sleep(settings.between());
             }
             workload.stop();
@@ -154,7 +211,7 @@ final class LeaderKillScenario {
                     .findFirst()
                     .orElse(-1);
             String figures =
-                    "scenario %s: %d leader kills (SIGKILL, %d ms down), %d s of load, partition 0 leader epoch %d -> %d%n%s%n"
+                    "scenario %s: %d rounds of %s, %d ms down each, %d s of load, partition 0 leader epoch %d -> %d%n%s%n"
                             .formatted(
                                     settings.name(),
                                     settings.kills(),

@@ -22,6 +22,7 @@ class LeaderKillShortIT {
     void twoLeaderKillsLoseNoAcknowledgedWrite() throws Exception {
         var settings = new LeaderKillScenario.Settings(
                 "chaos-leader-kill-short",
+                LeaderKillScenario.Fault.LEADER_KILL,
                 2,
                 Duration.ofSeconds(2),
                 Duration.ofSeconds(2),
