@@ -215,6 +215,7 @@ final class LeaderKillScenario {
                             .formatted(
                                     settings.name(),
                                     settings.kills(),
+                                    settings.fault(),
                                     settings.downtime().toMillis(),
                                     loadSeconds,
                                     initial.leaderEpoch(),
