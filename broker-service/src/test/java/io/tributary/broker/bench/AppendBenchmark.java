@@ -1,7 +1,6 @@
 package io.tributary.broker.bench;
 
 import io.tributary.broker.log.AppendResult;
-import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.PartitionLog;
 import io.tributary.broker.log.index.IndexStore;
 import java.io.IOException;
@@ -9,11 +8,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.InstantSource;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGeneratorFactory;
-import org.apache.kafka.common.TopicIdPartition;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -61,12 +57,7 @@ public class AppendBenchmark {
     public void setUp() throws IOException {
         dir = BenchSupport.tempDir("append");
         store = IndexStore.open(dir.resolve("index"));
-        log = PartitionLog.open(
-                dir.resolve("data"),
-                new TopicIdPartition(Uuid.randomUuid(), 0, "bench"),
-                LogConfig.defaults(),
-                store,
-                InstantSource.system());
+        log = BenchSupport.openLog(dir, store);
         batch = BenchSupport.batch(
                 RandomGeneratorFactory.of("L64X128MixRandom").create(42),
                 RECORDS_PER_BATCH,

@@ -1,14 +1,20 @@
 package io.tributary.broker.bench;
 
+import io.tributary.broker.log.LogConfig;
+import io.tributary.broker.log.PartitionLog;
+import io.tributary.broker.log.index.IndexStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.InstantSource;
 import java.util.Comparator;
 import java.util.random.RandomGenerator;
 import java.util.stream.Stream;
+import org.apache.kafka.common.TopicIdPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.network.TransferableChannel;
 import org.apache.kafka.common.record.TimestampType;
@@ -31,6 +37,16 @@ final class BenchSupport {
         }
         return MemoryRecords.withRecords(
                 RecordBatch.MAGIC_VALUE_V2, 0L, Compression.NONE, TimestampType.CREATE_TIME, records);
+    }
+
+    /** A fresh partition log of a new topic id under {@code dir/data}, default config, system clock. */
+    static PartitionLog openLog(Path dir, IndexStore store) {
+        return PartitionLog.open(
+                dir.resolve("data"),
+                new TopicIdPartition(Uuid.randomUuid(), 0, "bench"),
+                LogConfig.defaults(),
+                store,
+                InstantSource.system());
     }
 
     static Path tempDir(String prefix) {

@@ -1,16 +1,12 @@
 package io.tributary.broker.bench;
 
-import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.PartitionLog;
 import io.tributary.broker.log.ReadResult;
 import io.tributary.broker.log.index.IndexStore;
 import java.nio.file.Path;
-import java.time.InstantSource;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 import java.util.random.RandomGeneratorFactory;
-import org.apache.kafka.common.TopicIdPartition;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -55,12 +51,7 @@ public class OffsetLookupBenchmark {
     public void setUp() {
         dir = BenchSupport.tempDir("lookup");
         store = IndexStore.open(dir.resolve("index"));
-        log = PartitionLog.open(
-                dir.resolve("data"),
-                new TopicIdPartition(Uuid.randomUuid(), 0, "bench"),
-                LogConfig.defaults(),
-                store,
-                InstantSource.system());
+        log = BenchSupport.openLog(dir, store);
         RandomGenerator random = RandomGeneratorFactory.of("L64X128MixRandom").create(10);
         MemoryRecords template = BenchSupport.batch(random, RECORDS_PER_BATCH, 16, 1_700_000_000_000L);
         for (int i = 0; i < BATCHES; i++) {

@@ -1,6 +1,5 @@
 package io.tributary.broker.bench;
 
-import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.PartitionLog;
 import io.tributary.broker.log.ReadResult;
 import io.tributary.broker.log.index.IndexStore;
@@ -9,12 +8,9 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.InstantSource;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 import java.util.random.RandomGeneratorFactory;
-import org.apache.kafka.common.TopicIdPartition;
-import org.apache.kafka.common.Uuid;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -63,12 +59,7 @@ public class ReadBenchmark {
     public void setUp() throws IOException {
         dir = BenchSupport.tempDir("read");
         store = IndexStore.open(dir.resolve("index"));
-        log = PartitionLog.open(
-                dir.resolve("data"),
-                new TopicIdPartition(Uuid.randomUuid(), 0, "bench"),
-                LogConfig.defaults(),
-                store,
-                InstantSource.system());
+        log = BenchSupport.openLog(dir, store);
         RandomGenerator random = RandomGeneratorFactory.of("L64X128MixRandom").create(7);
         while (log.sizeInBytes() < LOG_BYTES) {
             log.appendAsLeader(BenchSupport.batch(random, 16, 1024, 1_700_000_000_000L), 0);
