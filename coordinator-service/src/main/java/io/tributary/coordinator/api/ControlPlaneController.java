@@ -127,6 +127,20 @@ public class ControlPlaneController {
         return new VersionJson(image().version());
     }
 
+    /**
+     * A broker's controlled shutdown (it is stopping cleanly): fences this incarnation now, through
+     * Raft, so its leaderships move at once instead of when its session expires. Answers the
+     * version that has it fenced; the broker waits for its image to reach it before it closes its
+     * listener.
+     */
+    @PostMapping(path = "/brokers/{id}/shutdown", consumes = MediaType.APPLICATION_JSON_VALUE)
+    VersionJson shutdown(
+            @PathVariable("id") int brokerId, @RequestBody HeartbeatRequest body, HttpServletRequest request)
+            throws IOException {
+        requireLeader(request);
+        return new VersionJson(heartbeats.shutdown(brokerId, required(body.incarnationId(), "incarnationId")));
+    }
+
     @PostMapping(path = "/topics/{topic}/partitions/{partition}/alter", consumes = MediaType.APPLICATION_JSON_VALUE)
     PartitionWriteJson alterPartition(
             @PathVariable("topic") String topic,

@@ -42,7 +42,7 @@ class ControlPlaneConfiguration {
         return new ControlPlaneController(
                 node,
                 client,
-                liveness::heartbeat,
+                liveness,
                 history,
                 coordinator.id(),
                 coordinator.httpPeers(),

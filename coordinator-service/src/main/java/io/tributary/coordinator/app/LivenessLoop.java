@@ -1,5 +1,6 @@
 package io.tributary.coordinator.app;
 
+import io.tributary.coordinator.api.Heartbeats;
 import io.tributary.coordinator.liveness.BrokerLiveness;
 import io.tributary.coordinator.metadata.MetadataCommand;
 import io.tributary.coordinator.metadata.MetadataException;
@@ -20,13 +21,13 @@ import org.springframework.context.SmartLifecycle;
 /**
  * Runs {@link BrokerLiveness} on the metadata leader: a tick every heartbeat interval, whose fence
  * and election commands it submits through Raft; on a follower it forgets every session, so a new
- * leader starts from a full session timeout. Heartbeats (from the control plane, as it lands) come
- * in through {@link #heartbeat}.
+ * leader starts from a full session timeout. Heartbeats and controlled shutdowns come in from the
+ * control plane through {@link #heartbeat} and {@link #shutdown}.
  *
  * <p>Thread-safety: {@link BrokerLiveness} is used under this object's lock; commands are submitted
  * outside it.
  */
-class LivenessLoop implements SmartLifecycle {
+class LivenessLoop implements SmartLifecycle, Heartbeats {
 
     private static final Logger log = LoggerFactory.getLogger(LivenessLoop.class);
 
@@ -49,7 +50,8 @@ class LivenessLoop implements SmartLifecycle {
      * @throws MetadataException if the broker is unknown or the incarnation is stale
      * @throws IOException if an unfence could not be committed
      */
-    void heartbeat(int brokerId, UUID incarnationId) throws IOException {
+    @Override
+    public void heartbeat(int brokerId, UUID incarnationId) throws IOException {
         Optional<MetadataCommand> unfence;
         synchronized (this) {
             unfence = liveness.heartbeat(node.stateMachine().image(), brokerId, incarnationId);
@@ -57,6 +59,34 @@ class LivenessLoop implements SmartLifecycle {
         if (unfence.isPresent()) {
             client.submit(unfence.get());
         }
+    }
+
+    /**
+     * A broker's controlled shutdown: submits its {@code FenceBroker} at once.
+     *
+     * @return the version that has it fenced (the image's version when it was fenced already)
+     * @throws MetadataException if the broker is unknown or the incarnation is stale
+     * @throws IOException if the fence could not be committed
+     */
+    @Override
+    public long shutdown(int brokerId, UUID incarnationId) throws IOException {
+        Optional<MetadataCommand> fence;
+        long version;
+        synchronized (this) {
+            var image = node.stateMachine().image();
+            fence = liveness.shutdown(image, brokerId, incarnationId);
+            version = image.version();
+        }
+        if (fence.isEmpty()) {
+            return version;
+        }
+        long committed = client.submit(fence.get());
+        log.info(
+                "liveness: broker {} incarnation {} is shutting down: fenced at version {}",
+                brokerId,
+                incarnationId,
+                committed);
+        return committed;
     }
 
     void tick() {

@@ -30,7 +30,7 @@ import java.util.UUID;
  * {@link LivenessConfig#sessionTimeout()} passes without a heartbeat; a heartbeat from a fenced
  * broker unfences it; once a broker has been unfenced for {@link
  * LivenessConfig#preferredLeaderDelay()}, the partitions that prefer it and have it in the ISR get
- * it back as leader.
+ * it back as leader. A broker stopping cleanly asks to be fenced at once ({@link #shutdown}).
  *
  * <p>Thread-safety: not thread-safe; the leader calls it from one thread (or under one lock).
  */
@@ -42,6 +42,8 @@ public final class BrokerLiveness {
     private final InstantSource clock;
     private final Map<Integer, Session> sessions = new HashMap<>();
     private final Map<Integer, Instant> unfencedSince = new HashMap<>();
+    /** Brokers whose incarnation asked for a controlled shutdown: its heartbeats no longer unfence it. */
+    private final Map<Integer, UUID> shuttingDown = new HashMap<>();
 
     public BrokerLiveness(LivenessConfig config, InstantSource clock) {
         this.config = config;
@@ -63,7 +65,32 @@ public final class BrokerLiveness {
                     .formatted(brokerId, incarnationId, broker.incarnationId()));
         }
         sessions.put(brokerId, new Session(incarnationId, clock.instant()));
+        if (incarnationId.equals(shuttingDown.get(brokerId))) {
+            return Optional.empty();
+        }
         return broker.fenced() ? Optional.of(new UnfenceBroker(brokerId, incarnationId)) : Optional.empty();
+    }
+
+    /**
+     * A broker's controlled shutdown (it is stopping cleanly): fence it now rather than when its
+     * session expires, so that its leaderships move at once. From then on heartbeats of this
+     * incarnation no longer unfence it (one sent just before the shutdown request must not undo
+     * it); a new incarnation (the broker started again) is not affected. This memory is the
+     * leader's alone: after a leader change a late heartbeat of the stopping incarnation could
+     * unfence it, and its session then expires as usual.
+     *
+     * @return the {@link FenceBroker} to submit, or empty when the image has the broker fenced already
+     * @throws io.tributary.coordinator.metadata.UnknownBrokerException if the broker is not registered
+     * @throws StaleEpochException if the incarnation is not the registered one
+     */
+    public Optional<MetadataCommand> shutdown(MetadataImage image, int brokerId, UUID incarnationId) {
+        Broker broker = image.broker(brokerId);
+        if (!broker.incarnationId().equals(incarnationId)) {
+            throw new StaleEpochException("broker %d asks to shut down as incarnation %s; the registered one is %s"
+                    .formatted(brokerId, incarnationId, broker.incarnationId()));
+        }
+        shuttingDown.put(brokerId, incarnationId);
+        return broker.fenced() ? Optional.empty() : Optional.of(new FenceBroker(brokerId, incarnationId));
     }
 
     /**
@@ -77,6 +104,10 @@ public final class BrokerLiveness {
         List<MetadataCommand> commands = new ArrayList<>();
         sessions.keySet().retainAll(image.brokers().keySet());
         unfencedSince.keySet().retainAll(image.brokers().keySet());
+        shuttingDown.entrySet().removeIf(e -> {
+            Broker b = image.brokers().get(e.getKey());
+            return b == null || !b.incarnationId().equals(e.getValue());
+        });
         for (Broker b : image.brokers().values()) {
             Session session = sessions.get(b.id());
             if (session == null || !session.incarnationId().equals(b.incarnationId())) {
@@ -140,5 +171,6 @@ public final class BrokerLiveness {
     public void reset() {
         sessions.clear();
         unfencedSince.clear();
+        shuttingDown.clear();
     }
 }

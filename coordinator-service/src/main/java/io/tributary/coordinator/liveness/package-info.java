@@ -6,6 +6,7 @@
  *
  * <pre>
  *  broker ──heartbeat──► BrokerLiveness.heartbeat ──► UnfenceBroker (a fenced broker is back)
+ *  broker stopping ────► BrokerLiveness.shutdown ───► FenceBroker (controlled shutdown: at once)
  *  leader's timer ─────► BrokerLiveness.tick ───────► FenceBroker (session timeout missed)
  *                                                 ├──► ElectLeaders PREFERRED (back for the delay)
  *                                                 └──► ElectLeaders UNCLEAN (offline, topic allows it)

@@ -229,6 +229,69 @@ class ControlPlaneTest {
                 "invalid-parameter");
     }
 
+    @Test
+    void aControlledShutdownFencesTheBrokerAndMovesItsLeadershipsAtOnce() throws Exception {
+        liveBroker("ra");
+        liveBroker("rb");
+        String name = topicName();
+        JsonNode p = createTopic(name, 1, 2, "{}")
+                .body()
+                .get("topic")
+                .get("partitions")
+                .get(0);
+        int leader = p.get("leader").asInt();
+        int other = p.get("replicas").get(0).asInt() == leader
+                ? p.get("replicas").get(1).asInt()
+                : p.get("replicas").get(0).asInt();
+        String incarnation = broker(leader).get("incarnationId").asString();
+
+        Answer shutdown =
+                post("/internal/v1/brokers/" + leader + "/shutdown", "{\"incarnationId\":\"" + incarnation + "\"}");
+
+        assertThat(shutdown.status()).as(shutdown.raw().body()).isEqualTo(200);
+        long version = shutdown.body().get("version").asLong();
+        assertThat(node.stateMachine().image().version()).isGreaterThanOrEqualTo(version);
+        assertThat(broker(leader).get("fenced").asBoolean()).isTrue();
+        JsonNode after =
+                get("/internal/v1/topics/" + name).body().get("partitions").get(0);
+        assertThat(after.get("leader").asInt()).isEqualTo(other);
+        assertThat(after.get("leaderEpoch").asInt())
+                .isGreaterThan(p.get("leaderEpoch").asInt());
+        assertThat(after.get("isr").size()).isEqualTo(1);
+        assertThat(after.get("isr").get(0).asInt()).isEqualTo(other);
+
+        Answer beat =
+                post("/internal/v1/brokers/" + leader + "/heartbeat", "{\"incarnationId\":\"" + incarnation + "\"}");
+        assertThat(beat.status()).isEqualTo(200);
+        assertThat(broker(leader).get("fenced").asBoolean())
+                .as("a heartbeat of the incarnation that shut down does not unfence it")
+                .isTrue();
+
+        Answer again =
+                post("/internal/v1/brokers/" + leader + "/shutdown", "{\"incarnationId\":\"" + incarnation + "\"}");
+        assertThat(again.status()).as("asked again (a retry)").isEqualTo(200);
+        assertThat(again.body().get("version").asLong()).isGreaterThanOrEqualTo(version);
+    }
+
+    @Test
+    void aControlledShutdownOfAnOldIncarnationIsStaleEpoch() throws Exception {
+        int id = liveBroker("r1");
+        assertProblem(
+                post("/internal/v1/brokers/" + id + "/shutdown", "{\"incarnationId\":\"" + UUID.randomUUID() + "\"}"),
+                409,
+                "stale-epoch");
+        assertThat(broker(id).get("fenced").asBoolean()).isFalse();
+    }
+
+    @Test
+    void aControlledShutdownOfAnUnknownBrokerIsUnknownBrokerAndWithoutAnIncarnationInvalid() throws Exception {
+        assertProblem(
+                post("/internal/v1/brokers/9998/shutdown", "{\"incarnationId\":\"" + UUID.randomUUID() + "\"}"),
+                404,
+                "unknown-broker");
+        assertProblem(post("/internal/v1/brokers/9998/shutdown", "{}"), 400, "invalid-request");
+    }
+
     // ---- alter partition
 
     @Test

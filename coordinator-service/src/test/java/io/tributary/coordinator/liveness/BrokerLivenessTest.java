@@ -93,4 +93,35 @@ class BrokerLivenessTest {
         assertThat(liveness.tick(allowed))
                 .containsExactly(new ElectLeaders(ElectionType.UNCLEAN, List.of(new TopicPartition("t", 0))));
     }
+
+    @Test
+    void aControlledShutdownFencesAtOnceAndLaterHeartbeatsOfThatIncarnationDoNotUnfence() {
+        liveness.tick(image);
+        liveness.heartbeat(image, 0, incarnation(0, 0));
+
+        assertThat(liveness.shutdown(image, 0, incarnation(0, 0)))
+                .as("no session has expired; the shutdown alone fences")
+                .contains(new FenceBroker(0, incarnation(0, 0)));
+
+        MetadataImage fenced = image.apply(new FenceBroker(0, incarnation(0, 0)));
+        assertThat(liveness.heartbeat(fenced, 0, incarnation(0, 0)))
+                .as("a heartbeat sent just before the shutdown")
+                .isEmpty();
+        assertThat(liveness.shutdown(fenced, 0, incarnation(0, 0)))
+                .as("asked again: fenced already")
+                .isEmpty();
+
+        MetadataImage restarted = fenced.apply(Fixtures.register(0, 1, Optional.of("r0")));
+        liveness.tick(restarted);
+        assertThat(liveness.heartbeat(restarted, 0, incarnation(0, 1)))
+                .as("the next incarnation unfences as usual")
+                .contains(new UnfenceBroker(0, incarnation(0, 1)));
+    }
+
+    @Test
+    void aControlledShutdownOfAnOlderIncarnationIsStale() {
+        MetadataImage restarted = image.apply(Fixtures.register(0, 1, Optional.of("r0")));
+        assertThatThrownBy(() -> liveness.shutdown(restarted, 0, incarnation(0, 0)))
+                .isInstanceOf(StaleEpochException.class);
+    }
 }
