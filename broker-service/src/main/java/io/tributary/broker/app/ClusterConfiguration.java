@@ -10,6 +10,7 @@ import io.tributary.broker.cluster.MetadataFollower;
 import io.tributary.broker.cluster.MetadataListener;
 import io.tributary.common.app.KafkaListenerLifecycle;
 import io.tributary.common.app.KafkaListenerProperties;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
@@ -58,8 +59,11 @@ class ClusterConfiguration {
      */
     @Bean
     ClusterMembershipLifecycle clusterMembershipLifecycle(
-            MetadataFollower follower, KafkaListenerLifecycle listener, KafkaListenerProperties kafka) {
-        return new ClusterMembershipLifecycle(follower, listener, kafka);
+            MetadataFollower follower,
+            KafkaListenerLifecycle listener,
+            KafkaListenerProperties kafka,
+            ClusterProperties cluster) {
+        return new ClusterMembershipLifecycle(follower, listener, kafka, cluster.controlledShutdownTimeout());
     }
 
     @Bean
@@ -112,19 +116,29 @@ class ClusterConfiguration {
         };
     }
 
-    /** Registers (starts the follower) once the Kafka listener is bound; stops it before the listener closes. */
+    /**
+     * Registers (starts the follower) once the Kafka listener is bound. At a clean stop, before the
+     * listener closes: the controlled shutdown (the coordinators fence this broker and move its
+     * leaderships at once, bounded by {@code controlled-shutdown-timeout}), then the follower stops.
+     * The replication fetchers and the logs close after the listener (bean destruction).
+     */
     static final class ClusterMembershipLifecycle implements SmartLifecycle {
 
         private final MetadataFollower follower;
         private final KafkaListenerLifecycle listener;
         private final KafkaListenerProperties kafka;
+        private final Duration controlledShutdownTimeout;
         private volatile boolean running;
 
         ClusterMembershipLifecycle(
-                MetadataFollower follower, KafkaListenerLifecycle listener, KafkaListenerProperties kafka) {
+                MetadataFollower follower,
+                KafkaListenerLifecycle listener,
+                KafkaListenerProperties kafka,
+                Duration controlledShutdownTimeout) {
             this.follower = follower;
             this.listener = listener;
             this.kafka = kafka;
+            this.controlledShutdownTimeout = controlledShutdownTimeout;
         }
 
         @Override
@@ -139,6 +153,9 @@ class ClusterConfiguration {
 
         @Override
         public void stop() {
+            if (controlledShutdownTimeout.isPositive()) {
+                follower.controlledShutdown(controlledShutdownTimeout);
+            }
             follower.close();
             running = false;
         }

@@ -31,6 +31,10 @@ import org.springframework.validation.annotation.Validated;
  * @param maxRedirects 307 hops (to the Raft leader) one request may follow
  * @param maxResponseSize the largest coordinator answer read (a full metadata image is the largest)
  * @param stopTimeout how long stopping waits for the heartbeat and metadata threads
+ * @param controlledShutdownTimeout how long a clean stop may spend on the controlled shutdown (the
+ *     coordinators fence this broker and move its leaderships, and this broker's image has it)
+ *     before the listener closes anyway; {@code 0s} turns the controlled shutdown off (leaderships
+ *     then move when the session expires)
  */
 @Validated
 @ConfigurationProperties("tributary.broker.cluster")
@@ -44,7 +48,8 @@ public record ClusterProperties(
         @DefaultValue("20") @Min(1) @Max(1000) int maxAttempts,
         @DefaultValue("3") @Min(0) @Max(10) int maxRedirects,
         @DefaultValue("64MB") @NotNull DataSize maxResponseSize,
-        @DefaultValue("5s") @NotNull Duration stopTimeout) {
+        @DefaultValue("5s") @NotNull Duration stopTimeout,
+        @DefaultValue("5s") @NotNull Duration controlledShutdownTimeout) {
 
     /** The coordinators' default {@code max-wait}: a longer long poll is refused with 400. */
     static final Duration MAX_METADATA_WAIT = Duration.ofSeconds(15);
@@ -56,6 +61,11 @@ public record ClusterProperties(
         positive(requestTimeout, "request-timeout");
         positive(retryBackoff, "retry-backoff");
         positive(stopTimeout, "stop-timeout");
+        if (controlledShutdownTimeout != null && controlledShutdownTimeout.isNegative()) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.cluster.controlled-shutdown-timeout must be 0s or more, got "
+                            + controlledShutdownTimeout);
+        }
         if (heartbeatInterval != null && sessionTimeout != null && heartbeatInterval.compareTo(sessionTimeout) >= 0) {
             throw new IllegalArgumentException(
                     "tributary.broker.cluster.heartbeat-interval (%s) must be below session-timeout (%s)"

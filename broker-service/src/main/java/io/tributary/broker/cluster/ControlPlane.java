@@ -30,6 +30,16 @@ public interface ControlPlane {
     long heartbeat(int brokerId, Uuid incarnationId);
 
     /**
+     * A controlled shutdown (this broker is stopping cleanly): the coordinators fence this
+     * incarnation now, so its leaderships move at once rather than when its session expires; later
+     * heartbeats of this incarnation do not unfence it. The call gives up after {@code timeout}
+     * (retries included).
+     *
+     * @return the metadata version that has this broker fenced
+     */
+    long shutdown(int brokerId, Uuid incarnationId, Duration timeout);
+
+    /**
      * The metadata long poll: changes after {@code after} (the full image when absent), waiting up to
      * {@code maxWait} for one.
      */

@@ -231,6 +231,14 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
     }
 
     @Override
+    public long shutdown(int brokerId, Uuid incarnationId, Duration timeout) {
+        var body = new HeartbeatRequest(ControlPlaneJson.uuid(incarnationId));
+        Duration bound = timeout.compareTo(config.requestTimeout()) < 0 ? timeout : config.requestTimeout();
+        return version(
+                call("POST", "/brokers/" + brokerId + "/shutdown", body, Duration.ZERO, VersionJson.class, bound));
+    }
+
+    @Override
     public MetadataDelta fetchMetadata(OptionalLong after, Duration maxWait) {
         long waitMs = Math.max(0, maxWait.toMillis());
         String path = after.isPresent()
@@ -307,9 +315,15 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
      * passes.
      */
     private <T> T call(String method, String path, Object body, Duration longPollWait, Class<T> answerType) {
+        return call(method, path, body, longPollWait, answerType, config.requestTimeout());
+    }
+
+    /** {@link #call} within {@code timeout} (plus the long poll's wait) instead of the request timeout. */
+    private <T> T call(
+            String method, String path, Object body, Duration longPollWait, Class<T> answerType, Duration timeout) {
         byte[] bodyBytes = body == null ? null : json.writeValueAsBytes(body);
         boolean write = !method.equals("GET");
-        Instant deadline = clock.instant().plus(config.requestTimeout()).plus(longPollWait);
+        Instant deadline = clock.instant().plus(timeout).plus(longPollWait);
         List<URI> order = tryOrder();
         ControlPlaneException last = null;
         int attempts = 0;

@@ -30,6 +30,10 @@ import org.slf4j.LoggerFactory;
  *     +-- metadata thread:    fetchMetadata(after = image version, max wait)   (the long poll)
  *                              image = image.apply(delta)  ->  listeners, in version order
  *                              ->  awaitVersion waiters wake
+ *
+ *  controlledShutdown(timeout) (a clean stop, before the Kafka listener closes)
+ *     membership thread ends (no heartbeat may unfence us)  ->  shutdown(id, incarnation)
+ *     ->  awaitVersion(the fence)                          then close()
  * </pre>
  *
  * <p><b>Incarnation.</b> Each follower is one run of the process: a new {@link Uuid} on
@@ -143,6 +147,8 @@ public final class MetadataFollower implements MetadataView, AutoCloseable {
     private long notifiedVersion = ClusterImage.EMPTY.version();
 
     private boolean stopping;
+    /** Set by {@link #controlledShutdown}: the membership thread sends no more heartbeats. */
+    private boolean leaving;
 
     private volatile boolean registered;
     private volatile Instant lastHeartbeat;
@@ -196,6 +202,88 @@ public final class MetadataFollower implements MetadataView, AutoCloseable {
         metadataThread = Thread.ofVirtual()
                 .name("broker-" + config.brokerId() + "-metadata")
                 .start(this::metadataLoop);
+    }
+
+    /**
+     * A controlled shutdown, before {@link #close} when the broker stops cleanly: stops heartbeating
+     * (a heartbeat after the fence would unfence this broker), asks the coordinators to fence this
+     * incarnation now ({@link ControlPlane#shutdown}), so that its leaderships move at once instead
+     * of when its session expires, and waits until this broker's image has the fence (the replica
+     * manager has then handed its leaderships over: acks=all produces waiting on it are answered
+     * NOT_LEADER_OR_FOLLOWER with the new leader). The metadata thread goes on until {@link #close}.
+     * Everything within {@code timeout}; a broker that never registered has nothing to hand over.
+     *
+     * @return whether the image has this broker fenced within the timeout
+     */
+    public boolean controlledShutdown(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Thread membership;
+        synchronized (this) {
+            lock.lock();
+            try {
+                if (stopping || leaving) {
+                    return false;
+                }
+                leaving = true;
+                stopRequested.signalAll();
+            } finally {
+                lock.unlock();
+            }
+            membership = membershipThread;
+        }
+        if (membership == null) {
+            return false;
+        }
+        // A heartbeat in flight is cut short; should it still reach the coordinators after the
+        // shutdown request, they do not unfence an incarnation that asked to shut down.
+        membership.interrupt();
+        try {
+            if (!membership.join(remaining(deadline))) {
+                log.warn("{} did not stop for the controlled shutdown", membership.getName());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        if (!registered) {
+            log.info("broker {} was not registered: no controlled shutdown", config.brokerId());
+            return false;
+        }
+        long version;
+        try {
+            version = controlPlane.shutdown(config.brokerId(), incarnationId, remaining(deadline));
+        } catch (ControlPlaneException e) {
+            log.warn(
+                    "broker {} controlled shutdown failed ({}: {}); its leaderships move when its session expires",
+                    config.brokerId(),
+                    e.kind(),
+                    e.getMessage());
+            return false;
+        }
+        try {
+            boolean applied = awaitVersion(version, remaining(deadline));
+            if (applied) {
+                log.info(
+                        "broker {} incarnation {}: controlled shutdown, fenced at metadata version {}",
+                        config.brokerId(),
+                        incarnationId,
+                        version);
+            } else {
+                log.warn(
+                        "broker {} controlled shutdown: fenced at version {}, not yet in this broker's image after {}",
+                        config.brokerId(),
+                        version,
+                        timeout);
+            }
+            return applied;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static Duration remaining(long deadlineNanos) {
+        return Duration.ofNanos(Math.max(1, deadlineNanos - System.nanoTime()));
     }
 
     /** Stops both threads and waits for them (at most {@link Config#joinTimeout()} each). */
@@ -304,7 +392,7 @@ public final class MetadataFollower implements MetadataView, AutoCloseable {
 
     private void membershipLoop(List<BrokerEndpoint> endpoints) {
         boolean failing = false;
-        while (!stopRequested()) {
+        while (!membershipStopRequested()) {
             if (!registered) {
                 try {
                     long version = controlPlane.register(
@@ -316,13 +404,13 @@ public final class MetadataFollower implements MetadataView, AutoCloseable {
                             incarnationId,
                             version);
                 } catch (ControlPlaneException e) {
-                    if (stopRequested()) {
+                    if (membershipStopRequested()) {
                         return;
                     }
                     registrationFailures.incrementAndGet();
                     logFailure(failing, "registration", e);
                     failing = true;
-                    if (!pause(config.retryBackoff())) {
+                    if (!pauseMembership(config.retryBackoff())) {
                         return;
                     }
                     continue;
@@ -346,7 +434,7 @@ public final class MetadataFollower implements MetadataView, AutoCloseable {
                     fullFetchRequested = true;
                 }
             } catch (ControlPlaneException e) {
-                if (stopRequested()) {
+                if (membershipStopRequested()) {
                     return;
                 }
                 heartbeatFailures.incrementAndGet();
@@ -363,7 +451,7 @@ public final class MetadataFollower implements MetadataView, AutoCloseable {
                 logFailure(failing, "heartbeat", e);
                 failing = true;
             }
-            if (!pause(config.heartbeatInterval())) {
+            if (!pauseMembership(config.heartbeatInterval())) {
                 return;
             }
         }
@@ -433,6 +521,33 @@ public final class MetadataFollower implements MetadataView, AutoCloseable {
         lock.lock();
         try {
             return stopping;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether the membership thread must end: stopping, or leaving in a controlled shutdown. */
+    private boolean membershipStopRequested() {
+        lock.lock();
+        try {
+            return stopping || leaving;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** {@link #pause} for the membership thread: also ends at a controlled shutdown. */
+    private boolean pauseMembership(Duration duration) {
+        long remainingNanos = duration.toNanos();
+        lock.lock();
+        try {
+            while (!stopping && !leaving && remainingNanos > 0) {
+                remainingNanos = stopRequested.awaitNanos(remainingNanos);
+            }
+            return !stopping && !leaving;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         } finally {
             lock.unlock();
         }

@@ -103,6 +103,11 @@ final class FakeControlPlane implements ControlPlane {
     }
 
     @Override
+    public long shutdown(int brokerId, Uuid incarnationId, Duration timeout) {
+        throw new UnsupportedOperationException("the admin handlers do not shut brokers down");
+    }
+
+    @Override
     public MetadataDelta fetchMetadata(OptionalLong after, Duration maxWait) {
         throw new UnsupportedOperationException("the admin handlers do not poll metadata");
     }

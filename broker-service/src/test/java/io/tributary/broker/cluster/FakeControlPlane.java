@@ -35,6 +35,11 @@ public final class FakeControlPlane implements ControlPlane {
     private final AtomicInteger heartbeats = new AtomicInteger();
     private final AtomicInteger callsInFlight = new AtomicInteger();
     private final AtomicInteger alterPartitions = new AtomicInteger();
+    /** Brokers whose incarnation asked for a controlled shutdown (their heartbeats do not unfence). */
+    private final Map<Integer, Uuid> shuttingDown = new HashMap<>();
+
+    private final AtomicInteger heartbeatsAfterShutdown = new AtomicInteger();
+    private volatile Runnable onShutdown = () -> {};
 
     // ---- test controls
 
@@ -92,6 +97,26 @@ public final class FakeControlPlane implements ControlPlane {
         return heartbeats.get();
     }
 
+    /** Heartbeats received from an incarnation after it asked for its controlled shutdown. */
+    public int heartbeatsAfterShutdown() {
+        return heartbeatsAfterShutdown.get();
+    }
+
+    /** The incarnation of {@code brokerId} that asked for a controlled shutdown, if any. */
+    public java.util.Optional<Uuid> shutdownOf(int brokerId) {
+        lock.lock();
+        try {
+            return java.util.Optional.ofNullable(shuttingDown.get(brokerId));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Runs (on the request's thread, before answering) when a controlled shutdown arrives. */
+    public void onShutdown(Runnable action) {
+        onShutdown = action;
+    }
+
     public int callsInFlight() {
         return callsInFlight.get();
     }
@@ -125,11 +150,39 @@ public final class FakeControlPlane implements ControlPlane {
             if (!b.incarnationId().equals(incarnationId)) {
                 throw new ControlPlaneException(Kind.STALE_EPOCH, "stale incarnation " + incarnationId);
             }
+            if (incarnationId.equals(shuttingDown.get(brokerId))) {
+                heartbeatsAfterShutdown.incrementAndGet();
+                return version;
+            }
             if (b.fenced()) {
                 brokers.put(brokerId, new BrokerInfo(b.id(), b.incarnationId(), b.endpoints(), b.rack(), false));
                 bump(brokerId);
             }
             return version;
+        });
+    }
+
+    /**
+     * The coordinators' controlled shutdown: the incarnation is fenced at once (here only the broker
+     * record; this fake elects no leaders) and its later heartbeats do not unfence it.
+     */
+    @Override
+    public long shutdown(int brokerId, Uuid incarnationId, Duration timeout) {
+        onShutdown.run();
+        return call(() -> {
+            BrokerInfo b = brokers.get(brokerId);
+            if (b == null) {
+                throw new ControlPlaneException(Kind.UNKNOWN_BROKER, "broker " + brokerId + " is not registered");
+            }
+            if (!b.incarnationId().equals(incarnationId)) {
+                throw new ControlPlaneException(Kind.STALE_EPOCH, "stale incarnation " + incarnationId);
+            }
+            shuttingDown.put(brokerId, incarnationId);
+            if (b.fenced()) {
+                return version;
+            }
+            brokers.put(brokerId, new BrokerInfo(b.id(), b.incarnationId(), b.endpoints(), b.rack(), true));
+            return bump(brokerId);
         });
     }
 

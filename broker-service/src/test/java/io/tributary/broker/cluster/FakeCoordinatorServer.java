@@ -29,12 +29,13 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A {@link FakeControlPlane} served over HTTP/JSON with the coordinators' paths, bodies and problem
- * types (register, heartbeat, the metadata long poll, create and delete topic): what a broker
+ * types (register, heartbeat, controlled shutdown, the metadata long poll, create and delete topic): what a broker
  * process under test talks to when no real coordinator runs. On 127.0.0.1, a free port.
  */
 public final class FakeCoordinatorServer implements AutoCloseable {
 
     private static final Pattern HEARTBEAT = Pattern.compile("/internal/v1/brokers/(\\d+)/heartbeat");
+    private static final Pattern SHUTDOWN = Pattern.compile("/internal/v1/brokers/(\\d+)/shutdown");
     private static final Pattern TOPIC = Pattern.compile("/internal/v1/topics/([^/]+)");
 
     private final FakeControlPlane coordinator;
@@ -68,6 +69,7 @@ public final class FakeCoordinatorServer implements AutoCloseable {
             int status = 200;
             try {
                 Matcher heartbeat = HEARTBEAT.matcher(path);
+                Matcher shutdown = SHUTDOWN.matcher(path);
                 Matcher topic = TOPIC.matcher(path);
                 if (method.equals("POST") && path.equals("/internal/v1/brokers")) {
                     var r = json.readValue(body, RegisterBrokerRequest.class);
@@ -80,6 +82,12 @@ public final class FakeCoordinatorServer implements AutoCloseable {
                     var r = json.readValue(body, HeartbeatRequest.class);
                     answer = new VersionJson(coordinator.heartbeat(
                             Integer.parseInt(heartbeat.group(1)), ControlPlaneJson.uuid(r.incarnationId())));
+                } else if (method.equals("POST") && shutdown.matches()) {
+                    var r = json.readValue(body, HeartbeatRequest.class);
+                    answer = new VersionJson(coordinator.shutdown(
+                            Integer.parseInt(shutdown.group(1)),
+                            ControlPlaneJson.uuid(r.incarnationId()),
+                            Duration.ofSeconds(30)));
                 } else if (method.equals("GET") && path.equals("/internal/v1/metadata")) {
                     Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
                     OptionalLong after = query.containsKey("after")

@@ -193,6 +193,61 @@ class MetadataFollowerTest {
         assertThat(follower.isActive()).isFalse();
     }
 
+    @Test
+    void aControlledShutdownStopsHeartbeatingThenHasTheCoordinatorsFenceThisIncarnation() throws Exception {
+        follower = start();
+        await().atMost(Duration.ofSeconds(10)).until(follower::isActive);
+        coordinator.createTopic("before", 1, 1, Map.of());
+        var heartbeatsAtTheShutdown = new java.util.concurrent.atomic.AtomicInteger(-1);
+        coordinator.onShutdown(() -> heartbeatsAtTheShutdown.set(coordinator.heartbeats()));
+
+        boolean fenced = follower.controlledShutdown(Duration.ofSeconds(10));
+
+        assertThat(fenced).isTrue();
+        assertThat(coordinator.shutdownOf(BROKER_ID)).contains(follower.incarnationId());
+        assertThat(coordinator.broker(BROKER_ID).fenced()).isTrue();
+        assertThat(follower.image().broker(BROKER_ID).orElseThrow().fenced())
+                .as("the fence is in this broker's image when the call returns")
+                .isTrue();
+        assertThat(follower.isActive()).isFalse();
+        // Heartbeats every 20 ms: had the membership thread gone on, more would have arrived by now.
+        Thread.sleep(200);
+        assertThat(coordinator.heartbeats())
+                .as("no heartbeat after the shutdown request")
+                .isEqualTo(heartbeatsAtTheShutdown.get());
+        assertThat(coordinator.heartbeatsAfterShutdown()).isZero();
+
+        long deleted = coordinator.deleteTopic("before");
+        assertThat(follower.awaitVersion(deleted, Duration.ofSeconds(10)))
+                .as("the metadata thread goes on until close")
+                .isTrue();
+        assertThat(follower.controlledShutdown(Duration.ofSeconds(1)))
+                .as("only once")
+                .isFalse();
+    }
+
+    @Test
+    void aControlledShutdownThatReachesNoCoordinatorFailsAndFencesNothing() {
+        follower = start();
+        await().atMost(Duration.ofSeconds(10)).until(follower::isActive);
+        coordinator.partition(true);
+
+        assertThat(follower.controlledShutdown(Duration.ofMillis(300))).isFalse();
+
+        assertThat(coordinator.shutdownOf(BROKER_ID)).isEmpty();
+    }
+
+    @Test
+    void aBrokerThatNeverRegisteredHasNothingToHandOver() {
+        coordinator.partition(true);
+        follower = start();
+
+        assertThat(follower.controlledShutdown(Duration.ofSeconds(5))).isFalse();
+
+        coordinator.partition(false);
+        assertThat(coordinator.shutdownOf(BROKER_ID)).isEmpty();
+    }
+
     private MetadataFollower start() {
         var config = new MetadataFollower.Config(
                 BROKER_ID,
