@@ -42,6 +42,16 @@ public final class ProcessCluster {
         return new Result(result.exitCode(), result.output());
     }
 
+    /** See {@link ScriptedCluster#pid}. */
+    public java.util.OptionalLong pid(String name) {
+        return cluster.pid(name);
+    }
+
+    /** See {@link ScriptedCluster#signal}: {@code kill -SIGNAL} by PID to one of this cluster's processes. */
+    public void signal(String name, String signal) {
+        cluster.signal(name, signal);
+    }
+
     /** {@code bin/tributary down}, then SIGKILL by PID to any of its processes still alive. */
     public void downAndKillLeftovers() {
         cluster.downAndKillLeftovers();

@@ -153,6 +153,55 @@ public final class ScriptedCluster {
         }
     }
 
+    /**
+     * The recorded PID of {@code name} (e.g. {@code broker-0}) while it is a live process of this
+     * cluster (its command line unchanged since this cluster first saw it); empty otherwise.
+     */
+    public java.util.OptionalLong pid(String name) {
+        rememberRecordedPids();
+        Path env = stateDir.resolve(name + ".env");
+        if (!Files.isRegularFile(env)) {
+            return java.util.OptionalLong.empty();
+        }
+        try {
+            var match = PID_LINE.matcher(Files.readString(env));
+            if (match.find()) {
+                long pid = Long.parseLong(match.group(1));
+                if (isAlive(pid)) {
+                    return java.util.OptionalLong.of(pid);
+                }
+            }
+            return java.util.OptionalLong.empty();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Sends {@code signal} ({@code STOP}, {@code CONT}...) with {@code kill} to the live process
+     * {@code name}, by its PID only (one this cluster started and still recognises).
+     *
+     * @throws AssertionError if the process is not alive or {@code kill} fails
+     */
+    public void signal(String name, String signal) {
+        long pid = pid(name).orElseThrow(() -> new AssertionError(name + " is not a live process of this cluster"));
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+                    .redirectErrorStream(true)
+                    .start();
+            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new AssertionError("kill -%s %d (%s) failed: %s".formatted(signal, pid, name, output));
+            }
+            log.info("kill -{} {} ({})", signal, pid, name);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling " + name, e);
+        }
+    }
+
     /** {@code bin/tributary down}, then the last resort, whatever happened before. */
     public void downAndKillLeftovers() {
         try {

@@ -59,6 +59,8 @@ final class LeaderKillScenario {
      * @param between load after a restart (after the ISR is whole again) before the next kill
      * @param isrWait how long to wait for a whole ISR before a kill (then it kills anyway)
      * @param partitions the topic's partitions
+     * @param environment extra variables for every {@code bin/tributary} command and so every
+     *     process (e.g. {@code TRIBUTARY_JAVA_OPTS} with a longer session timeout)
      */
     record Settings(
             String name,
@@ -69,23 +71,58 @@ final class LeaderKillScenario {
             Duration between,
             Duration isrWait,
             int partitions,
-            Workload.Config workload) {}
+            Workload.Config workload,
+            Map<String, String> environment) {
+
+        Settings {
+            environment = Map.copyOf(environment);
+        }
+
+        Settings(
+                String name,
+                Fault fault,
+                int kills,
+                Duration warmup,
+                Duration downtime,
+                Duration between,
+                Duration isrWait,
+                int partitions,
+                Workload.Config workload) {
+            this(name, fault, kills, warmup, downtime, between, isrWait, partitions, workload, Map.of());
+        }
+    }
 
     /** What one round of the loop does. */
     enum Fault {
         /** SIGKILL of partition 0's leader ({@code bin/tributary kill}), then start it again. */
-        LEADER_KILL("kill", false),
-        /** A clean restart of partition 0's leader: SIGTERM ({@code bin/tributary stop}), start. */
-        LEADER_RESTART("stop", false),
+        LEADER_KILL(2),
+        /**
+         * A clean restart of partition 0's leader: SIGTERM ({@code bin/tributary stop}, so the
+         * broker's controlled shutdown), then start. Counts the rounds in which the coordinator had
+         * moved the leadership by the time the process had exited.
+         */
+        LEADER_RESTART(2),
         /** SIGKILL of every broker at once, then start them all again. */
-        ALL_KILL("kill", true);
+        ALL_KILL(6),
+        /**
+         * SIGSTOP of partition 0's leader for {@code downtime} (longer than the session timeout) and
+         * until the coordinator has elected another leader in a higher epoch, then SIGCONT: the
+         * zombie comes back believing it leads and must acknowledge nothing.
+         */
+        LEADER_PAUSE(2),
+        /**
+         * SIGKILL of one of partition 0's followers, {@code downtime} of load without it, start it
+         * (it comes back behind and catches up, truncating where it diverged), wait until it is
+         * back in the ISR (bounded by {@code isrWait}), then SIGKILL the leader, {@code downtime},
+         * start it.
+         */
+        FOLLOWER_THEN_LEADER_KILL(4);
 
-        final String command;
-        final boolean allBrokers;
+        /** FAULT operations one round records. */
+        final int faultsPerRound;
 
-        Fault(String command, boolean allBrokers) {
-            this.command = command;
-            this.allBrokers = allBrokers;
+        Fault(int faultsPerRound) {
+            this.faultsPerRound = faultsPerRound;
         }
     }
 
@@ -95,12 +132,17 @@ final class LeaderKillScenario {
      * chaos.partitions} (3), {@code chaos.producers} (3), {@code chaos.consumers} (2).
      */
     static Settings fromProperties(String name, Fault fault, int defaultRounds) {
+        return fromProperties(name, fault, defaultRounds, Duration.ofSeconds(5));
+    }
+
+    /** {@link #fromProperties(String, Fault, int)} with another default for {@code chaos.downtime.ms}. */
+    static Settings fromProperties(String name, Fault fault, int defaultRounds, Duration defaultDowntime) {
         return new Settings(
                 name,
                 fault,
                 Integer.getInteger("chaos.kills", defaultRounds),
                 Duration.ofSeconds(3),
-                Duration.ofMillis(Long.getLong("chaos.downtime.ms", 5000)),
+                Duration.ofMillis(Long.getLong("chaos.downtime.ms", defaultDowntime.toMillis())),
                 Duration.ofMillis(Long.getLong("chaos.between.ms", 3000)),
                 Duration.ofSeconds(60),
                 Integer.getInteger("chaos.partitions", 3),
@@ -120,6 +162,11 @@ final class LeaderKillScenario {
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private ProcessCluster cluster;
+    private HistoryWriter history;
+    /** Rounds in which partition 0 had another leader, in a higher epoch, before the victim came back. */
+    private int leaderMovedRounds;
+    /** FOLLOWER_THEN_LEADER_KILL rounds in which the follower was back in the ISR before the leader's kill. */
+    private int followerCaughtUpRounds;
 
     LeaderKillScenario(Path work, Settings settings) {
         this.work = work;
@@ -129,9 +176,12 @@ final class LeaderKillScenario {
     /** Runs the scenario; the cluster is always brought down. */
     Report run() throws Exception {
         List<Integer> ports = List.of(8080, 8081, 8082, 8083, 9092, 9093, 9094, 8091, 9191, 9291);
-        cluster = ProcessCluster.create(work, settings.name(), ports, Map.of("TRIBUTARY_STOP_GRACE", "5"));
+        var environment = new java.util.HashMap<String, String>(Map.of("TRIBUTARY_STOP_GRACE", "5"));
+        environment.putAll(settings.environment());
+        cluster = ProcessCluster.create(work, settings.name(), ports, environment);
         Path historyFile = cluster.logsDir().resolve("history.jsonl");
         try (var history = new HistoryWriter(historyFile)) {
+            this.history = history;
             var up = cluster.run(
                     "up",
                     "--brokers",
@@ -167,35 +217,15 @@ final class LeaderKillScenario {
                             kill,
                             before.isr());
                 }
-                List<String> victims = settings.fault().allBrokers
-                        ? List.of("broker-0", "broker-1", "broker-2")
-                        : List.of("broker-" + before.leader());
                 log.info(
-                        "round {}/{}: {} {} (partition 0's leader {} in epoch {})",
+                        "round {}/{}: {} (partition 0's leader {} in epoch {}, ISR {})",
                         kill,
                         settings.kills(),
-                        settings.fault().command,
-                        victims,
+                        settings.fault(),
                         before.leader(),
-                        before.leaderEpoch());
-                for (String victim : victims) {
-                    history.append(Operation.ok(
-                            "nemesis",
-                            Type.FAULT,
-                            0,
-                            -1,
-                            settings.fault().command + " " + victim,
-                            before.leaderEpoch(),
-                            history.now()));
-                    var faulted = cluster.run(settings.fault().command, victim);
-                    assertThat(faulted.exitCode()).as(faulted.output()).isZero();
-                }
-                Thread.sleep(settings.downtime());
-                for (String victim : victims) {
-                    var restarted = cluster.run("start", victim);
-                    assertThat(restarted.exitCode()).as(restarted.output()).isZero();
-                    history.append(Operation.ok("nemesis", Type.FAULT, 0, -1, "start " + victim, -1, history.now()));
-                }
+                        before.leaderEpoch(),
+                        before.isr());
+                round(before);
                 Thread.sleep(settings.between());
             }
             workload.stop();
@@ -210,17 +240,22 @@ final class LeaderKillScenario {
                     .mapToInt(PartitionView::leaderEpoch)
                     .findFirst()
                     .orElse(-1);
-            String figures =
-                    "scenario %s: %d rounds of %s, %d ms down each, %d s of load, partition 0 leader epoch %d -> %d%n%s%n"
-                            .formatted(
-                                    settings.name(),
-                                    settings.kills(),
-                                    settings.fault(),
-                                    settings.downtime().toMillis(),
-                                    loadSeconds,
-                                    initial.leaderEpoch(),
-                                    lastEpoch,
-                                    report.summary());
+            String figures = ("scenario %s: %d rounds of %s, %d ms down each, %d s of load, partition 0 leader"
+                            + " epoch %d -> %d; leadership moved before the victim was back in %d rounds;"
+                            + " follower back in the ISR before the leader's kill in %d rounds;"
+                            + " follower truncations logged by the brokers: %d%n%s%n")
+                    .formatted(
+                            settings.name(),
+                            settings.kills(),
+                            settings.fault(),
+                            settings.downtime().toMillis(),
+                            loadSeconds,
+                            initial.leaderEpoch(),
+                            lastEpoch,
+                            leaderMovedRounds,
+                            followerCaughtUpRounds,
+                            truncations(),
+                            report.summary());
             Files.writeString(cluster.logsDir().resolve("report.txt"), figures);
             System.out.println(figures);
             log.info("{}", figures);
@@ -231,6 +266,138 @@ final class LeaderKillScenario {
         } finally {
             cluster.downAndKillLeftovers();
         }
+    }
+
+    /** Rounds in which partition 0 had another leader in a higher epoch before the victim came back. */
+    int leaderMovedRounds() {
+        return leaderMovedRounds;
+    }
+
+    /** FOLLOWER_THEN_LEADER_KILL rounds whose follower was back in the ISR before the leader's kill. */
+    int followerCaughtUpRounds() {
+        return followerCaughtUpRounds;
+    }
+
+    /** One round of the fault; {@code before} is partition 0 just before it. */
+    private void round(PartitionView before) throws InterruptedException {
+        String leader = "broker-" + before.leader();
+        switch (settings.fault()) {
+            case LEADER_KILL -> {
+                act("kill", leader, before.leaderEpoch());
+                Thread.sleep(settings.downtime());
+                noteLeaderMoved(before);
+                act("start", leader, -1);
+            }
+            case LEADER_RESTART -> {
+                act("stop", leader, before.leaderEpoch());
+                // Read once, as soon as the process has exited: with the controlled shutdown the
+                // coordinator has moved the leadership already (before the session timeout).
+                noteLeaderMoved(before);
+                Thread.sleep(settings.downtime());
+                act("start", leader, -1);
+            }
+            case ALL_KILL -> {
+                List<String> all = List.of("broker-0", "broker-1", "broker-2");
+                for (String victim : all) {
+                    act("kill", victim, before.leaderEpoch());
+                }
+                Thread.sleep(settings.downtime());
+                for (String victim : all) {
+                    act("start", victim, -1);
+                }
+            }
+            case LEADER_PAUSE -> {
+                act("pause", leader, before.leaderEpoch());
+                try {
+                    Thread.sleep(settings.downtime());
+                    // The zombie stays paused until the coordinator has fenced it and elected
+                    // another leader (bounded), so that every round tests a deposed leader.
+                    long deadline = System.nanoTime() + settings.isrWait().toNanos();
+                    while (!moved(before) && System.nanoTime() < deadline) {
+                        Thread.sleep(200);
+                    }
+                    noteLeaderMoved(before);
+                } finally {
+                    act("resume", leader, -1);
+                }
+            }
+            case FOLLOWER_THEN_LEADER_KILL -> {
+                int followerId = before.isr().stream()
+                        .filter(r -> r != before.leader())
+                        .reduce((first, second) -> second)
+                        .orElse((before.leader() + 1) % 3);
+                String follower = "broker-" + followerId;
+                act("kill", follower, before.leaderEpoch());
+                Thread.sleep(settings.downtime());
+                act("start", follower, -1);
+                Optional<PartitionView> whole = awaitWholeIsr(0, settings.isrWait());
+                if (whole.isPresent()) {
+                    followerCaughtUpRounds++;
+                } else {
+                    log.warn("{} is not back in partition 0's ISR; killing the leader anyway", follower);
+                }
+                PartitionView now = whole.or(() ->
+                                view().stream().filter(p -> p.partition() == 0).findFirst())
+                        .orElseThrow();
+                String currentLeader = "broker-" + now.leader();
+                act("kill", currentLeader, now.leaderEpoch());
+                Thread.sleep(settings.downtime());
+                noteLeaderMoved(now);
+                act("start", currentLeader, -1);
+            }
+        }
+    }
+
+    /**
+     * One fault action, recorded as a {@code FAULT} operation first: a {@code bin/tributary}
+     * command ({@code kill}, {@code stop}, {@code start}), or {@code pause} / {@code resume}
+     * (SIGSTOP / SIGCONT by PID).
+     */
+    private void act(String action, String victim, int epoch) {
+        history.append(Operation.ok("nemesis", Type.FAULT, 0, -1, action + " " + victim, epoch, history.now()));
+        switch (action) {
+            case "pause" -> cluster.signal(victim, "STOP");
+            case "resume" -> cluster.signal(victim, "CONT");
+            default -> {
+                var result = cluster.run(action, victim);
+                assertThat(result.exitCode()).as(result.output()).isZero();
+            }
+        }
+    }
+
+    private boolean moved(PartitionView before) {
+        return view().stream()
+                .anyMatch(p -> p.partition() == 0
+                        && p.leader() >= 0
+                        && p.leader() != before.leader()
+                        && p.leaderEpoch() > before.leaderEpoch());
+    }
+
+    private void noteLeaderMoved(PartitionView before) {
+        if (moved(before)) {
+            leaderMovedRounds++;
+        } else {
+            log.info("partition 0's leadership has not moved from broker {} yet", before.leader());
+        }
+    }
+
+    /** Lines in which a broker logged a follower's truncation. */
+    private long truncations() {
+        long count = 0;
+        for (int b = 0; b < 3; b++) {
+            for (String suffix : List.of(".log", ".log.1")) {
+                Path file = cluster.logsDir().resolve("broker-" + b + suffix);
+                if (Files.isRegularFile(file)) {
+                    try (var lines = Files.lines(file, java.nio.charset.StandardCharsets.ISO_8859_1)) {
+                        count += lines.filter(l -> l.contains(": truncating to "))
+                                .count();
+                    } catch (IOException | java.io.UncheckedIOException e) {
+                        log.warn("could not read {}", file, e);
+                    }
+                }
+            }
+        }
+        return count;
     }
 
     private int offset() {

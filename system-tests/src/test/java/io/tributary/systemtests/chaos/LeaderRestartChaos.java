@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Clean restarts of partition 0's leader in a loop (SIGTERM through {@code bin/tributary stop}, then start). Run by {@code bin/chaos} (Maven profile {@code chaos}), never by the default build;
+ * Clean restarts of partition 0's leader in a loop (SIGTERM through {@code bin/tributary stop}, so
+ * the broker's controlled shutdown moves its leaderships before it exits, then start). Run by {@code bin/chaos} (Maven profile {@code chaos}), never by the default build;
  * settings: {@link LeaderKillScenario#fromProperties} ({@code chaos.kills} defaults to 5).
  */
 class LeaderRestartChaos {
@@ -21,10 +22,15 @@ class LeaderRestartChaos {
         var settings =
                 LeaderKillScenario.fromProperties("chaos-leader-restart", LeaderKillScenario.Fault.LEADER_RESTART, 5);
 
-        Report report = new LeaderKillScenario(work, settings).run();
+        var scenario = new LeaderKillScenario(work, settings);
+        Report report = scenario.run();
 
         assertThat(report.acknowledged()).as("acknowledged writes").isPositive();
         assertThat(report.faults()).as("faults injected").isEqualTo(2 * settings.kills());
+        assertThat(scenario.leaderMovedRounds())
+                .as(
+                        "rounds in which the leadership had moved when the stopped process had exited (controlled shutdown)")
+                .isEqualTo(settings.kills());
         assertThat(report.lost()).as("acknowledged writes lost").isZero();
         assertThat(report.anomalies()).as(report.summary()).isEmpty();
     }
