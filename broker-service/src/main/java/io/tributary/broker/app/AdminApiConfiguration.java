@@ -13,8 +13,10 @@ import io.tributary.broker.api.InitProducerIdHandler;
 import io.tributary.broker.api.MetadataHandler;
 import io.tributary.broker.api.ProducerIdAllocator;
 import io.tributary.broker.cluster.ControlPlane;
+import io.tributary.broker.cluster.GroupCoordinatorLocator;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigDefaults;
+import java.time.InstantSource;
 import java.util.concurrent.Executor;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -78,8 +80,13 @@ public class AdminApiConfiguration {
     }
 
     @Bean
-    FindCoordinatorHandler findCoordinatorHandler() {
-        return new FindCoordinatorHandler();
+    GroupCoordinatorLocator groupCoordinatorLocator(ControlPlane controlPlane, ClusterProperties cluster) {
+        return new GroupCoordinatorLocator(controlPlane, InstantSource.system(), cluster.groupCoordinatorConfig());
+    }
+
+    @Bean
+    FindCoordinatorHandler findCoordinatorHandler(GroupCoordinatorLocator locator) {
+        return new FindCoordinatorHandler(locator::lookup);
     }
 
     @Bean

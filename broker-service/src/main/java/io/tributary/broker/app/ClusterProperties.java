@@ -1,5 +1,6 @@
 package io.tributary.broker.app;
 
+import io.tributary.broker.cluster.GroupCoordinatorLocator;
 import io.tributary.broker.cluster.HttpControlPlane;
 import io.tributary.broker.cluster.MetadataFollower;
 import jakarta.validation.constraints.Max;
@@ -31,6 +32,11 @@ import org.springframework.validation.annotation.Validated;
  * @param maxRedirects 307 hops (to the Raft leader) one request may follow
  * @param maxResponseSize the largest coordinator answer read (a full metadata image is the largest)
  * @param stopTimeout how long stopping waits for the heartbeat and metadata threads
+ * @param groupCoordinatorRefresh a cached group coordinator (the coordinators' leader's Kafka
+ *     endpoint, for FindCoordinator) older than this is looked up again in the background
+ * @param groupCoordinatorMaxAge a cached group coordinator older than this is not served any more
+ * @param groupCoordinatorMaxWait how long a FindCoordinator request waits for a lookup when nothing
+ *     may be served; then it answers COORDINATOR_NOT_AVAILABLE (retriable)
  */
 @Validated
 @ConfigurationProperties("tributary.broker.cluster")
@@ -44,10 +50,16 @@ public record ClusterProperties(
         @DefaultValue("20") @Min(1) @Max(1000) int maxAttempts,
         @DefaultValue("3") @Min(0) @Max(10) int maxRedirects,
         @DefaultValue("64MB") @NotNull DataSize maxResponseSize,
-        @DefaultValue("5s") @NotNull Duration stopTimeout) {
+        @DefaultValue("5s") @NotNull Duration stopTimeout,
+        @DefaultValue("2s") @NotNull Duration groupCoordinatorRefresh,
+        @DefaultValue("30s") @NotNull Duration groupCoordinatorMaxAge,
+        @DefaultValue("500ms") @NotNull Duration groupCoordinatorMaxWait) {
 
     /** The coordinators' default {@code max-wait}: a longer long poll is refused with 400. */
     static final Duration MAX_METADATA_WAIT = Duration.ofSeconds(15);
+
+    /** The longest a FindCoordinator request may wait for a lookup: a request thread is not parked for long. */
+    static final Duration MAX_GROUP_COORDINATOR_WAIT = Duration.ofSeconds(5);
 
     public ClusterProperties {
         positive(heartbeatInterval, "heartbeat-interval");
@@ -56,6 +68,21 @@ public record ClusterProperties(
         positive(requestTimeout, "request-timeout");
         positive(retryBackoff, "retry-backoff");
         positive(stopTimeout, "stop-timeout");
+        positive(groupCoordinatorRefresh, "group-coordinator-refresh");
+        if (groupCoordinatorRefresh != null
+                && groupCoordinatorMaxAge != null
+                && groupCoordinatorMaxAge.compareTo(groupCoordinatorRefresh) < 0) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.cluster.group-coordinator-max-age (%s) must be at least group-coordinator-refresh (%s)"
+                            .formatted(groupCoordinatorMaxAge, groupCoordinatorRefresh));
+        }
+        if (groupCoordinatorMaxWait != null
+                && (groupCoordinatorMaxWait.isNegative()
+                        || groupCoordinatorMaxWait.compareTo(MAX_GROUP_COORDINATOR_WAIT) > 0)) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.cluster.group-coordinator-max-wait must be 0s..%s, got %s"
+                            .formatted(MAX_GROUP_COORDINATOR_WAIT, groupCoordinatorMaxWait));
+        }
         if (heartbeatInterval != null && sessionTimeout != null && heartbeatInterval.compareTo(sessionTimeout) >= 0) {
             throw new IllegalArgumentException(
                     "tributary.broker.cluster.heartbeat-interval (%s) must be below session-timeout (%s)"
@@ -100,5 +127,10 @@ public record ClusterProperties(
                 metadataMaxWait,
                 retryBackoff,
                 stopTimeout);
+    }
+
+    GroupCoordinatorLocator.Config groupCoordinatorConfig() {
+        return new GroupCoordinatorLocator.Config(
+                groupCoordinatorRefresh, groupCoordinatorMaxAge, groupCoordinatorMaxWait);
     }
 }
