@@ -10,9 +10,11 @@ import io.tributary.broker.api.DescribeConfigsHandler;
 import io.tributary.broker.api.FindCoordinatorHandler;
 import io.tributary.broker.api.IncrementalAlterConfigsHandler;
 import io.tributary.broker.api.InitProducerIdHandler;
+import io.tributary.broker.api.ListGroupsHandler;
 import io.tributary.broker.api.MetadataHandler;
 import io.tributary.broker.api.ProducerIdAllocator;
 import io.tributary.broker.cluster.ControlPlane;
+import io.tributary.broker.cluster.CoordinatorGroupsClient;
 import io.tributary.broker.cluster.GroupCoordinatorLocator;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigDefaults;
@@ -82,6 +84,15 @@ public class AdminApiConfiguration {
     @Bean
     GroupCoordinatorLocator groupCoordinatorLocator(ControlPlane controlPlane, ClusterProperties cluster) {
         return new GroupCoordinatorLocator(controlPlane, InstantSource.system(), cluster.groupCoordinatorConfig());
+    }
+
+    @Bean
+    ListGroupsHandler listGroupsHandler(
+            MetadataView metadata, GroupCoordinatorLocator locator, ClusterProperties cluster) {
+        return new ListGroupsHandler(
+                metadata,
+                locator,
+                new CoordinatorGroupsClient(cluster.coordinatorGroupsClientConfig(), metadata.brokerId()));
     }
 
     @Bean

@@ -1,5 +1,6 @@
 package io.tributary.broker.app;
 
+import io.tributary.broker.cluster.CoordinatorGroupsClient;
 import io.tributary.broker.cluster.GroupCoordinatorLocator;
 import io.tributary.broker.cluster.HttpControlPlane;
 import io.tributary.broker.cluster.MetadataFollower;
@@ -37,6 +38,10 @@ import org.springframework.validation.annotation.Validated;
  * @param groupCoordinatorMaxAge a cached group coordinator older than this is not served any more
  * @param groupCoordinatorMaxWait how long a FindCoordinator request waits for a lookup when nothing
  *     may be served; then it answers COORDINATOR_NOT_AVAILABLE (retriable)
+ * @param groupCoordinatorConnectTimeout how long connecting to the group coordinator's Kafka
+ *     listener may take when a request is forwarded there (ListGroups)
+ * @param groupCoordinatorRequestTimeout how long the group coordinator may take to answer a
+ *     forwarded request (the client's connection thread waits that long at most)
  */
 @Validated
 @ConfigurationProperties("tributary.broker.cluster")
@@ -53,7 +58,9 @@ public record ClusterProperties(
         @DefaultValue("5s") @NotNull Duration stopTimeout,
         @DefaultValue("2s") @NotNull Duration groupCoordinatorRefresh,
         @DefaultValue("30s") @NotNull Duration groupCoordinatorMaxAge,
-        @DefaultValue("500ms") @NotNull Duration groupCoordinatorMaxWait) {
+        @DefaultValue("500ms") @NotNull Duration groupCoordinatorMaxWait,
+        @DefaultValue("1s") @NotNull Duration groupCoordinatorConnectTimeout,
+        @DefaultValue("5s") @NotNull Duration groupCoordinatorRequestTimeout) {
 
     /** The coordinators' default {@code max-wait}: a longer long poll is refused with 400. */
     static final Duration MAX_METADATA_WAIT = Duration.ofSeconds(15);
@@ -69,6 +76,8 @@ public record ClusterProperties(
         positive(retryBackoff, "retry-backoff");
         positive(stopTimeout, "stop-timeout");
         positive(groupCoordinatorRefresh, "group-coordinator-refresh");
+        positive(groupCoordinatorConnectTimeout, "group-coordinator-connect-timeout");
+        positive(groupCoordinatorRequestTimeout, "group-coordinator-request-timeout");
         if (groupCoordinatorRefresh != null
                 && groupCoordinatorMaxAge != null
                 && groupCoordinatorMaxAge.compareTo(groupCoordinatorRefresh) < 0) {
@@ -132,5 +141,10 @@ public record ClusterProperties(
     GroupCoordinatorLocator.Config groupCoordinatorConfig() {
         return new GroupCoordinatorLocator.Config(
                 groupCoordinatorRefresh, groupCoordinatorMaxAge, groupCoordinatorMaxWait);
+    }
+
+    CoordinatorGroupsClient.Config coordinatorGroupsClientConfig() {
+        return new CoordinatorGroupsClient.Config(groupCoordinatorConnectTimeout, groupCoordinatorRequestTimeout, (int)
+                Math.min(Integer.MAX_VALUE, maxResponseSize.toBytes()));
     }
 }

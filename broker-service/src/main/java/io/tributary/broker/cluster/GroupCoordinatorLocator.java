@@ -111,6 +111,19 @@ public final class GroupCoordinatorLocator {
         }
     }
 
+    /**
+     * Forgets the cached answer (a caller found it wrong: the coordinator there answered
+     * NOT_COORDINATOR or could not be reached); the next {@link #lookup} asks the control plane.
+     */
+    public void invalidate() {
+        lock.lock();
+        try {
+            known = null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private static Duration age(Known k, Instant now) {
         return Duration.between(k.at(), now);
     }
