@@ -31,7 +31,7 @@ import org.springframework.context.annotation.Configuration;
  * ({@link ReplicaConfiguration}, from {@code tributary.broker.log.*}).
  */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(AdminApiProperties.class)
+@EnableConfigurationProperties({AdminApiProperties.class, ClusterProperties.class})
 public class AdminApiConfiguration {
 
     @Bean
