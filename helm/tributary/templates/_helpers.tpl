@@ -92,6 +92,11 @@ annotations:
 {{- include "tributary.podAddresses" (dict "root" . "component" "coordinator" "replicas" .Values.coordinator.replicas "port" .Values.coordinator.containerPorts.raft) -}}
 {{- end -}}
 
+{{/* tributary.coordinator.kafkaPeers: every coordinator's Kafka address (headless-service DNS names), in id order: FindCoordinator answers with the leader's. */}}
+{{- define "tributary.coordinator.kafkaPeers" -}}
+{{- include "tributary.podAddresses" (dict "root" . "component" "coordinator" "replicas" .Values.coordinator.replicas "port" .Values.coordinator.containerPorts.kafka) -}}
+{{- end -}}
+
 {{/* tributary.broker.coordinators: every coordinator's control-plane HTTP address. */}}
 {{- define "tributary.broker.coordinators" -}}
 {{- include "tributary.podAddresses" (dict "root" . "component" "coordinator" "replicas" .Values.coordinator.replicas "port" .Values.coordinator.containerPorts.http) -}}

@@ -24,4 +24,7 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule livenessIsSpringFree = ArchitectureRules.springFree("io.tributary.coordinator.liveness..");
+
+    @ArchTest
+    static final ArchRule lagIsSpringFree = ArchitectureRules.springFree("io.tributary.coordinator.lag..");
 }

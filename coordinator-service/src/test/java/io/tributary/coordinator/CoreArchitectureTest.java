@@ -18,7 +18,8 @@ class CoreArchitectureTest {
         "io.tributary.coordinator.metadata..",
         "io.tributary.coordinator.placement..",
         "io.tributary.coordinator.liveness..",
-        "io.tributary.coordinator.group.."
+        "io.tributary.coordinator.group..",
+        "io.tributary.coordinator.lag.."
     };
 
     @ArchTest

@@ -230,6 +230,12 @@ class HelmChartTest {
                                 + ".demo-tributary-coordinator-headless.streaming.svc.cluster.local:8091")
                         .reduce((a, b) -> a + "," + b)
                         .orElseThrow());
+        assertThat(env(container).get("TRIBUTARY_COORDINATOR_KAFKA_PEERS"))
+                .isEqualTo(IntStream.range(0, 3)
+                        .mapToObj(i -> "demo-tributary-coordinator-" + i
+                                + ".demo-tributary-coordinator-headless.streaming.svc.cluster.local:9191")
+                        .reduce((a, b) -> a + "," + b)
+                        .orElseThrow());
         assertThat(envField(container, "TRIBUTARY_COORDINATOR_ID"))
                 .isEqualTo("metadata.labels['apps.kubernetes.io/pod-index']");
         assertThat(env(container))

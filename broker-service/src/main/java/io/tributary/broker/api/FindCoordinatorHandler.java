@@ -1,9 +1,12 @@
 package io.tributary.broker.api;
 
+import io.tributary.broker.cluster.GroupCoordinatorLocator;
+import io.tributary.broker.cluster.GroupCoordinatorLocator.Lookup;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
 import java.util.List;
+import java.util.function.Supplier;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
@@ -16,13 +19,17 @@ import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
 import org.apache.kafka.common.requests.FindCoordinatorResponse;
 
 /**
- * FindCoordinator (API key 10), every version kafka-clients parses (0 to 6, batched from v4). Until
- * the coordinators serve consumer groups there is no coordinator to point at:
+ * FindCoordinator (API key 10), every version kafka-clients parses (0 to 6, batched from v4).
+ * Consumer groups are served by the coordinators' Raft leader on its Kafka listener:
  *
  * <ul>
- *   <li>GROUP and SHARE keys: COORDINATOR_NOT_AVAILABLE, with a message saying so. It is retriable:
- *       consumers and the AdminClient keep asking until their own timeouts, which is right for a
- *       feature that arrives with a later version of the cluster.
+ *   <li>GROUP keys: the leader's Kafka endpoint with node id = its coordinator id (clients address a
+ *       group coordinator as {@code Integer.MAX_VALUE - nodeId}, so it never collides with a broker
+ *       id), as {@link GroupCoordinatorLocator} knows it (cached; a request never waits longer than
+ *       its bound). No leader known, or the control plane not answering in time:
+ *       COORDINATOR_NOT_AVAILABLE with the reason; it is retriable, and clients ask again.
+ *   <li>SHARE keys (KIP-932 share groups): COORDINATOR_NOT_AVAILABLE, "share groups are not
+ *       supported".
  *   <li>TRANSACTION keys: INVALID_REQUEST, "transactions are not supported". Not retriable on purpose:
  *       kafka-clients' transactional producer looks its coordinator up first and, for any error but
  *       COORDINATOR_NOT_AVAILABLE and the two authorization ones, fails {@code initTransactions()} at
@@ -32,12 +39,18 @@ import org.apache.kafka.common.requests.FindCoordinatorResponse;
  *   <li>Any other key type: INVALID_REQUEST.
  * </ul>
  *
- * <p>Thread-safety: stateless.
+ * <p>Thread-safety: immutable; the lookup is thread-safe.
  */
 public final class FindCoordinatorHandler implements RequestHandler {
 
-    static final String GROUPS_NOT_SERVED =
-            "consumer groups are not served by this Tributary cluster yet: no group coordinator";
+    private final Supplier<Lookup> groupCoordinator;
+
+    /** @param groupCoordinator where groups are served ({@link GroupCoordinatorLocator#lookup}) */
+    public FindCoordinatorHandler(Supplier<Lookup> groupCoordinator) {
+        this.groupCoordinator = groupCoordinator;
+    }
+
+    static final String SHARE_GROUPS_NOT_SUPPORTED = "share groups are not supported by Tributary";
 
     static final String TRANSACTIONS_NOT_SUPPORTED =
             "transactions are not supported by Tributary yet: use an idempotent producer without transactional.id";
@@ -55,32 +68,59 @@ public final class FindCoordinatorHandler implements RequestHandler {
         FindCoordinatorRequestData data =
                 request.body(FindCoordinatorRequest.class).data();
         short version = request.header().apiVersion();
-        ApiError error = errorFor(version >= 1 ? data.keyType() : CoordinatorType.GROUP.id());
+        Coordinator answer = answer(version >= 1 ? data.keyType() : CoordinatorType.GROUP.id());
         var response = new FindCoordinatorResponseData();
         if (version >= 4) {
             for (String key : data.coordinatorKeys()) {
                 response.coordinators()
                         .add(new Coordinator()
                                 .setKey(key)
-                                .setNodeId(ClusterViews.NO_NODE)
-                                .setHost("")
-                                .setPort(-1)
-                                .setErrorCode(error.error().code())
-                                .setErrorMessage(error.message()));
+                                .setNodeId(answer.nodeId())
+                                .setHost(answer.host())
+                                .setPort(answer.port())
+                                .setErrorCode(answer.errorCode())
+                                .setErrorMessage(answer.errorMessage()));
             }
         } else {
-            response.setErrorCode(error.error().code())
-                    .setErrorMessage(error.message())
-                    .setNodeId(ClusterViews.NO_NODE)
-                    .setHost("")
-                    .setPort(-1);
+            response.setErrorCode(answer.errorCode())
+                    .setErrorMessage(answer.errorMessage())
+                    .setNodeId(answer.nodeId())
+                    .setHost(answer.host())
+                    .setPort(answer.port());
         }
         return new FindCoordinatorResponse(response);
     }
 
+    private Coordinator answer(byte keyType) {
+        if (keyType == CoordinatorType.GROUP.id()) {
+            return switch (groupCoordinator.get()) {
+                case Lookup.Found found ->
+                    new Coordinator()
+                            .setNodeId(found.coordinator().coordinatorId())
+                            .setHost(found.coordinator().host())
+                            .setPort(found.coordinator().port())
+                            .setErrorCode(Errors.NONE.code())
+                            .setErrorMessage(null);
+                case Lookup.NotAvailable missing ->
+                    failed(new ApiError(
+                            Errors.COORDINATOR_NOT_AVAILABLE, "no group coordinator known: " + missing.reason()));
+            };
+        }
+        return failed(errorFor(keyType));
+    }
+
+    private static Coordinator failed(ApiError error) {
+        return new Coordinator()
+                .setNodeId(ClusterViews.NO_NODE)
+                .setHost("")
+                .setPort(-1)
+                .setErrorCode(error.error().code())
+                .setErrorMessage(error.message());
+    }
+
     private static ApiError errorFor(byte keyType) {
-        if (keyType == CoordinatorType.GROUP.id() || keyType == CoordinatorType.SHARE.id()) {
-            return new ApiError(Errors.COORDINATOR_NOT_AVAILABLE, GROUPS_NOT_SERVED);
+        if (keyType == CoordinatorType.SHARE.id()) {
+            return new ApiError(Errors.COORDINATOR_NOT_AVAILABLE, SHARE_GROUPS_NOT_SUPPORTED);
         }
         if (keyType == CoordinatorType.TRANSACTION.id()) {
             return new ApiError(Errors.INVALID_REQUEST, TRANSACTIONS_NOT_SUPPORTED);

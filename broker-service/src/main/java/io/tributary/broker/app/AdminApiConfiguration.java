@@ -10,11 +10,15 @@ import io.tributary.broker.api.DescribeConfigsHandler;
 import io.tributary.broker.api.FindCoordinatorHandler;
 import io.tributary.broker.api.IncrementalAlterConfigsHandler;
 import io.tributary.broker.api.InitProducerIdHandler;
+import io.tributary.broker.api.ListGroupsHandler;
 import io.tributary.broker.api.MetadataHandler;
 import io.tributary.broker.api.ProducerIdAllocator;
 import io.tributary.broker.cluster.ControlPlane;
+import io.tributary.broker.cluster.CoordinatorGroupsClient;
+import io.tributary.broker.cluster.GroupCoordinatorLocator;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigDefaults;
+import java.time.InstantSource;
 import java.util.concurrent.Executor;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -27,7 +31,7 @@ import org.springframework.context.annotation.Configuration;
  * ({@link ReplicaConfiguration}, from {@code tributary.broker.log.*}).
  */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(AdminApiProperties.class)
+@EnableConfigurationProperties({AdminApiProperties.class, ClusterProperties.class})
 public class AdminApiConfiguration {
 
     @Bean
@@ -78,8 +82,22 @@ public class AdminApiConfiguration {
     }
 
     @Bean
-    FindCoordinatorHandler findCoordinatorHandler() {
-        return new FindCoordinatorHandler();
+    GroupCoordinatorLocator groupCoordinatorLocator(ControlPlane controlPlane, ClusterProperties cluster) {
+        return new GroupCoordinatorLocator(controlPlane, InstantSource.system(), cluster.groupCoordinatorConfig());
+    }
+
+    @Bean
+    ListGroupsHandler listGroupsHandler(
+            MetadataView metadata, GroupCoordinatorLocator locator, ClusterProperties cluster) {
+        return new ListGroupsHandler(
+                metadata,
+                locator,
+                new CoordinatorGroupsClient(cluster.coordinatorGroupsClientConfig(), metadata.brokerId()));
+    }
+
+    @Bean
+    FindCoordinatorHandler findCoordinatorHandler(GroupCoordinatorLocator locator) {
+        return new FindCoordinatorHandler(locator::lookup);
     }
 
     @Bean

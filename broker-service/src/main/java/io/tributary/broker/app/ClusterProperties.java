@@ -1,5 +1,7 @@
 package io.tributary.broker.app;
 
+import io.tributary.broker.cluster.CoordinatorGroupsClient;
+import io.tributary.broker.cluster.GroupCoordinatorLocator;
 import io.tributary.broker.cluster.HttpControlPlane;
 import io.tributary.broker.cluster.MetadataFollower;
 import jakarta.validation.constraints.Max;
@@ -35,6 +37,15 @@ import org.springframework.validation.annotation.Validated;
  *     coordinators fence this broker and move its leaderships, and this broker's image has it)
  *     before the listener closes anyway; {@code 0s} turns the controlled shutdown off (leaderships
  *     then move when the session expires)
+ * @param groupCoordinatorRefresh a cached group coordinator (the coordinators' leader's Kafka
+ *     endpoint, for FindCoordinator) older than this is looked up again in the background
+ * @param groupCoordinatorMaxAge a cached group coordinator older than this is not served any more
+ * @param groupCoordinatorMaxWait how long a FindCoordinator request waits for a lookup when nothing
+ *     may be served; then it answers COORDINATOR_NOT_AVAILABLE (retriable)
+ * @param groupCoordinatorConnectTimeout how long connecting to the group coordinator's Kafka
+ *     listener may take when a request is forwarded there (ListGroups)
+ * @param groupCoordinatorRequestTimeout how long the group coordinator may take to answer a
+ *     forwarded request (the client's connection thread waits that long at most)
  */
 @Validated
 @ConfigurationProperties("tributary.broker.cluster")
@@ -49,10 +60,18 @@ public record ClusterProperties(
         @DefaultValue("3") @Min(0) @Max(10) int maxRedirects,
         @DefaultValue("64MB") @NotNull DataSize maxResponseSize,
         @DefaultValue("5s") @NotNull Duration stopTimeout,
-        @DefaultValue("5s") @NotNull Duration controlledShutdownTimeout) {
+        @DefaultValue("5s") @NotNull Duration controlledShutdownTimeout,
+        @DefaultValue("2s") @NotNull Duration groupCoordinatorRefresh,
+        @DefaultValue("30s") @NotNull Duration groupCoordinatorMaxAge,
+        @DefaultValue("500ms") @NotNull Duration groupCoordinatorMaxWait,
+        @DefaultValue("1s") @NotNull Duration groupCoordinatorConnectTimeout,
+        @DefaultValue("5s") @NotNull Duration groupCoordinatorRequestTimeout) {
 
     /** The coordinators' default {@code max-wait}: a longer long poll is refused with 400. */
     static final Duration MAX_METADATA_WAIT = Duration.ofSeconds(15);
+
+    /** The longest a FindCoordinator request may wait for a lookup: a request thread is not parked for long. */
+    static final Duration MAX_GROUP_COORDINATOR_WAIT = Duration.ofSeconds(5);
 
     public ClusterProperties {
         positive(heartbeatInterval, "heartbeat-interval");
@@ -65,6 +84,23 @@ public record ClusterProperties(
             throw new IllegalArgumentException(
                     "tributary.broker.cluster.controlled-shutdown-timeout must be 0s or more, got "
                             + controlledShutdownTimeout);
+        }
+        positive(groupCoordinatorRefresh, "group-coordinator-refresh");
+        positive(groupCoordinatorConnectTimeout, "group-coordinator-connect-timeout");
+        positive(groupCoordinatorRequestTimeout, "group-coordinator-request-timeout");
+        if (groupCoordinatorRefresh != null
+                && groupCoordinatorMaxAge != null
+                && groupCoordinatorMaxAge.compareTo(groupCoordinatorRefresh) < 0) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.cluster.group-coordinator-max-age (%s) must be at least group-coordinator-refresh (%s)"
+                            .formatted(groupCoordinatorMaxAge, groupCoordinatorRefresh));
+        }
+        if (groupCoordinatorMaxWait != null
+                && (groupCoordinatorMaxWait.isNegative()
+                        || groupCoordinatorMaxWait.compareTo(MAX_GROUP_COORDINATOR_WAIT) > 0)) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.cluster.group-coordinator-max-wait must be 0s..%s, got %s"
+                            .formatted(MAX_GROUP_COORDINATOR_WAIT, groupCoordinatorMaxWait));
         }
         if (heartbeatInterval != null && sessionTimeout != null && heartbeatInterval.compareTo(sessionTimeout) >= 0) {
             throw new IllegalArgumentException(
@@ -110,5 +146,15 @@ public record ClusterProperties(
                 metadataMaxWait,
                 retryBackoff,
                 stopTimeout);
+    }
+
+    GroupCoordinatorLocator.Config groupCoordinatorConfig() {
+        return new GroupCoordinatorLocator.Config(
+                groupCoordinatorRefresh, groupCoordinatorMaxAge, groupCoordinatorMaxWait);
+    }
+
+    CoordinatorGroupsClient.Config coordinatorGroupsClientConfig() {
+        return new CoordinatorGroupsClient.Config(groupCoordinatorConnectTimeout, groupCoordinatorRequestTimeout, (int)
+                Math.min(Integer.MAX_VALUE, maxResponseSize.toBytes()));
     }
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.kafka.common.Uuid;
 
@@ -22,6 +23,15 @@ public interface ControlPlane {
 
     /** Producer ids {@code [first, first + count)}, unique in the cluster, for InitProducerId. */
     record ProducerIdBlock(long version, long firstProducerId, int count) {}
+
+    /**
+     * The Kafka endpoint of a coordinator: where consumer groups are served.
+     *
+     * @param coordinatorId the coordinator's id (its index among the voters)
+     * @param host its advertised Kafka host
+     * @param port its advertised Kafka port
+     */
+    record GroupCoordinator(int coordinatorId, String host, int port) {}
 
     /** Registers this broker's incarnation; returns the committed version. */
     long register(int brokerId, Uuid incarnationId, String rack, List<BrokerEndpoint> endpoints);
@@ -61,4 +71,13 @@ public interface ControlPlane {
     /** Proposes a new ISR as the partition's leader (replication, issue 7). */
     PartitionWrite alterPartition(
             String topic, int partition, int leaderId, int leaderEpoch, int partitionEpoch, List<Integer> isr);
+
+    /**
+     * The coordinators' Raft leader's Kafka endpoint, which serves every consumer group ({@code GET
+     * /internal/v1/cluster}); empty while no leader is known or the leader advertises no Kafka
+     * address. The default knows no coordinator (test doubles that do not serve groups).
+     */
+    default Optional<GroupCoordinator> groupCoordinator() {
+        return Optional.empty();
+    }
 }

@@ -88,6 +88,10 @@ final class ControlPlaneJson {
     }
 
     /** RFC 9457 problem details; only {@code type} and {@code detail} are acted on. */
+    record CoordinatorJson(Integer id, String kafkaAddress, Boolean leader) {}
+
+    record ClusterJson(Integer leaderId, List<CoordinatorJson> coordinators) {}
+
     record ProblemJson(String type, String title, Integer status, String detail, String instance) {}
 
     static Uuid uuid(UUID id) {

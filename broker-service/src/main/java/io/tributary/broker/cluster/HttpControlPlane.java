@@ -4,6 +4,7 @@ import io.tributary.broker.cluster.ControlPlaneException.Kind;
 import io.tributary.broker.cluster.ControlPlaneJson.AllocateProducerIdsRequest;
 import io.tributary.broker.cluster.ControlPlaneJson.AlterConfigsRequest;
 import io.tributary.broker.cluster.ControlPlaneJson.AlterPartitionRequest;
+import io.tributary.broker.cluster.ControlPlaneJson.ClusterJson;
 import io.tributary.broker.cluster.ControlPlaneJson.CreatePartitionsRequest;
 import io.tributary.broker.cluster.ControlPlaneJson.CreateTopicRequest;
 import io.tributary.broker.cluster.ControlPlaneJson.EndpointJson;
@@ -34,6 +35,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
@@ -299,6 +301,38 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
                 version(answer.version()),
                 Objects.requireNonNull(answer.topic(), "topic"),
                 Objects.requireNonNull(answer.partition(), "partition").toPartition()));
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>{@code GET /internal/v1/cluster} (any voter answers from its view of the leader); the
+     * leader's {@code kafkaAddress} is parsed as {@code host:port}. A coordinator without that field
+     * (from before it existed) or with an unparsable one counts as no coordinator.
+     */
+    @Override
+    public Optional<GroupCoordinator> groupCoordinator() {
+        ClusterJson cluster = call("GET", "/cluster", null, Duration.ZERO, ClusterJson.class);
+        if (cluster.leaderId() == null || cluster.coordinators() == null) {
+            return Optional.empty();
+        }
+        for (ControlPlaneJson.CoordinatorJson c : cluster.coordinators()) {
+            if (c != null && cluster.leaderId().equals(c.id()) && c.kafkaAddress() != null) {
+                String address = c.kafkaAddress();
+                int colon = address.lastIndexOf(':');
+                try {
+                    int port = Integer.parseInt(address.substring(colon + 1));
+                    if (colon > 0 && port > 0 && port <= 65535) {
+                        return Optional.of(new GroupCoordinator(c.id(), address.substring(0, colon), port));
+                    }
+                } catch (NumberFormatException e) {
+                    // below
+                }
+                log.warn("coordinator {} advertises an unusable Kafka address '{}'", c.id(), address);
+                return Optional.empty();
+            }
+        }
+        return Optional.empty();
     }
 
     @Override

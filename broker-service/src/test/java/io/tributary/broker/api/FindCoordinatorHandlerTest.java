@@ -3,7 +3,11 @@ package io.tributary.broker.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import io.tributary.broker.cluster.ControlPlane.GroupCoordinator;
+import io.tributary.broker.cluster.GroupCoordinatorLocator;
+import io.tributary.broker.cluster.GroupCoordinatorLocator.Lookup;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
@@ -17,7 +21,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class FindCoordinatorHandlerTest {
 
-    private final FindCoordinatorHandler handler = new FindCoordinatorHandler();
+    private final AtomicReference<Lookup> lookup =
+            new AtomicReference<>(new Lookup.Found(new GroupCoordinator(2, "c2.example", 9193)));
+    private final FindCoordinatorHandler handler = new FindCoordinatorHandler(lookup::get);
 
     static IntStream allVersions() {
         return IntStream.rangeClosed(
@@ -44,28 +50,88 @@ class FindCoordinatorHandlerTest {
 
     @ParameterizedTest(name = "v{0}")
     @MethodSource("unbatchedVersions")
-    void aGroupCoordinatorIsNotAvailableYet(int version) {
+    void aGroupIsServedByTheCoordinatorLeaderAtItsKafkaAddress(int version) {
+        FindCoordinatorResponse response = find(version, CoordinatorType.GROUP, "my-group");
+
+        assertThat(response.error()).isEqualTo(Errors.NONE);
+        assertThat(response.data().nodeId()).isEqualTo(2);
+        assertThat(response.data().host()).isEqualTo("c2.example");
+        assertThat(response.data().port()).isEqualTo(9193);
+    }
+
+    @ParameterizedTest(name = "v{0}")
+    @MethodSource("unbatchedVersions")
+    void withoutAKnownCoordinatorAGroupLookupIsNotAvailableWithTheReason(int version) {
+        lookup.set(new Lookup.NotAvailable("the coordinators know no leader right now"));
         FindCoordinatorResponse response = find(version, CoordinatorType.GROUP, "my-group");
 
         assertThat(response.error()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE);
         assertThat(response.data().nodeId()).isEqualTo(-1);
         if (version >= 1) {
-            assertThat(response.data().errorMessage()).contains("consumer groups are not served");
+            assertThat(response.data().errorMessage()).contains("no leader");
         }
     }
 
     @ParameterizedTest(name = "v{0}")
     @MethodSource("batchedVersions")
-    void everyGroupOfABatchedLookupIsNotAvailableYet(int version) {
+    void everyGroupOfABatchedLookupGetsTheCoordinatorOrTheError(int version) {
         FindCoordinatorResponse response = find(version, CoordinatorType.GROUP, "a", "b");
 
         assertThat(response.data().coordinators())
+                .extracting(
+                        Coordinator::key,
+                        Coordinator::errorCode,
+                        Coordinator::nodeId,
+                        Coordinator::host,
+                        Coordinator::port)
+                .containsExactly(
+                        tuple("a", Errors.NONE.code(), 2, "c2.example", 9193),
+                        tuple("b", Errors.NONE.code(), 2, "c2.example", 9193));
+
+        lookup.set(new Lookup.NotAvailable("down"));
+        assertThat(find(version, CoordinatorType.GROUP, "a", "b").data().coordinators())
                 .extracting(Coordinator::key, Coordinator::errorCode, Coordinator::nodeId)
                 .containsExactly(
                         tuple("a", Errors.COORDINATOR_NOT_AVAILABLE.code(), -1),
                         tuple("b", Errors.COORDINATOR_NOT_AVAILABLE.code(), -1));
-        assertThat(response.data().coordinators())
-                .allSatisfy(c -> assertThat(c.errorMessage()).contains("consumer groups are not served"));
+    }
+
+    @ParameterizedTest(name = "v{0}")
+    @MethodSource("batchedVersions")
+    void aShareGroupLookupSaysShareGroupsAreNotSupported(int version) {
+        if (version < 6) {
+            return; // share keys exist from v6
+        }
+        Coordinator share = find(version, CoordinatorType.SHARE, "g:id:0")
+                .data()
+                .coordinators()
+                .getFirst();
+        assertThat(share.errorCode()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE.code());
+        assertThat(share.errorMessage()).contains("share groups are not supported");
+    }
+
+    @org.junit.jupiter.api.Test
+    void theLocatorOverTheHttpControlPlaneAnswersWithTheFakeCoordinatorsLeader() throws Exception {
+        var fake = new io.tributary.broker.cluster.FakeControlPlane();
+        fake.groupCoordinator(java.util.Optional.of(new GroupCoordinator(1, "127.0.0.1", 9192)));
+        try (var server = new io.tributary.broker.cluster.FakeCoordinatorServer(fake);
+                var http = new io.tributary.broker.cluster.HttpControlPlane(
+                        io.tributary.broker.cluster.HttpControlPlane.Config.of(List.of(server.address())))) {
+            var locator = new GroupCoordinatorLocator(
+                    http, java.time.InstantSource.system(), GroupCoordinatorLocator.Config.DEFAULTS);
+            FindCoordinatorHandler overHttp = new FindCoordinatorHandler(locator::lookup);
+            var data = new FindCoordinatorRequestData()
+                    .setKeyType(CoordinatorType.GROUP.id())
+                    .setKey("g");
+            FindCoordinatorResponse response = org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(20))
+                    .until(
+                            () -> Wire.<FindCoordinatorResponse>call(
+                                    overHttp, new FindCoordinatorRequest.Builder(data), 3),
+                            r -> r.error() == Errors.NONE);
+            assertThat(response.data().nodeId()).isEqualTo(1);
+            assertThat(response.data().port()).isEqualTo(9192);
+        }
     }
 
     @ParameterizedTest(name = "v{0}")

@@ -47,6 +47,7 @@ class AdminApiConfigurationTest {
                                 ApiKeys.INCREMENTAL_ALTER_CONFIGS,
                                 ApiKeys.ALTER_CONFIGS,
                                 ApiKeys.FIND_COORDINATOR,
+                                ApiKeys.LIST_GROUPS,
                                 ApiKeys.INIT_PRODUCER_ID));
     }
 

@@ -41,7 +41,29 @@ public final class FakeControlPlane implements ControlPlane {
     private final AtomicInteger heartbeatsAfterShutdown = new AtomicInteger();
     private volatile Runnable onShutdown = () -> {};
 
+    private volatile java.util.Optional<GroupCoordinator> groupCoordinator = java.util.Optional.empty();
+    private final AtomicInteger groupCoordinatorLookups = new AtomicInteger();
+
     // ---- test controls
+
+    /** The coordinators' leader's Kafka endpoint from now on (empty: no leader). */
+    public void groupCoordinator(java.util.Optional<GroupCoordinator> coordinator) {
+        groupCoordinator = coordinator;
+    }
+
+    /** How often {@link #groupCoordinator()} was called. */
+    public int groupCoordinatorLookups() {
+        return groupCoordinatorLookups.get();
+    }
+
+    @Override
+    public java.util.Optional<GroupCoordinator> groupCoordinator() {
+        groupCoordinatorLookups.incrementAndGet();
+        if (partitioned) {
+            throw new ControlPlaneException(Kind.UNAVAILABLE, "partitioned from the coordinators");
+        }
+        return groupCoordinator;
+    }
 
     /** While true, every call fails UNAVAILABLE (the broker cannot reach any coordinator). */
     public void partition(boolean cutOff) {

@@ -95,6 +95,8 @@ public final class FakeCoordinatorServer implements AutoCloseable {
                             : OptionalLong.empty();
                     long waitMs = Long.parseLong(query.getOrDefault("max_wait_ms", "0"));
                     answer = metadataJson(coordinator.fetchMetadata(after, Duration.ofMillis(waitMs)));
+                } else if (method.equals("GET") && path.equals("/internal/v1/cluster")) {
+                    answer = clusterJson(coordinator.groupCoordinator());
                 } else if (method.equals("POST") && path.equals("/internal/v1/topics")) {
                     var r = json.readValue(body, CreateTopicRequest.class);
                     var write = coordinator.createTopic(
@@ -184,6 +186,29 @@ public final class FakeCoordinatorServer implements AutoCloseable {
             }
         }
         return params;
+    }
+
+    /** The coordinators' cluster answer: one voter, the leader, at the group coordinator's address. */
+    private static Map<String, Object> clusterJson(java.util.Optional<ControlPlane.GroupCoordinator> leader) {
+        Map<String, Object> cluster = new LinkedHashMap<>();
+        cluster.put("version", 1);
+        cluster.put(
+                "leaderId",
+                leader.map(ControlPlane.GroupCoordinator::coordinatorId).orElse(null));
+        cluster.put(
+                "coordinators",
+                leader.map(c -> {
+                            Map<String, Object> voter = new LinkedHashMap<>();
+                            voter.put("id", c.coordinatorId());
+                            voter.put("httpAddress", "127.0.0.1:8091");
+                            voter.put("raftAddress", "127.0.0.1:9291");
+                            voter.put("kafkaAddress", c.host() + ":" + c.port());
+                            voter.put("leader", true);
+                            return java.util.List.of(voter);
+                        })
+                        .orElse(java.util.List.of()));
+        cluster.put("brokers", java.util.List.of());
+        return cluster;
     }
 
     private static MetadataJson metadataJson(MetadataDelta delta) {

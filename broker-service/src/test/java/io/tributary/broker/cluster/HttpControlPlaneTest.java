@@ -69,6 +69,40 @@ class HttpControlPlaneTest {
     }
 
     @Test
+    void theGroupCoordinatorIsTheLeadersKafkaAddressFromTheClusterAnswer() throws Exception {
+        StubCoordinator coordinator = stub();
+        coordinator.respond(r -> Answer.json(200, """
+                {"version":9,"leaderId":1,"coordinators":[
+                  {"id":0,"httpAddress":"c0:8091","raftAddress":"c0:9291","kafkaAddress":"c0.example:9191","leader":false},
+                  {"id":1,"httpAddress":"c1:8091","raftAddress":"c1:9291","kafkaAddress":"c1.example:9192","leader":true}],
+                 "brokers":[]}"""));
+
+        assertThat(client(coordinator).groupCoordinator())
+                .contains(new ControlPlane.GroupCoordinator(1, "c1.example", 9192));
+        assertThat(coordinator.received().getFirst().method()).isEqualTo("GET");
+        assertThat(coordinator.received().getFirst().rawPathAndQuery()).isEqualTo("/internal/v1/cluster");
+    }
+
+    @Test
+    void noLeaderOrALeaderWithoutAKafkaAddressIsNoGroupCoordinator() throws Exception {
+        StubCoordinator coordinator = stub();
+        coordinator.respond(r -> Answer.json(200, """
+                {"version":9,"leaderId":null,"coordinators":[{"id":0,"kafkaAddress":"c0:9191","leader":false}]}"""));
+        HttpControlPlane client = client(coordinator);
+        assertThat(client.groupCoordinator()).isEmpty();
+
+        coordinator.respond(r -> Answer.json(200, """
+                {"version":9,"leaderId":0,"coordinators":[{"id":0,"httpAddress":"c0:8091","leader":true}]}"""));
+        assertThat(client.groupCoordinator())
+                .as("a coordinator from before kafkaAddress")
+                .isEmpty();
+
+        coordinator.respond(r -> Answer.json(200, """
+                {"version":9,"leaderId":0,"coordinators":[{"id":0,"kafkaAddress":"c0:port","leader":true}]}"""));
+        assertThat(client.groupCoordinator()).as("an unparsable address").isEmpty();
+    }
+
+    @Test
     void aRedirectIsFollowedWithTheSameMethodAndBodyAndTheLeaderIsAskedFirstAfterwards() throws Exception {
         StubCoordinator follower = stub();
         StubCoordinator leader = stub();

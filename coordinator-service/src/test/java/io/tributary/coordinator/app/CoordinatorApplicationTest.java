@@ -48,6 +48,9 @@ class CoordinatorApplicationTest {
     @Autowired
     MetadataClient client;
 
+    @Autowired
+    io.tributary.coordinator.group.OffsetStore offsetStore;
+
     private String get(String path) throws IOException, InterruptedException {
         try (HttpClient http = HttpClient.newHttpClient()) {
             HttpResponse<String> response = http.send(
@@ -89,5 +92,22 @@ class CoordinatorApplicationTest {
         await().atMost(Duration.ofSeconds(10))
                 .untilAsserted(() -> assertThat(prometheus())
                         .containsPattern("tributary_metadata_producer_ids_allocated\\{.*\\} 25\\.0"));
+    }
+
+    @Test
+    void theOffsetStoreBeanCommitsThroughRaftAndReadsItBack() throws Exception {
+        await().atMost(Duration.ofSeconds(20)).until(node::isLeader);
+        client.submit(Fixtures.register(7, 0, Optional.empty()));
+        client.submit(
+                new io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker(7, Fixtures.incarnation(7, 0)));
+        client.submit(Fixtures.createTopic("app-offsets", java.util.List.of(java.util.List.of(7))));
+        var tp = new io.tributary.coordinator.metadata.TopicPartition("app-offsets", 0);
+        var offset = new io.tributary.coordinator.group.OffsetStore.CommittedOffset(5, 0, "meta", 1_000);
+
+        offsetStore.commit("app-group", java.util.Map.of(tp, offset));
+
+        assertThat(offsetStore).isInstanceOf(io.tributary.coordinator.metadata.raft.RaftOffsetStore.class);
+        assertThat(offsetStore.fetch("app-group")).containsExactly(java.util.Map.entry(tp, offset));
+        assertThat(offsetStore.groups()).contains("app-group");
     }
 }
