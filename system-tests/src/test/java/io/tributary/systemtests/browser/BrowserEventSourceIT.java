@@ -292,17 +292,26 @@ class BrowserEventSourceIT {
         }
     }
 
-    /** Waits until the page has at least {@code count} record events; fails with the page's state. */
+    /**
+     * Waits until the page has at least {@code count} record events; fails with the page's state when
+     * it does not, or at once when the browser has given up on the stream.
+     */
     private static void awaitReceived(int count, String what) {
+        String script = "const p = window.page; return p ? (p.closed ? -1 : p.received.length) : 0";
         try {
-            new WebDriverWait(browser, PAGE_PATIENCE, Duration.ofMillis(100))
-                    .until(driver -> ((Number) ((JavascriptExecutor) driver)
-                                            .executeScript("return window.page ? window.page.received.length : 0"))
-                                    .intValue()
-                            >= count);
+            int received = new WebDriverWait(browser, PAGE_PATIENCE, Duration.ofMillis(100)).until(driver -> {
+                int n = ((Number) ((JavascriptExecutor) driver).executeScript(script)).intValue();
+                return n < 0 || n >= count ? n : null;
+            });
+            if (received < 0) {
+                fail(
+                        "the browser closed the EventSource (an HTTP error or a refused CORS answer) before it had %d"
+                                + " %s; the page: %s (cluster logs in %s)",
+                        count, what, summary(), cluster.logsDir());
+            }
         } catch (TimeoutException e) {
             fail(
-                    "the page did not receive %d %s within %s; its state: %s (cluster logs in %s)",
+                    "the page did not receive %d %s within %s; the page: %s (cluster logs in %s)",
                     count, what, PAGE_PATIENCE, summary(), cluster.logsDir());
         }
     }
