@@ -1,0 +1,674 @@
+package io.tributary.systemtests.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * {@code bin/bench-gateway}'s load generator: one JVM, HdrHistogram latencies in microseconds, against
+ * a running gateway and the Kafka bootstrap address of the cluster behind it.
+ *
+ * <ol>
+ *   <li>HTTP produce: {@code POST /v1/topics/{t}/records} ({@code acks=all}, the default) with one
+ *       record and with {@code {"records":[...]}} of 100 records per request, records of
+ *       {@code --record-size} bytes, {@code --single-connections} / {@code --batch-connections}
+ *       concurrent requests in a closed loop; then Kafka's own {@code KafkaProducer} ({@code
+ *       acks=all}, otherwise defaults, unthrottled like {@code ProducerPerformance}) against the same
+ *       cluster, so every HTTP figure also has a ratio to the native one. Each case runs {@code
+ *       --warmup}, then is measured for {@code --duration}.
+ *   <li>SSE fan-out: for each count in {@code --streams}, that many streams ({@code from=latest}) on a
+ *       fresh topic; once all are open and idle, the gateway's heap after a full GC ({@code jcmd
+ *       GC.run}) from {@code /actuator/prometheus}; then a native producer writes {@code
+ *       --sse-events / streams} records and the delivered events per second (every stream's, until
+ *       the last stream has them all) and the peak heap while delivering.
+ *   <li>End to end: one stream ({@code from=latest}) while single-record POSTs go out at {@code
+ *       --e2e-rate} per second on an open-loop schedule (each POST on its own virtual thread); the
+ *       latency of each record from just before its POST to its receipt on the stream (its value
+ *       carries the send time, one JVM's {@code nanoTime}).
+ * </ol>
+ *
+ * <p>Arguments are {@code --name=value}; the results are printed as Markdown tables and written to
+ * {@code --out}.
+ */
+public final class GatewayBench {
+
+    private final String gateway;
+    private final String bootstrap;
+    private final long gatewayPid;
+    private final String jcmd;
+    private final int partitions;
+    private final int recordSize;
+    private final Duration warmup;
+    private final Duration duration;
+    private final int singleConnections;
+    private final int batchConnections;
+    private final int batchRecords;
+    private final List<Integer> streamCounts;
+    private final long sseEvents;
+    private final int e2eRate;
+    private final Duration e2eDuration;
+    private final Path out;
+
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10))
+            .build();
+    private final Admin admin;
+    private final StringBuilder report = new StringBuilder();
+    private final String payload;
+    private double nativeMbPerSecond = Double.NaN;
+
+    private GatewayBench(Map<String, String> o) {
+        gateway = required(o, "gateway");
+        bootstrap = required(o, "bootstrap");
+        gatewayPid = Long.parseLong(o.getOrDefault("gateway-pid", "0"));
+        jcmd = o.getOrDefault(
+                "jcmd", Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
+        partitions = Integer.parseInt(o.getOrDefault("partitions", "3"));
+        recordSize = Integer.parseInt(o.getOrDefault("record-size", "1024"));
+        warmup = Duration.ofSeconds(Long.parseLong(o.getOrDefault("warmup", "5")));
+        duration = Duration.ofSeconds(Long.parseLong(o.getOrDefault("duration", "15")));
+        singleConnections = Integer.parseInt(o.getOrDefault("single-connections", "32"));
+        batchConnections = Integer.parseInt(o.getOrDefault("batch-connections", "8"));
+        batchRecords = Integer.parseInt(o.getOrDefault("batch-records", "100"));
+        streamCounts = List.of(o.getOrDefault("streams", "1,100,1000").split(",")).stream()
+                .map(String::strip)
+                .map(Integer::parseInt)
+                .toList();
+        sseEvents = Long.parseLong(o.getOrDefault("sse-events", "200000"));
+        e2eRate = Integer.parseInt(o.getOrDefault("e2e-rate", "1000"));
+        e2eDuration = Duration.ofSeconds(Long.parseLong(o.getOrDefault("e2e-duration", "20")));
+        out = Path.of(o.getOrDefault("out", "gateway-bench.md"));
+        if (recordSize < 64) {
+            throw new IllegalArgumentException("--record-size must be at least 64");
+        }
+        // A JSON string of exactly recordSize bytes (with its quotes): what the cluster stores.
+        var random = new Random(42);
+        var chars = new StringBuilder(recordSize);
+        chars.append('"');
+        String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        while (chars.length() < recordSize - 1) {
+            chars.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        payload = chars.append('"').toString();
+        admin = Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                60_000));
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = new java.util.LinkedHashMap<>();
+        for (String arg : args) {
+            if (!arg.startsWith("--") || !arg.contains("=")) {
+                throw new IllegalArgumentException("arguments are --name=value, got " + arg);
+            }
+            options.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
+        }
+        var bench = new GatewayBench(options);
+        try {
+            bench.run();
+        } finally {
+            bench.admin.close(Duration.ofSeconds(10));
+        }
+        System.exit(0);
+    }
+
+    private void run() throws Exception {
+        line("Load generator: %d cores, JDK %s; load average at start %s"
+                .formatted(
+                        Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), loadAverage()));
+        line("");
+        line("### HTTP produce and Kafka's producer (%d-byte records, acks=all, %d partitions)"
+                .formatted(recordSize, partitions));
+        line("");
+        line("| case | connections | requests/s | records/s | MB/s | p50 ms | p99 ms | MB/s ratio to native |");
+        line("|---|---|---|---|---|---|---|---|");
+        Measured nativeRun = nativeProduce();
+        nativeMbPerSecond = nativeRun.mbPerSecond();
+        Measured single = httpProduce(1, singleConnections);
+        Measured batch = httpProduce(batchRecords, batchConnections);
+        row("HTTP, 1 record per request", singleConnections, single);
+        row("HTTP, %d records per request".formatted(batchRecords), batchConnections, batch);
+        row("Kafka producer (kafka-clients, acks=all, defaults)", 1, nativeRun);
+        line("");
+        line("Latency is per request (HTTP) or from send() to the acknowledgement (Kafka producer, which"
+                + " queues records in its buffer); MB = 2^20 bytes of record values.");
+        line("");
+
+        line("### SSE fan-out (streams from=latest; a Kafka producer writes the records)");
+        line("");
+        line(
+                "| streams | records | events delivered | events/s | producer records/s | heap after GC, streams open and idle (MiB) | peak heap while delivering (MiB) | streams that failed |");
+        line("|---|---|---|---|---|---|---|---|");
+        for (int streams : streamCounts) {
+            sseFanOut(streams);
+        }
+        line("");
+
+        line("### End to end: POST to SSE receipt");
+        line("");
+        line("| target rate | records sent | received | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |");
+        line("|---|---|---|---|---|---|---|---|");
+        endToEnd();
+        line("");
+        line("Load average at the end: " + loadAverage());
+        Files.writeString(out, report.toString());
+    }
+
+    // ---- produce ------------------------------------------------------------------------------
+
+    /** Requests (or records, for the Kafka producer), their latencies and the measured seconds. */
+    record Measured(long requests, long records, long failures, double seconds, Histogram latencyMicros, int size) {
+        double mbPerSecond() {
+            return records * (double) size / (1 << 20) / seconds;
+        }
+    }
+
+    private Measured httpProduce(int recordsPerRequest, int connections) throws Exception {
+        String topic = createTopic("bench-http-" + recordsPerRequest + "-" + System.currentTimeMillis());
+        String body;
+        if (recordsPerRequest == 1) {
+            body = "{\"value\":" + payload + "}";
+        } else {
+            var b = new StringBuilder("{\"records\":[");
+            for (int i = 0; i < recordsPerRequest; i++) {
+                b.append(i == 0 ? "" : ",")
+                        .append("{\"value\":")
+                        .append(payload)
+                        .append('}');
+            }
+            body = b.append("]}").toString();
+        }
+        HttpRequest request = HttpRequest.newBuilder(URI.create(gateway + "/v1/topics/" + topic + "/records"))
+                .timeout(Duration.ofSeconds(60))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build();
+        var latency = new ConcurrentHistogram(3);
+        var requests = new AtomicLong();
+        var failures = new AtomicLong();
+        long measureFrom = System.nanoTime() + warmup.toNanos();
+        long end = measureFrom + duration.toNanos();
+        var lastDone = new AtomicLong(measureFrom);
+        progress(
+                "HTTP produce, %d record(s) per request, %d connections, topic %s",
+                recordsPerRequest, connections, topic);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int c = 0; c < connections; c++) {
+                threads.submit(() -> {
+                    for (long t0 = System.nanoTime(); t0 < end; t0 = System.nanoTime()) {
+                        try {
+                            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+                            long t1 = System.nanoTime();
+                            if (response.statusCode() != 200) {
+                                if (failures.incrementAndGet() <= 3) {
+                                    progress("  answer %d: %s", response.statusCode(), response.body());
+                                }
+                            } else if (t0 >= measureFrom) {
+                                latency.recordValue((t1 - t0) / 1000);
+                                requests.incrementAndGet();
+                                lastDone.accumulateAndGet(t1, Math::max);
+                            }
+                        } catch (IOException e) {
+                            if (failures.incrementAndGet() <= 3) {
+                                progress("  %s", e);
+                            }
+                        }
+                    }
+                    return null;
+                });
+            }
+        }
+        double seconds = (lastDone.get() - measureFrom) / 1e9;
+        return new Measured(
+                requests.get(), requests.get() * recordsPerRequest, failures.get(), seconds, latency, recordSize);
+    }
+
+    private Measured nativeProduce() throws Exception {
+        String topic = createTopic("bench-native-" + System.currentTimeMillis());
+        progress("Kafka producer, topic %s", topic);
+        var latency = new ConcurrentHistogram(3);
+        var records = new AtomicLong();
+        var failures = new AtomicLong();
+        long measureFrom = System.nanoTime() + warmup.toNanos();
+        long end = measureFrom + duration.toNanos();
+        var lastDone = new AtomicLong(measureFrom);
+        byte[] value = payload.getBytes(StandardCharsets.UTF_8);
+        try (var producer = producer()) {
+            for (long t0 = System.nanoTime(); t0 < end; t0 = System.nanoTime()) {
+                long sent = t0;
+                producer.send(new ProducerRecord<>(topic, value), (metadata, e) -> {
+                    long t1 = System.nanoTime();
+                    if (e != null) {
+                        failures.incrementAndGet();
+                    } else if (sent >= measureFrom) {
+                        latency.recordValue((t1 - sent) / 1000);
+                        records.incrementAndGet();
+                        lastDone.accumulateAndGet(t1, Math::max);
+                    }
+                });
+            }
+            producer.flush();
+        }
+        return new Measured(
+                records.get(),
+                records.get(),
+                failures.get(),
+                (lastDone.get() - measureFrom) / 1e9,
+                latency,
+                recordSize);
+    }
+
+    private void row(String label, int connections, Measured m) {
+        line("| %s | %d | %s | %.0f | %.1f | %.1f | %.1f | %s |"
+                        .formatted(
+                                label,
+                                connections,
+                                label.startsWith("Kafka") ? "-" : "%.0f".formatted(m.requests() / m.seconds()),
+                                m.records() / m.seconds(),
+                                m.mbPerSecond(),
+                                m.latencyMicros().getValueAtPercentile(50) / 1000.0,
+                                m.latencyMicros().getValueAtPercentile(99) / 1000.0,
+                                "%.2f".formatted(m.mbPerSecond() / nativeMbPerSecond))
+                + (m.failures() > 0 ? " (%d failed)".formatted(m.failures()) : ""));
+    }
+
+    private KafkaProducer<byte[], byte[]> producer() {
+        return new KafkaProducer<>(
+                Map.<String, Object>of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all"),
+                new ByteArraySerializer(),
+                new ByteArraySerializer());
+    }
+
+    // ---- SSE ----------------------------------------------------------------------------------
+
+    /** One SSE client: counts {@code event: record} frames; the first {@code target} reached is timed. */
+    private final class Stream implements Runnable {
+        final AtomicLong received = new AtomicLong();
+        final long target;
+        final CountDownLatch opened;
+        final LongConsumer sendTimes;
+        final URI uri;
+        volatile long reachedAt;
+        volatile InputStream body;
+        volatile String failure;
+        volatile boolean closing;
+
+        Stream(URI uri, long target, CountDownLatch opened, LongConsumer sendTimes) {
+            this.uri = uri;
+            this.target = target;
+            this.opened = opened;
+            this.sendTimes = sendTimes;
+        }
+
+        @Override
+        public void run() {
+            var request = HttpRequest.newBuilder(uri)
+                    .header("Accept", "text/event-stream")
+                    .GET()
+                    .build();
+            try {
+                HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+                if (response.statusCode() != 200) {
+                    try (InputStream in = response.body()) {
+                        failure = response.statusCode() + " " + new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                    }
+                    return;
+                }
+                body = response.body();
+                opened.countDown();
+                var reader = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8), 1 << 16);
+                boolean record = false;
+                for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                    if (line.startsWith("event: ")) {
+                        record = line.equals("event: record");
+                    } else if (record && line.startsWith("data: ")) {
+                        long n = received.incrementAndGet();
+                        if (n == target) {
+                            reachedAt = System.nanoTime();
+                        }
+                        if (sendTimes != null) {
+                            int at = line.indexOf("\"value\":\"e2e-");
+                            if (at >= 0) {
+                                int from = at + "\"value\":\"e2e-".length();
+                                sendTimes.accept(Long.parseLong(line, from, line.indexOf('-', from), 10));
+                            }
+                        }
+                    } else if (line.isEmpty()) {
+                        record = false;
+                    }
+                }
+                if (!closing) {
+                    failure = "the gateway ended the stream";
+                }
+            } catch (IOException e) {
+                if (!closing) {
+                    failure = e.toString();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                if (opened.getCount() > 0 && body == null) {
+                    opened.countDown();
+                }
+            }
+        }
+
+        void close() {
+            closing = true;
+            InputStream in = body;
+            if (in != null) {
+                try {
+                    in.close();
+                } catch (IOException ignored) {
+                    // closing a stream the gateway already ended
+                }
+            }
+        }
+    }
+
+    private void sseFanOut(int streams) throws Exception {
+        String topic = createTopic("bench-sse-" + streams + "-" + System.currentTimeMillis());
+        long perStream = Math.max(100, Math.min(50_000, sseEvents / streams));
+        awaitActiveStreamsAtMost(0);
+        progress("SSE: %d streams on %s, %d records", streams, topic, perStream);
+        URI uri = URI.create(gateway + "/v1/topics/" + topic + "/events?from=latest");
+        var opened = new CountDownLatch(streams);
+        List<Stream> clients = new ArrayList<>();
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < streams; i++) {
+                var client = new Stream(uri, perStream, opened, null);
+                clients.add(client);
+                threads.submit(client);
+            }
+            if (!opened.await(120, TimeUnit.SECONDS)) {
+                progress("  only %d of %d streams opened in 120 s", streams - opened.getCount(), streams);
+            }
+            double idleHeap = heapAfterGc();
+            progress(
+                    "  open: %d, heap after GC %.1f MiB, active streams (gateway) %s",
+                    streams - failed(clients), idleHeap, gatewayMetric("tributary_gateway_sse_active_streams"));
+
+            long t0 = System.nanoTime();
+            long produced;
+            double producerSeconds;
+            var peakHeap = new double[] {0};
+            Thread sampler = Thread.ofVirtual().start(() -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                    try {
+                        peakHeap[0] = Math.max(peakHeap[0], heapMiB());
+                        Thread.sleep(250);
+                    } catch (InterruptedException e) {
+                        return;
+                    } catch (Exception e) {
+                        // a missed sample
+                    }
+                }
+            });
+            byte[] value = payload.getBytes(StandardCharsets.UTF_8);
+            try (var producer = producer()) {
+                for (long i = 0; i < perStream; i++) {
+                    producer.send(new ProducerRecord<>(topic, value));
+                }
+                producer.flush();
+                produced = perStream;
+                producerSeconds = (System.nanoTime() - t0) / 1e9;
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+            while (System.nanoTime() < deadline
+                    && clients.stream().anyMatch(c -> c.failure == null && c.reachedAt == 0)) {
+                Thread.sleep(50);
+            }
+            sampler.interrupt();
+            sampler.join();
+            long last = clients.stream().mapToLong(c -> c.reachedAt).max().orElse(t0);
+            boolean complete = clients.stream().allMatch(c -> c.reachedAt != 0);
+            long delivered = clients.stream()
+                    .mapToLong(c -> Math.min(c.received.get(), perStream))
+                    .sum();
+            double seconds = ((complete ? last : System.nanoTime()) - t0) / 1e9;
+            long failedStreams = failed(clients);
+            line("| %d | %d | %d%s | %.0f | %.0f | %.1f | %.1f | %d%s |"
+                    .formatted(
+                            streams,
+                            produced,
+                            delivered,
+                            complete ? "" : " of " + produced * streams,
+                            delivered / seconds,
+                            produced / producerSeconds,
+                            idleHeap,
+                            peakHeap[0],
+                            failedStreams,
+                            failedStreams > 0 ? " (" + firstFailure(clients) + ")" : ""));
+            for (Stream c : clients) {
+                c.close();
+            }
+            // One more record: every stream the clients just closed notices it at its next write.
+            try (var producer = producer()) {
+                producer.send(new ProducerRecord<>(topic, value)).get(60, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static long failed(List<Stream> clients) {
+        return clients.stream().filter(c -> c.failure != null).count();
+    }
+
+    private static String firstFailure(List<Stream> clients) {
+        return clients.stream()
+                .map(c -> c.failure)
+                .filter(f -> f != null)
+                .findFirst()
+                .map(f -> f.length() > 120 ? f.substring(0, 120) : f)
+                .orElse("");
+    }
+
+    // ---- end to end ---------------------------------------------------------------------------
+
+    private void endToEnd() throws Exception {
+        String topic = createTopic("bench-e2e-" + System.currentTimeMillis());
+        awaitActiveStreamsAtMost(0);
+        var latency = new ConcurrentHistogram(3);
+        long start = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        long measureFrom = start + warmup.toNanos();
+        long total = (long) e2eRate * (warmup.toSeconds() + e2eDuration.toSeconds());
+        long measured = (long) e2eRate * e2eDuration.toSeconds();
+        var opened = new CountDownLatch(1);
+        var stream =
+                new Stream(URI.create(gateway + "/v1/topics/" + topic + "/events?from=latest"), total, opened, sent -> {
+                    long now = System.nanoTime();
+                    if (sent >= measureFrom) {
+                        latency.recordValue((now - sent) / 1000);
+                    }
+                });
+        progress("end to end: %d POSTs at %d/s to %s", total, e2eRate, topic);
+        var failures = new AtomicLong();
+        URI produce = URI.create(gateway + "/v1/topics/" + topic + "/records");
+        String pad = payload.substring(1, payload.length() - 1);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            threads.submit(stream);
+            opened.await(60, TimeUnit.SECONDS);
+            for (long i = 0; i < total; i++) {
+                long due = start + i * 1_000_000_000L / e2eRate;
+                for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
+                    LockSupport.parkNanos(wait);
+                }
+                threads.submit(() -> {
+                    long sent = System.nanoTime();
+                    String head = "e2e-" + sent + "-";
+                    String value = "\"" + head + pad.substring(Math.min(pad.length(), head.length())) + "\"";
+                    var request = HttpRequest.newBuilder(produce)
+                            .timeout(Duration.ofSeconds(30))
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString("{\"value\":" + value + "}"))
+                            .build();
+                    try {
+                        if (http.send(request, HttpResponse.BodyHandlers.discarding())
+                                        .statusCode()
+                                != 200) {
+                            failures.incrementAndGet();
+                        }
+                    } catch (IOException e) {
+                        failures.incrementAndGet();
+                    }
+                    return null;
+                });
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (stream.received.get() < total - failures.get()
+                    && stream.failure == null
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            stream.close();
+        }
+        line("| %d/s | %d (%d measured) | %d | %.1f | %.1f | %.1f | %.1f | %.1f |%s"
+                .formatted(
+                        e2eRate,
+                        total,
+                        measured,
+                        stream.received.get(),
+                        latency.getValueAtPercentile(50) / 1000.0,
+                        latency.getValueAtPercentile(90) / 1000.0,
+                        latency.getValueAtPercentile(99) / 1000.0,
+                        latency.getValueAtPercentile(99.9) / 1000.0,
+                        latency.getMaxValue() / 1000.0,
+                        failures.get() > 0 ? " %d POSTs failed".formatted(failures.get()) : ""));
+    }
+
+    // ---- cluster and gateway ------------------------------------------------------------------
+
+    private String createTopic(String name) throws Exception {
+        admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
+                .all()
+                .get(60, TimeUnit.SECONDS);
+        // The gateway learns the topic through its own metadata: wait until it answers for it.
+        var request = HttpRequest.newBuilder(URI.create(gateway + "/v1/topics/" + name))
+                .timeout(Duration.ofSeconds(30))
+                .build();
+        for (int attempt = 0; attempt < 120; attempt++) {
+            if (http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                return name;
+            }
+            Thread.sleep(250);
+        }
+        throw new IllegalStateException("the gateway does not know topic " + name + " after 30 s");
+    }
+
+    /** Waits (up to 60 s) until the gateway reports at most {@code count} open SSE streams. */
+    private void awaitActiveStreamsAtMost(int count) throws Exception {
+        for (int attempt = 0; attempt < 240; attempt++) {
+            if (gatewayMetric("tributary_gateway_sse_active_streams") <= count) {
+                return;
+            }
+            Thread.sleep(250);
+        }
+        progress("  the gateway still has %s streams open", gatewayMetric("tributary_gateway_sse_active_streams"));
+    }
+
+    /** The gateway's heap in use after a full GC ({@code jcmd <pid> GC.run}), in MiB. */
+    private double heapAfterGc() throws Exception {
+        if (gatewayPid > 0) {
+            Process gc = new ProcessBuilder(jcmd, Long.toString(gatewayPid), "GC.run")
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            if (!gc.waitFor(60, TimeUnit.SECONDS)) {
+                gc.destroyForcibly();
+            }
+            Thread.sleep(500);
+        }
+        return heapMiB();
+    }
+
+    private double heapMiB() throws Exception {
+        double bytes = 0;
+        for (String line : metrics()) {
+            if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
+                bytes += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return bytes / (1 << 20);
+    }
+
+    private double gatewayMetric(String name) throws Exception {
+        double sum = 0;
+        for (String line : metrics()) {
+            if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+
+    private List<String> metrics() throws Exception {
+        var request = HttpRequest.newBuilder(URI.create(gateway + "/actuator/prometheus"))
+                .timeout(Duration.ofSeconds(30))
+                .build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString())
+                .body()
+                .lines()
+                .toList();
+    }
+
+    // ---- output -------------------------------------------------------------------------------
+
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).strip();
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
+    private void line(String text) {
+        report.append(text).append('\n');
+        System.out.println(text);
+        System.out.flush();
+    }
+
+    private static void progress(String format, Object... args) {
+        System.err.printf("%s %s%n", Instant.now().toString().substring(11, 19), format.formatted(args));
+    }
+
+    private static String required(Map<String, String> options, String name) {
+        String value = options.get(name);
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException("--" + name + "= is required");
+        }
+        return value;
+    }
+}
