@@ -97,7 +97,7 @@ final class ControlDtos {
         }
     }
 
-    record CoordinatorJson(int id, String httpAddress, String raftAddress, boolean leader) {}
+    record CoordinatorJson(int id, String httpAddress, String raftAddress, String kafkaAddress, boolean leader) {}
 
     record ClusterJson(long version, Integer leaderId, List<CoordinatorJson> coordinators, List<BrokerJson> brokers) {}
 

@@ -69,6 +69,7 @@ public class ControlPlaneController {
     private final MetadataHistory history;
     private final LeaderRoute route;
     private final List<String> raftPeers;
+    private final List<String> kafkaPeers;
     private final ControlPlaneProperties properties;
     private final int maxPartitionsPerTopic;
     private final InstantSource clock;
@@ -81,6 +82,7 @@ public class ControlPlaneController {
             int selfId,
             List<String> httpPeers,
             List<String> raftPeers,
+            List<String> kafkaPeers,
             ControlPlaneProperties properties,
             int maxPartitionsPerTopic,
             InstantSource clock) {
@@ -90,6 +92,7 @@ public class ControlPlaneController {
         this.history = history;
         this.route = new LeaderRoute(selfId, httpPeers);
         this.raftPeers = List.copyOf(raftPeers);
+        this.kafkaPeers = List.copyOf(kafkaPeers);
         this.properties = properties;
         this.maxPartitionsPerTopic = maxPartitionsPerTopic;
         this.clock = clock;
@@ -273,19 +276,11 @@ public class ControlPlaneController {
     @GetMapping("/cluster")
     ClusterJson cluster() {
         MetadataImage image = image();
-        Integer leader = null;
-        Optional<String> leaderId = node.leaderId();
-        if (leaderId.isPresent() && leaderId.get().startsWith("c")) {
-            try {
-                leader = Integer.parseInt(leaderId.get().substring(1));
-            } catch (NumberFormatException e) {
-                leader = null;
-            }
-        }
+        Integer leader = node.leaderIndex().orElse(null);
         List<CoordinatorJson> coordinators = new ArrayList<>();
         for (int i = 0; i < route.httpPeers().size(); i++) {
-            coordinators.add(
-                    new CoordinatorJson(i, route.httpPeers().get(i), raftPeers.get(i), leader != null && leader == i));
+            coordinators.add(new CoordinatorJson(
+                    i, route.httpPeers().get(i), raftPeers.get(i), kafkaPeers.get(i), leader != null && leader == i));
         }
         return new ClusterJson(
                 image.version(),

@@ -47,6 +47,7 @@ class ControlPlaneConfiguration {
                 coordinator.id(),
                 coordinator.httpPeers(),
                 coordinator.peers(),
+                coordinator.kafkaPeers(),
                 control,
                 metadata.maxPartitionsPerTopic(),
                 InstantSource.system());

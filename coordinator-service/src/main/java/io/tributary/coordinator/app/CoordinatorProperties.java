@@ -21,6 +21,8 @@ import org.springframework.validation.annotation.Validated;
  * @param peers every voter's Raft address ({@code host:port}), in id order; 1 or 3 of them
  * @param httpPeers every voter's control-plane (HTTP) address ({@code host:port}), in the same
  *     order as {@code peers}: a follower redirects writes to the leader's
+ * @param kafkaPeers every voter's advertised Kafka listener ({@code host:port}), in the same order
+ *     as {@code peers}: FindCoordinator (on coordinators and brokers) answers with the leader's
  */
 @Validated
 @ConfigurationProperties("tributary.coordinator")
@@ -30,11 +32,13 @@ public record CoordinatorProperties(
         @DefaultValue("127.0.0.1") @NotBlank String raftHost,
         @DefaultValue("9291") @Min(0) @Max(65535) int raftPort,
         @DefaultValue("127.0.0.1:9291") @NotEmpty List<String> peers,
-        @DefaultValue("127.0.0.1:8091") @NotEmpty List<String> httpPeers) {
+        @DefaultValue("127.0.0.1:8091") @NotEmpty List<String> httpPeers,
+        @DefaultValue("127.0.0.1:9191") @NotEmpty List<String> kafkaPeers) {
 
     public CoordinatorProperties {
         peers = List.copyOf(peers);
         httpPeers = List.copyOf(httpPeers);
+        kafkaPeers = List.copyOf(kafkaPeers);
         if (peers.size() != 1 && peers.size() != 3) {
             throw new IllegalArgumentException(
                     "tributary.coordinator.peers must list 1 or 3 voters, got " + peers.size());
@@ -43,18 +47,25 @@ public record CoordinatorProperties(
             throw new IllegalArgumentException(
                     "tributary.coordinator.id=%d is not an index into the %d peers".formatted(id, peers.size()));
         }
-        if (httpPeers.size() != peers.size()) {
+        checkAddresses("http-peers", httpPeers, peers.size());
+        checkAddresses("kafka-peers", kafkaPeers, peers.size());
+    }
+
+    private static void checkAddresses(String key, List<String> addresses, int voters) {
+        if (addresses.size() != voters) {
             throw new IllegalArgumentException(
-                    "tributary.coordinator.http-peers must list one address per voter in peers (%d), got %d"
-                            .formatted(peers.size(), httpPeers.size()));
+                    "tributary.coordinator.%s must list one address per voter in peers (%d), got %d"
+                            .formatted(key, voters, addresses.size()));
         }
-        for (String p : httpPeers) {
+        for (String p : addresses) {
             int colon = p.lastIndexOf(':');
             if (colon <= 0
                     || colon == p.length() - 1
-                    || !p.substring(colon + 1).chars().allMatch(Character::isDigit)) {
+                    || !p.substring(colon + 1).chars().allMatch(Character::isDigit)
+                    || p.length() - colon - 1 > 5
+                    || Integer.parseInt(p.substring(colon + 1)) > 65535) {
                 throw new IllegalArgumentException(
-                        "tributary.coordinator.http-peers entries must be host:port, got '" + p + "'");
+                        "tributary.coordinator.%s entries must be host:port, got '%s'".formatted(key, p));
             }
         }
     }

@@ -25,6 +25,9 @@ import org.springframework.validation.annotation.Validated;
  * @param maxCommandSize the largest command accepted
  * @param maxPartitionsPerTopic the most partitions one topic may have
  * @param maxProducerIdsPerBlock the most producer ids one allocation may take
+ * @param maxGroupsWithOffsets the most consumer groups that may hold committed offsets
+ * @param maxOffsetsPerGroup the most committed offsets (partitions) of one group
+ * @param maxOffsetMetadataSize the largest client metadata string of one committed offset
  */
 @Validated
 @ConfigurationProperties("tributary.coordinator.metadata")
@@ -37,7 +40,10 @@ public record MetadataProperties(
         @DefaultValue("150ms") @NotNull Duration electionTimeoutMin,
         @DefaultValue("1MB") @NotNull DataSize maxCommandSize,
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxPartitionsPerTopic,
-        @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxProducerIdsPerBlock) {
+        @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxProducerIdsPerBlock,
+        @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxGroupsWithOffsets,
+        @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxOffsetsPerGroup,
+        @DefaultValue("4KB") @NotNull DataSize maxOffsetMetadataSize) {
 
     LivenessConfig livenessConfig() {
         return new LivenessConfig(heartbeatInterval, sessionTimeout, preferredLeaderDelay);
@@ -45,6 +51,11 @@ public record MetadataProperties(
 
     MetadataLimits limits() {
         return new MetadataLimits(
-                Math.toIntExact(maxCommandSize.toBytes()), maxPartitionsPerTopic, maxProducerIdsPerBlock);
+                Math.toIntExact(maxCommandSize.toBytes()),
+                maxPartitionsPerTopic,
+                maxProducerIdsPerBlock,
+                maxGroupsWithOffsets,
+                maxOffsetsPerGroup,
+                Math.toIntExact(maxOffsetMetadataSize.toBytes()));
     }
 }

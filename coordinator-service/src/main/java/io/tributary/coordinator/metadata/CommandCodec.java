@@ -4,7 +4,10 @@ import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
 import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterPartition;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
+import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteGroupOffsets;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteTopic;
 import io.tributary.coordinator.metadata.MetadataCommand.ElectLeaders;
 import io.tributary.coordinator.metadata.MetadataCommand.ElectionType;
@@ -14,6 +17,9 @@ import io.tributary.coordinator.metadata.MetadataCommand.RegisterBroker;
 import io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * The binary encoding of a {@link MetadataCommand}: the bytes of one Raft log entry (Ratis's
@@ -21,7 +27,7 @@ import java.util.List;
  * {@link Bytes} (big-endian; strings are an int32 length and UTF-8).
  *
  * <pre>
- * offset 0  int8   format version: 1 for types 1..9, 2 for type 10 (below)
+ * offset 0  int8   format version: 1 for types 1..9, 2 for type 10, 3 for types 11..13 (below)
  * offset 1  int8   command type (below)
  * offset 2  ...    the command's fields, in this order:
  *
@@ -41,12 +47,24 @@ import java.util.List;
  * type 9  ElectLeaders      int8 election type (0 preferred, 1 unclean),
  *                           int32 count N, N x (string topic, int32 partition)
  * type 10 AllocateProducerIds  int32 brokerId, int32 count          (version 2 and later)
+ * type 11 CommitOffsets     string groupId, offsets                 (version 3 and later)
+ * type 12 DeleteGroupOffsets  string groupId                        (version 3 and later)
+ * type 13 DeleteOffsets     string groupId, int32 topic count T,    (version 3 and later)
+ *                             T x (string topic, int list partitions)
+ *
+ * offsets (also in ImageCodec): int32 topic count T, T x (string topic, int32 partition count P (1..),
+ *                                 P x (int32 partition, int64 offset (0..), int32 leaderEpoch,
+ *                                      string metadata, int64 commitTimestampMs))
+ *          topics in name order, partitions in ascending order, no partition twice
  * </pre>
  *
- * <p>Versions: version 2 adds type 10 and changes nothing else. Each command is written in the
- * lowest version that has its type, so types 1..9 keep their version-1 bytes and a coordinator that
- * reads only version 1 can still follow a log without producer id allocations (a rolling upgrade);
- * a reader accepts types 1..9 in both versions and type 10 only in version 2.
+ * <p>Versions: version 2 adds type 10, version 3 adds types 11..13; neither changes anything else.
+ * Each command is written in the lowest version that has its type, so types 1..9 keep their
+ * version-1 bytes and a coordinator that reads only version 1 can still follow a log without
+ * producer id allocations or committed offsets (a rolling upgrade); a reader accepts each type in
+ * the version that added it and every later one.
+ *
+ * <p>Example: {@code DeleteGroupOffsets("g")} is {@code 03 0C 00 00 00 01 67}.
  *
  * <p>Nothing may follow the last field. A reader rejects an unknown version or type, a negative or
  * impossible count, truncation and trailing bytes with a {@link CorruptCommandException}. A new field
@@ -58,10 +76,13 @@ import java.util.List;
 public final class CommandCodec {
 
     /** The newest format version this class writes (for the types it added; see the class doc). */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
 
     /** The format version of types 1..9. */
     static final int VERSION_1 = 1;
+
+    /** The format version that added type 10. */
+    static final int VERSION_2 = 2;
 
     private static final int REGISTER_BROKER = 1;
     private static final int FENCE_BROKER = 2;
@@ -73,12 +94,18 @@ public final class CommandCodec {
     private static final int ALTER_PARTITION = 8;
     private static final int ELECT_LEADERS = 9;
     private static final int ALLOCATE_PRODUCER_IDS = 10;
+    private static final int COMMIT_OFFSETS = 11;
+    private static final int DELETE_GROUP_OFFSETS = 12;
+    private static final int DELETE_OFFSETS = 13;
+
+    /** The smallest encoded committed offset: partition, offset, epoch, empty metadata, timestamp. */
+    private static final int MIN_OFFSET_BYTES = 4 + 8 + 4 + 4 + 8;
 
     private CommandCodec() {}
 
     /** Encodes a command. */
     public static byte[] encode(MetadataCommand command) {
-        Bytes.Writer w = new Bytes.Writer().int8(command instanceof AllocateProducerIds ? VERSION : VERSION_1);
+        Bytes.Writer w = new Bytes.Writer().int8(versionOf(command));
         switch (command) {
             case RegisterBroker c -> {
                 w.int8(REGISTER_BROKER).int32(c.brokerId()).uuid(c.incarnationId());
@@ -119,8 +146,87 @@ public final class CommandCodec {
             }
             case AllocateProducerIds c ->
                 w.int8(ALLOCATE_PRODUCER_IDS).int32(c.brokerId()).int32(c.count());
+            case CommitOffsets c -> {
+                w.int8(COMMIT_OFFSETS).string(c.groupId());
+                writeOffsets(w, c.offsets());
+            }
+            case DeleteGroupOffsets c -> w.int8(DELETE_GROUP_OFFSETS).string(c.groupId());
+            case DeleteOffsets c -> {
+                w.int8(DELETE_OFFSETS).string(c.groupId());
+                SortedMap<String, List<Integer>> byTopic = new TreeMap<>();
+                c.partitions()
+                        .forEach(tp -> byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>())
+                                .add(tp.partition()));
+                w.int32(byTopic.size());
+                byTopic.forEach((topic, partitions) -> w.string(topic).intList(partitions));
+            }
         }
         return w.toByteArray();
+    }
+
+    /** The lowest format version that has the command's type. */
+    private static int versionOf(MetadataCommand command) {
+        return switch (command) {
+            case AllocateProducerIds c -> VERSION_2;
+            case CommitOffsets c -> VERSION;
+            case DeleteGroupOffsets c -> VERSION;
+            case DeleteOffsets c -> VERSION;
+            default -> VERSION_1;
+        };
+    }
+
+    /** The version that added a command type. */
+    private static int firstVersionOf(int type) {
+        return switch (type) {
+            case ALLOCATE_PRODUCER_IDS -> VERSION_2;
+            case COMMIT_OFFSETS, DELETE_GROUP_OFFSETS, DELETE_OFFSETS -> VERSION;
+            default -> VERSION_1; // an unknown type is rejected as such
+        };
+    }
+
+    /** Writes committed offsets grouped by topic (the {@code offsets} layout in the class doc). */
+    static void writeOffsets(Bytes.Writer w, SortedMap<TopicPartition, CommittedOffset> offsets) {
+        SortedMap<String, List<Map.Entry<TopicPartition, CommittedOffset>>> byTopic = new TreeMap<>();
+        offsets.entrySet()
+                .forEach(e -> byTopic.computeIfAbsent(e.getKey().topic(), t -> new ArrayList<>())
+                        .add(e));
+        w.int32(byTopic.size());
+        byTopic.forEach((topic, entries) -> {
+            w.string(topic).int32(entries.size());
+            for (var e : entries) {
+                CommittedOffset o = e.getValue();
+                w.int32(e.getKey().partition())
+                        .int64(o.offset())
+                        .int32(o.leaderEpoch())
+                        .string(o.metadata())
+                        .int64(o.commitTimestampMs());
+            }
+        });
+    }
+
+    /** Reads what {@link #writeOffsets} wrote; rejects an empty topic, a partition twice and a negative offset. */
+    static SortedMap<TopicPartition, CommittedOffset> readOffsets(Bytes.Reader r) {
+        SortedMap<TopicPartition, CommittedOffset> offsets = new TreeMap<>();
+        int topics = r.count(4 + 4 + MIN_OFFSET_BYTES);
+        for (int t = 0; t < topics; t++) {
+            String topic = r.string();
+            int partitions = r.count(MIN_OFFSET_BYTES);
+            if (partitions == 0) {
+                throw r.corrupt("topic '" + topic + "' without offsets at position " + r.position());
+            }
+            for (int p = 0; p < partitions; p++) {
+                TopicPartition tp = new TopicPartition(topic, r.int32());
+                long offset = r.int64();
+                if (offset < 0) {
+                    throw r.corrupt("negative offset " + offset + " of " + tp);
+                }
+                CommittedOffset o = new CommittedOffset(offset, r.int32(), r.string(), r.int64());
+                if (offsets.put(tp, o) != null) {
+                    throw r.corrupt("offset of " + tp + " twice");
+                }
+            }
+        }
+        return offsets;
     }
 
     private static void writeAssignments(Bytes.Writer w, List<List<Integer>> assignments) {
@@ -136,12 +242,13 @@ public final class CommandCodec {
     public static MetadataCommand decode(byte[] bytes) {
         Bytes.Reader r = new Bytes.Reader(bytes, "metadata command");
         int version = r.int8();
-        if (version != VERSION_1 && version != VERSION) {
+        if (version < VERSION_1 || version > VERSION) {
             throw r.corrupt("unknown format version " + version);
         }
         int type = r.int8();
-        if (type == ALLOCATE_PRODUCER_IDS && version < VERSION) {
-            throw r.corrupt("command type " + type + " needs format version " + VERSION + ", got " + version);
+        if (version < firstVersionOf(type)) {
+            throw r.corrupt(
+                    "command type " + type + " needs format version " + firstVersionOf(type) + ", got " + version);
         }
         MetadataCommand command = switch (type) {
             case REGISTER_BROKER -> {
@@ -184,6 +291,18 @@ public final class CommandCodec {
                 yield new ElectLeaders(electionType, partitions);
             }
             case ALLOCATE_PRODUCER_IDS -> new AllocateProducerIds(r.int32(), r.int32());
+            case COMMIT_OFFSETS -> new CommitOffsets(r.string(), readOffsets(r));
+            case DELETE_GROUP_OFFSETS -> new DeleteGroupOffsets(r.string());
+            case DELETE_OFFSETS -> {
+                String groupId = r.string();
+                int n = r.count(8);
+                List<TopicPartition> partitions = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    String topic = r.string();
+                    r.intList().forEach(p -> partitions.add(new TopicPartition(topic, p)));
+                }
+                yield new DeleteOffsets(groupId, partitions);
+            }
             default -> throw r.corrupt("unknown command type " + type);
         };
         r.expectEnd();

@@ -2,7 +2,9 @@ package io.tributary.coordinator.metadata;
 
 import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
 import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
+import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Checks a command before it is appended to the Raft log: it decodes, it is within
@@ -71,9 +73,34 @@ public final class CommandValidator {
                             .formatted(limits.maxProducerIdsPerBlock(), c.count()));
                 }
             }
+            case CommitOffsets c -> checkCommit(image, c);
             default -> {}
         }
         return image.apply(command);
+    }
+
+    /** The bounds on committed offsets: metadata size, offsets per group, groups with offsets. */
+    private void checkCommit(MetadataImage image, CommitOffsets c) {
+        for (var e : c.offsets().entrySet()) {
+            int bytes = e.getValue().metadata().getBytes(StandardCharsets.UTF_8).length;
+            if (bytes > limits.maxOffsetMetadataBytes()) {
+                throw new InvalidRequestException("group '%s': the metadata of %s is %d bytes; the limit is %d"
+                        .formatted(c.groupId(), e.getKey(), bytes, limits.maxOffsetMetadataBytes()));
+            }
+        }
+        var existing = image.committedOffsets().of(c.groupId());
+        if (existing.isEmpty() && image.committedOffsets().groupCount() >= limits.maxGroupsWithOffsets()) {
+            throw new InvalidRequestException("group '%s': %d groups hold committed offsets; the limit is %d"
+                    .formatted(c.groupId(), image.committedOffsets().groupCount(), limits.maxGroupsWithOffsets()));
+        }
+        long offsets = existing.size()
+                + c.offsets().keySet().stream()
+                        .filter(tp -> !existing.containsKey(tp))
+                        .count();
+        if (offsets > limits.maxOffsetsPerGroup()) {
+            throw new InvalidRequestException("group '%s' would hold %d committed offsets; the limit is %d"
+                    .formatted(c.groupId(), offsets, limits.maxOffsetsPerGroup()));
+        }
     }
 
     private String tooManyPartitions(String topic, long partitions) {

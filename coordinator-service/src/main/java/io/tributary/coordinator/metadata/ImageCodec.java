@@ -15,7 +15,7 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * offset 0  int32  magic 0x5452424D ("TRBM")
- * offset 4  int8   format version, 2 (1 is read too)
+ * offset 4  int8   format version, 3 (1 and 2 are read too)
  * offset 5  int64  metadata version
  * offset 13 int64  next producer id (version 2 only; a version-1 image has none, and reads as 0)
  *           int32  broker count B, then B brokers in id order:
@@ -26,13 +26,18 @@ import java.util.zip.CRC32C;
  *                    string name, uuid id, string map configs, int32 partition count P,
  *                    P x (int list replicas, int32 leader (-1: none), int32 leaderEpoch,
  *                         int list isr, int32 partitionEpoch)
+ *           int32  group count G (version 3 only), then G groups in id order:
+ *                    string groupId, offsets (CommandCodec's layout: int32 topic count T,
+ *                    T x (string topic, int32 partition count P (1..), P x (int32 partition,
+ *                    int64 offset, int32 leaderEpoch, string metadata, int64 commitTimestampMs)),
+ *                    topics in name order, partitions ascending); a group has 1 or more offsets
  * last 4    int32  CRC32C of every byte before it
  * </pre>
  *
- * <p>Versions: version 2 adds the next producer id after the metadata version and changes nothing
- * else. A snapshot written by an older coordinator (version 1, from before producer ids existed)
- * loads with next producer id 0, which is what that coordinator's state had: it never handed one
- * out.
+ * <p>Versions: version 2 adds the next producer id after the metadata version, version 3 the
+ * committed offsets after the topics; neither changes anything else. A snapshot written by an older
+ * coordinator loads with what that coordinator's state had: next producer id 0 from version 1 (it
+ * never handed one out), no committed offsets from versions 1 and 2 (it could not store any).
  *
  * <p>A reader rejects a wrong magic, an unknown version, a checksum mismatch, truncation and trailing
  * bytes with a {@link CorruptCommandException}, and a state that breaks an invariant (an ISR outside
@@ -46,10 +51,13 @@ public final class ImageCodec {
     public static final int MAGIC = 0x5452424D;
 
     /** The format version this class writes. */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
 
     /** The format version before producer ids, still read. */
     static final int VERSION_1 = 1;
+
+    /** The format version before committed offsets, still read. */
+    static final int VERSION_2 = 2;
 
     private ImageCodec() {}
 
@@ -84,6 +92,12 @@ public final class ImageCodec {
                         .int32(p.partitionEpoch());
             }
         }
+        var groups = image.committedOffsets().asMap();
+        w.int32(groups.size());
+        groups.forEach((groupId, offsets) -> {
+            w.string(groupId);
+            CommandCodec.writeOffsets(w, offsets);
+        });
         byte[] body = w.toByteArray();
         CRC32C crc = new CRC32C();
         crc.update(body);
@@ -112,11 +126,11 @@ public final class ImageCodec {
             throw r.corrupt("bad magic %08x".formatted(magic));
         }
         int version = r.int8();
-        if (version != VERSION_1 && version != VERSION) {
+        if (version < VERSION_1 || version > VERSION) {
             throw r.corrupt("unknown format version " + version);
         }
         long metadataVersion = r.int64();
-        long nextProducerId = version >= VERSION ? r.int64() : 0;
+        long nextProducerId = version >= VERSION_2 ? r.int64() : 0;
         SortedMap<Integer, Broker> brokers = new TreeMap<>();
         int brokerCount = r.count(34);
         for (int i = 0; i < brokerCount; i++) {
@@ -145,7 +159,33 @@ public final class ImageCodec {
             }
             topics.put(name, new Topic(name, id, partitions, configs));
         }
+        CommittedOffsets offsets = CommittedOffsets.EMPTY;
+        if (version >= VERSION) {
+            offsets = readGroups(r, topics);
+        }
         r.expectEnd();
-        return new MetadataImage(metadataVersion, brokers, topics, nextProducerId);
+        return new MetadataImage(metadataVersion, brokers, topics, nextProducerId, offsets);
+    }
+
+    private static CommittedOffsets readGroups(Bytes.Reader r, SortedMap<String, Topic> topics) {
+        SortedMap<String, SortedMap<TopicPartition, CommittedOffset>> groups = new TreeMap<>();
+        int groupCount = r.count(4 + 4);
+        for (int g = 0; g < groupCount; g++) {
+            String groupId = r.string();
+            SortedMap<TopicPartition, CommittedOffset> offsets = CommandCodec.readOffsets(r);
+            if (offsets.isEmpty() || groups.put(groupId, offsets) != null) {
+                throw r.corrupt("group '" + groupId + "' twice or without offsets");
+            }
+            for (TopicPartition tp : offsets.keySet()) {
+                Topic t = topics.get(tp.topic());
+                if (t == null
+                        || tp.partition() < 0
+                        || tp.partition() >= t.partitions().size()) {
+                    throw new IllegalStateException("metadata image: group '" + groupId + "' has an offset of " + tp
+                            + ", which does not exist");
+                }
+            }
+        }
+        return CommittedOffsets.of(groups);
     }
 }

@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.UUID;
 
 /**
@@ -13,6 +15,10 @@ import java.util.UUID;
  * draws no random number and runs no placement. The one value a command takes from the image when it
  * is applied is the start of a producer id block ({@link AllocateProducerIds}), which every voter
  * reads from the same image.
+ *
+ * <p>Committed offsets of consumer groups ({@link CommitOffsets}, {@link DeleteGroupOffsets}, {@link
+ * DeleteOffsets}) live in the same log and image, but are not cluster metadata brokers watch: they
+ * leave the metadata version as it is ({@link MetadataImage#apply}).
  */
 public sealed interface MetadataCommand {
 
@@ -142,6 +148,42 @@ public sealed interface MetadataCommand {
      * command allocates a second block; the first is then never used, which is safe.
      */
     record AllocateProducerIds(int brokerId, int count) implements MetadataCommand {}
+
+    /**
+     * Stores committed offsets of one consumer group, all of them in one entry, each with the
+     * timestamp the coordinator leader gave it. An offset of a partition that does not exist when the
+     * command is applied (its topic was deleted meanwhile) is dropped: offsets are only ever kept for
+     * existing partitions. The group id is not empty and there is at least one offset.
+     */
+    record CommitOffsets(String groupId, SortedMap<TopicPartition, CommittedOffset> offsets)
+            implements MetadataCommand {
+        public CommitOffsets {
+            Objects.requireNonNull(groupId, "groupId");
+            offsets = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(offsets));
+        }
+
+        public CommitOffsets(String groupId, Map<TopicPartition, CommittedOffset> offsets) {
+            this(groupId, new TreeMap<>(offsets));
+        }
+    }
+
+    /** Removes every committed offset of a group (Kafka's DeleteGroups); nothing to remove is no change. */
+    record DeleteGroupOffsets(String groupId) implements MetadataCommand {
+        public DeleteGroupOffsets {
+            Objects.requireNonNull(groupId, "groupId");
+        }
+    }
+
+    /**
+     * Removes the committed offsets of some partitions of a group (Kafka's OffsetDelete); partitions
+     * without an offset are ignored. The partitions are kept sorted and distinct (the encoding's order).
+     */
+    record DeleteOffsets(String groupId, List<TopicPartition> partitions) implements MetadataCommand {
+        public DeleteOffsets {
+            Objects.requireNonNull(groupId, "groupId");
+            partitions = partitions.stream().distinct().sorted().toList();
+        }
+    }
 
     /** The kind of a leader election. */
     enum ElectionType {

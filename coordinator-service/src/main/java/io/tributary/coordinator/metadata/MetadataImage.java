@@ -4,7 +4,10 @@ import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
 import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterPartition;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
+import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteGroupOffsets;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteTopic;
 import io.tributary.coordinator.metadata.MetadataCommand.ElectLeaders;
 import io.tributary.coordinator.metadata.MetadataCommand.ElectionType;
@@ -17,6 +20,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
@@ -25,14 +29,18 @@ import java.util.UUID;
 import java.util.regex.Pattern;
 
 /**
- * An immutable image of cluster metadata: brokers by id, topics by name, and the metadata version.
+ * An immutable image of cluster metadata: brokers by id, topics by name, and the metadata version;
+ * and the committed offsets of consumer groups.
  *
  * <p>{@link #apply} is the whole state machine: a pure function from (image, command) to the next
  * image. It reads no clock and no randomness, so every voter that applies the same log reaches the
  * same image, byte for byte under {@link ImageCodec}. An invalid command throws a
  * {@link MetadataException} and changes nothing; a valid command that changes nothing (fencing a
  * fenced broker) returns {@code this}; every other command returns an image with {@link #version()}
- * one higher.
+ * one higher, except the commands on committed offsets ({@link CommitOffsets}, {@link
+ * DeleteGroupOffsets}, {@link DeleteOffsets}), which keep the version: it counts the changes brokers
+ * watch (their metadata long poll wakes on it), and brokers do not hold offsets. Deleting a topic
+ * drops its committed offsets in every group.
  *
  * <p>Thread-safety: immutable; safe to share.
  *
@@ -41,12 +49,18 @@ import java.util.regex.Pattern;
  * @param topics topics by name
  * @param nextProducerId the first producer id not handed out yet (0 in the empty image; only grows,
  *     by {@link AllocateProducerIds})
+ * @param committedOffsets the committed offsets of consumer groups, only for existing partitions
  */
 public record MetadataImage(
-        long version, SortedMap<Integer, Broker> brokers, SortedMap<String, Topic> topics, long nextProducerId) {
+        long version,
+        SortedMap<Integer, Broker> brokers,
+        SortedMap<String, Topic> topics,
+        long nextProducerId,
+        CommittedOffsets committedOffsets) {
 
     /** The image before the first command. */
-    public static final MetadataImage EMPTY = new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0);
+    public static final MetadataImage EMPTY =
+            new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0, CommittedOffsets.EMPTY);
 
     /** Kafka's longest topic name. */
     public static final int MAX_TOPIC_NAME_LENGTH = 249;
@@ -57,8 +71,15 @@ public record MetadataImage(
         if (nextProducerId < 0) {
             throw new IllegalStateException("negative next producer id " + nextProducerId);
         }
+        Objects.requireNonNull(committedOffsets, "committedOffsets");
         brokers = Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
         topics = Collections.unmodifiableSortedMap(new TreeMap<>(topics));
+    }
+
+    /** An image without committed offsets. */
+    public MetadataImage(
+            long version, SortedMap<Integer, Broker> brokers, SortedMap<String, Topic> topics, long nextProducerId) {
+        this(version, brokers, topics, nextProducerId, CommittedOffsets.EMPTY);
     }
 
     /** The topic with this name, or an {@link UnknownTopicException}. */
@@ -116,6 +137,10 @@ public record MetadataImage(
             case AlterPartition c -> alterPartition(c);
             case ElectLeaders c -> electLeaders(c);
             case AllocateProducerIds c -> allocateProducerIds(c);
+            case CommitOffsets c -> commitOffsets(c);
+            case DeleteGroupOffsets c -> withOffsets(committedOffsets.withoutGroup(checkGroupId(c.groupId())));
+            case DeleteOffsets c ->
+                withOffsets(committedOffsets.withoutPartitions(checkGroupId(c.groupId()), c.partitions()));
         };
     }
 
@@ -158,7 +183,7 @@ public record MetadataImage(
         newBrokers.put(
                 c.brokerId(),
                 new Broker(c.brokerId(), c.endpoints(), c.rack(), c.incarnationId(), c.timestampMs(), true));
-        return new MetadataImage(version + 1, newBrokers, newTopics, nextProducerId);
+        return new MetadataImage(version + 1, newBrokers, newTopics, nextProducerId, committedOffsets);
     }
 
     private Broker currentIncarnation(int brokerId, UUID incarnationId) {
@@ -177,7 +202,7 @@ public record MetadataImage(
         }
         SortedMap<Integer, Broker> newBrokers = new TreeMap<>(brokers);
         newBrokers.put(b.id(), b.withFenced(true));
-        return new MetadataImage(version + 1, newBrokers, withBrokerFenced(b.id()), nextProducerId);
+        return new MetadataImage(version + 1, newBrokers, withBrokerFenced(b.id()), nextProducerId, committedOffsets);
     }
 
     /** Topics after broker {@code id} leaves every ISR and leadership (its broker record not yet fenced). */
@@ -250,7 +275,7 @@ public record MetadataImage(
         }
         SortedMap<Integer, Broker> newBrokers = new TreeMap<>(brokers);
         newBrokers.put(id, b.withFenced(false));
-        return new MetadataImage(version + 1, newBrokers, newTopics, nextProducerId);
+        return new MetadataImage(version + 1, newBrokers, newTopics, nextProducerId, committedOffsets);
     }
 
     /** Checks a topic name against Kafka's rules. */
@@ -322,14 +347,15 @@ public record MetadataImage(
                     nt.name(),
                     new Topic(nt.name(), nt.topicId(), newPartitions(nt.name(), nt.assignments(), rf), configs));
         }
-        return new MetadataImage(version + 1, brokers, newTopics, nextProducerId);
+        return new MetadataImage(version + 1, brokers, newTopics, nextProducerId, committedOffsets);
     }
 
     private MetadataImage deleteTopic(DeleteTopic c) {
         topic(c.name());
         SortedMap<String, Topic> newTopics = new TreeMap<>(topics);
         newTopics.remove(c.name());
-        return new MetadataImage(version + 1, brokers, newTopics, nextProducerId);
+        return new MetadataImage(
+                version + 1, brokers, newTopics, nextProducerId, committedOffsets.withoutTopic(c.name()));
     }
 
     private MetadataImage addPartitions(AddPartitions c) {
@@ -434,10 +460,16 @@ public record MetadataImage(
             }
             if (q != p) {
                 image = new MetadataImage(
-                        image.version, image.brokers, image.withPartition(t, tp.partition(), q).topics, nextProducerId);
+                        image.version,
+                        image.brokers,
+                        image.withPartition(t, tp.partition(), q).topics,
+                        nextProducerId,
+                        committedOffsets);
             }
         }
-        return image == this ? this : new MetadataImage(version + 1, image.brokers, image.topics, nextProducerId);
+        return image == this
+                ? this
+                : new MetadataImage(version + 1, image.brokers, image.topics, nextProducerId, committedOffsets);
     }
 
     private MetadataImage allocateProducerIds(AllocateProducerIds c) {
@@ -449,13 +481,41 @@ public record MetadataImage(
             throw new InvalidRequestException("producer ids are exhausted: %d more from %d pass the largest id %d"
                     .formatted(c.count(), nextProducerId, Long.MAX_VALUE - 1));
         }
-        return new MetadataImage(version + 1, brokers, topics, nextProducerId + c.count());
+        return new MetadataImage(version + 1, brokers, topics, nextProducerId + c.count(), committedOffsets);
+    }
+
+    private static String checkGroupId(String groupId) {
+        if (groupId.isEmpty()) {
+            throw new InvalidRequestException("a consumer group id must not be empty");
+        }
+        return groupId;
+    }
+
+    private MetadataImage commitOffsets(CommitOffsets c) {
+        checkGroupId(c.groupId());
+        if (c.offsets().isEmpty()) {
+            throw new InvalidRequestException("no offset to commit for group '" + c.groupId() + "'");
+        }
+        Map<TopicPartition, CommittedOffset> existing = new TreeMap<>();
+        c.offsets().forEach((tp, offset) -> {
+            if (partitionState(tp).isPresent()) {
+                existing.put(tp, offset);
+            }
+        });
+        return withOffsets(committedOffsets.withCommit(c.groupId(), existing));
+    }
+
+    /** This image with other committed offsets, at the same metadata version (brokers do not watch offsets). */
+    private MetadataImage withOffsets(CommittedOffsets offsets) {
+        return offsets == committedOffsets
+                ? this
+                : new MetadataImage(version, brokers, topics, nextProducerId, offsets);
     }
 
     private MetadataImage withTopic(Topic t) {
         SortedMap<String, Topic> newTopics = new TreeMap<>(topics);
         newTopics.put(t.name(), t);
-        return new MetadataImage(version + 1, brokers, newTopics, nextProducerId);
+        return new MetadataImage(version + 1, brokers, newTopics, nextProducerId, committedOffsets);
     }
 
     private MetadataImage withPartition(Topic t, int index, PartitionState p) {

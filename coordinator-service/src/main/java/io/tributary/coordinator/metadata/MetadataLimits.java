@@ -11,8 +11,30 @@ package io.tributary.coordinator.metadata;
  * @param maxProducerIdsPerBlock the most producer ids one allocation may take (default 10,000: ten
  *     of Kafka's 1,000-id blocks; a broker asks again when its block runs out, so a larger block
  *     only saves a Raft write per that many new idempotent producers)
+ * @param maxGroupsWithOffsets the most consumer groups that may hold committed offsets at once
+ *     (default 10,000); a commit of a new group beyond it is refused. Every group's offsets are in
+ *     every voter's memory and in every snapshot, so this and the next bound cap both
+ * @param maxOffsetsPerGroup the most committed offsets (partitions) one group may hold (default
+ *     10,000: a group reading every partition of one topic at the largest partition count fits)
+ * @param maxOffsetMetadataBytes the largest client metadata string of one committed offset, in UTF-8
+ *     bytes (default 4,096: Kafka's {@code offset.metadata.max.bytes})
  */
-public record MetadataLimits(int maxCommandBytes, int maxPartitionsPerTopic, int maxProducerIdsPerBlock) {
+public record MetadataLimits(
+        int maxCommandBytes,
+        int maxPartitionsPerTopic,
+        int maxProducerIdsPerBlock,
+        int maxGroupsWithOffsets,
+        int maxOffsetsPerGroup,
+        int maxOffsetMetadataBytes) {
+
+    /** The default of {@link #maxGroupsWithOffsets}. */
+    public static final int DEFAULT_MAX_GROUPS_WITH_OFFSETS = 10_000;
+
+    /** The default of {@link #maxOffsetsPerGroup}. */
+    public static final int DEFAULT_MAX_OFFSETS_PER_GROUP = 10_000;
+
+    /** The default of {@link #maxOffsetMetadataBytes} (Kafka's {@code offset.metadata.max.bytes}). */
+    public static final int DEFAULT_MAX_OFFSET_METADATA_BYTES = 4096;
 
     /** The documented defaults. */
     public static final MetadataLimits DEFAULTS = new MetadataLimits(1 << 20, 10_000, 10_000);
@@ -28,5 +50,26 @@ public record MetadataLimits(int maxCommandBytes, int maxPartitionsPerTopic, int
             throw new IllegalArgumentException(
                     "maxProducerIdsPerBlock must be 1 or more, got " + maxProducerIdsPerBlock);
         }
+        if (maxGroupsWithOffsets < 1) {
+            throw new IllegalArgumentException("maxGroupsWithOffsets must be 1 or more, got " + maxGroupsWithOffsets);
+        }
+        if (maxOffsetsPerGroup < 1) {
+            throw new IllegalArgumentException("maxOffsetsPerGroup must be 1 or more, got " + maxOffsetsPerGroup);
+        }
+        if (maxOffsetMetadataBytes < 0) {
+            throw new IllegalArgumentException(
+                    "maxOffsetMetadataBytes must be 0 or more, got " + maxOffsetMetadataBytes);
+        }
+    }
+
+    /** Limits with the default bounds on committed offsets. */
+    public MetadataLimits(int maxCommandBytes, int maxPartitionsPerTopic, int maxProducerIdsPerBlock) {
+        this(
+                maxCommandBytes,
+                maxPartitionsPerTopic,
+                maxProducerIdsPerBlock,
+                DEFAULT_MAX_GROUPS_WITH_OFFSETS,
+                DEFAULT_MAX_OFFSETS_PER_GROUP,
+                DEFAULT_MAX_OFFSET_METADATA_BYTES);
     }
 }

@@ -572,6 +572,9 @@ class ControlPlaneTest {
         assertThat(cluster.get("coordinators").get(0).get("leader").asBoolean()).isTrue();
         assertThat(cluster.get("coordinators").get(0).get("httpAddress").asString())
                 .isEqualTo("127.0.0.1:8091");
+        assertThat(cluster.get("coordinators").get(0).get("kafkaAddress").asString())
+                .as("the default tributary.coordinator.kafka-peers")
+                .isEqualTo("127.0.0.1:9191");
         assertThat(cluster.get("version").asLong())
                 .isEqualTo(node.stateMachine().image().version());
     }

@@ -35,6 +35,14 @@ class CoordinatorConfigurationValidationTest {
     }
 
     @Test
+    void kafkaPeersOfAnotherCountThanPeersOrWithoutAPortStopStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.coordinator.kafka-peers=127.0.0.1:9191,127.0.0.1:9192"))
+                .hasStackTraceContaining("tributary.coordinator.kafka-peers");
+        assertThatThrownBy(() -> start("--tributary.coordinator.kafka-peers=localhost:99999"))
+                .hasStackTraceContaining("tributary.coordinator.kafka-peers");
+    }
+
+    @Test
     void aZeroLongPollWaitStopsStartupNamingTheProperty() {
         assertThatThrownBy(() -> start("--tributary.coordinator.control.max-wait=0s"))
                 .hasStackTraceContaining("tributary.coordinator.control.max-wait");

@@ -7,7 +7,10 @@ import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
 import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterPartition;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
+import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteGroupOffsets;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteTopic;
 import io.tributary.coordinator.metadata.MetadataCommand.ElectLeaders;
 import io.tributary.coordinator.metadata.MetadataCommand.ElectionType;
@@ -74,7 +77,7 @@ class CodecTest {
     /** Any command, with field values that need not be valid against any image. */
     static MetadataCommand randomCommand(RandomGenerator r) {
         UUID uuid = new UUID(r.nextLong(), r.nextLong());
-        return switch (r.nextInt(10)) {
+        return switch (r.nextInt(13)) {
             case 0 ->
                 new RegisterBroker(
                         r.nextInt(),
@@ -93,8 +96,30 @@ class CodecTest {
                 new ElectLeaders(
                         r.nextBoolean() ? ElectionType.PREFERRED : ElectionType.UNCLEAN,
                         List.of(new TopicPartition(name(r), r.nextInt())));
-            default -> new AllocateProducerIds(r.nextInt(), r.nextInt());
+            case 9 -> new AllocateProducerIds(r.nextInt(), r.nextInt());
+            case 10 -> new CommitOffsets(name(r), offsets(r));
+            case 11 -> new DeleteGroupOffsets(name(r));
+            default -> {
+                List<TopicPartition> partitions = new ArrayList<>();
+                for (int i = r.nextInt(0, 5); i > 0; i--) {
+                    partitions.add(new TopicPartition(name(r), r.nextInt(3)));
+                }
+                yield new DeleteOffsets(name(r), partitions);
+            }
         };
+    }
+
+    private static CommittedOffset offset(RandomGenerator r) {
+        return new CommittedOffset(r.nextLong(0, Long.MAX_VALUE), r.nextInt(), name(r), r.nextLong());
+    }
+
+    /** Offsets of a few partitions of a few random topics. */
+    private static Map<TopicPartition, CommittedOffset> offsets(RandomGenerator r) {
+        Map<TopicPartition, CommittedOffset> offsets = new HashMap<>();
+        for (int i = r.nextInt(0, 6); i > 0; i--) {
+            offsets.put(new TopicPartition(name(r), r.nextInt(4)), offset(r));
+        }
+        return offsets;
     }
 
     @ParameterizedTest
@@ -120,9 +145,9 @@ class CodecTest {
     @Test
     void unknownVersionAndTypeAreRejected() {
         byte[] bytes = CommandCodec.encode(new DeleteTopic("t"));
-        bytes[0] = 3;
+        bytes[0] = 4;
         byte[] badVersion = bytes.clone();
-        assertThatThrownBy(() -> CommandCodec.decode(badVersion)).hasMessageContaining("version 3");
+        assertThatThrownBy(() -> CommandCodec.decode(badVersion)).hasMessageContaining("version 4");
         bytes[0] = 1;
         bytes[1] = 42;
         byte[] badType = bytes.clone();
@@ -135,8 +160,56 @@ class CodecTest {
     }
 
     @Test
-    void commandsOfVersionOneAreStillReadInVersionTwo() {
+    void commandsOfVersionOneAreStillReadInVersionsTwoAndThree() {
         assertThat(CommandCodec.decode(new byte[] {2, 5, 0, 0, 0, 2, 'a', 'b'})).isEqualTo(new DeleteTopic("ab"));
+        assertThat(CommandCodec.decode(new byte[] {3, 5, 0, 0, 0, 2, 'a', 'b'})).isEqualTo(new DeleteTopic("ab"));
+        assertThat(CommandCodec.decode(new byte[] {3, 10, 0, 0, 0, 1, 0, 0, 0, 2}))
+                .isEqualTo(new AllocateProducerIds(1, 2));
+    }
+
+    @Test
+    void offsetCommandsHaveTheDocumentedBytesInVersionThreeOnly() {
+        assertThat(CommandCodec.encode(new DeleteGroupOffsets("g"))).containsExactly(3, 12, 0, 0, 0, 1, 'g');
+        byte[] commit = CommandCodec.encode(
+                new CommitOffsets("g", Map.of(new TopicPartition("t", 1), new CommittedOffset(5, 2, "m", 9))));
+        assertThat(commit)
+                .containsExactly(
+                        3, 11, // version, type
+                        0, 0, 0, 1, 'g', // group id
+                        0, 0, 0, 1, // topics
+                        0, 0, 0, 1, 't', // topic
+                        0, 0, 0, 1, // partitions
+                        0, 0, 0, 1, // partition
+                        0, 0, 0, 0, 0, 0, 0, 5, // offset
+                        0, 0, 0, 2, // leader epoch
+                        0, 0, 0, 1, 'm', // metadata
+                        0, 0, 0, 0, 0, 0, 0, 9); // commit timestamp
+        byte[] delete = CommandCodec.encode(new DeleteOffsets(
+                "g", List.of(new TopicPartition("t", 2), new TopicPartition("t", 0), new TopicPartition("t", 2))));
+        assertThat(delete)
+                .containsExactly(
+                        3, 13, 0, 0, 0, 1, 'g', 0, 0, 0, 1, 0, 0, 0, 1, 't', 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 2);
+        for (byte[] bytes : List.of(commit, delete, CommandCodec.encode(new DeleteGroupOffsets("g")))) {
+            bytes[0] = 2;
+            assertThatThrownBy(() -> CommandCodec.decode(bytes))
+                    .isInstanceOf(CorruptCommandException.class)
+                    .hasMessageContaining("needs format version 3");
+        }
+    }
+
+    @Test
+    void aCommitWithAPartitionTwiceOrANegativeOffsetIsRejected() {
+        byte[] commit = CommandCodec.encode(new CommitOffsets(
+                "g",
+                Map.of(
+                        new TopicPartition("t", 1), new CommittedOffset(5, 2, "", 9),
+                        new TopicPartition("t", 2), new CommittedOffset(6, 2, "", 9))));
+        byte[] twice = commit.clone();
+        twice[2 + 5 + 4 + 5 + 4 + 28 + 3] = 1; // the second partition's index becomes 1
+        assertThatThrownBy(() -> CommandCodec.decode(twice)).hasMessageContaining("t-1 twice");
+        byte[] negative = commit.clone();
+        negative[2 + 5 + 4 + 5 + 4 + 4] = (byte) 0x80; // the first offset's sign bit
+        assertThatThrownBy(() -> CommandCodec.decode(negative)).hasMessageContaining("negative offset");
     }
 
     @Test
@@ -157,7 +230,7 @@ class CodecTest {
             0x52,
             0x42,
             0x4D, // magic "TRBM"
-            2, // format version
+            3, // format version
             0,
             0,
             0,
@@ -181,7 +254,11 @@ class CodecTest {
             0,
             0,
             0,
-            0 // topics
+            0, // topics
+            0,
+            0,
+            0,
+            0 // groups
         };
         assertThat(ImageCodec.encode(image)).isEqualTo(withCrc(body));
     }
@@ -193,6 +270,13 @@ class CodecTest {
                 .put(body)
                 .putInt((int) crc.getValue())
                 .array();
+    }
+
+    /** A version-2 image (before committed offsets): version 3's bytes of an image without any, less the group count. */
+    private static byte[] asVersionTwo(byte[] version3) {
+        byte[] body = Arrays.copyOf(version3, version3.length - 4 - 4);
+        body[4] = 2;
+        return withCrc(body);
     }
 
     /** A version-1 image (before producer ids): version 2's bytes without the next producer id. */
@@ -221,19 +305,50 @@ class CodecTest {
         if (r.nextBoolean()) {
             image = image.apply(new AllocateProducerIds(0, r.nextInt(1, 10_000)));
         }
-        byte[] bytes = ImageCodec.encode(image);
-        MetadataImage decoded = ImageCodec.decode(bytes);
-        assertThat(decoded).as("seed %d", seed).isEqualTo(image);
-        assertThat(ImageCodec.encode(decoded)).as("seed %d", seed).isEqualTo(bytes);
-        MetadataImage fromVersionOne = ImageCodec.decode(asVersionOne(bytes));
+        byte[] withoutOffsets = ImageCodec.encode(image);
+        byte[] versionTwo = asVersionTwo(withoutOffsets);
+        assertThat(ImageCodec.decode(versionTwo))
+                .as("seed %d: a version-2 snapshot holds the same state", seed)
+                .isEqualTo(image);
+        MetadataImage fromVersionOne = ImageCodec.decode(asVersionOne(versionTwo));
         assertThat(fromVersionOne.nextProducerId()).as("seed %d", seed).isZero();
         assertThat(fromVersionOne)
                 .as("seed %d: a version-1 snapshot holds the same state but producer ids", seed)
                 .isEqualTo(new MetadataImage(image.version(), image.brokers(), image.topics(), 0));
+        List<TopicPartition> partitions = new ArrayList<>();
+        image.topics().values().forEach(t -> {
+            for (int p = 0; p < t.partitions().size(); p++) {
+                partitions.add(new TopicPartition(t.name(), p));
+            }
+        });
+        for (int g = partitions.isEmpty() ? 0 : r.nextInt(0, 4); g > 0; g--) {
+            Map<TopicPartition, CommittedOffset> offsets = new HashMap<>();
+            for (int i = r.nextInt(1, 4); i > 0; i--) {
+                offsets.put(partitions.get(r.nextInt(partitions.size())), offset(r));
+            }
+            image = image.apply(new CommitOffsets("g" + r.nextInt(5), offsets));
+        }
+        byte[] bytes = ImageCodec.encode(image);
+        MetadataImage decoded = ImageCodec.decode(bytes);
+        assertThat(decoded).as("seed %d", seed).isEqualTo(image);
+        assertThat(ImageCodec.encode(decoded)).as("seed %d", seed).isEqualTo(bytes);
         int bit = r.nextInt(bytes.length * 8);
         bytes[bit / 8] ^= (byte) (1 << (bit % 8));
         assertThatThrownBy(() -> ImageCodec.decode(bytes))
                 .as("seed %d, bit %d", seed, bit)
                 .isInstanceOf(CorruptCommandException.class);
+    }
+
+    @Test
+    void anImageWithAnOffsetOfAMissingPartitionIsRejected() {
+        MetadataImage image = Fixtures.liveBrokers(1, 1).apply(Fixtures.createTopic("t", List.of(List.of(0))));
+        image = image.apply(
+                new CommitOffsets("g", Map.of(new TopicPartition("t", 0), new CommittedOffset(1, 0, "", 0))));
+        MetadataImage broken = new MetadataImage(
+                image.version(), image.brokers(), new TreeMap<>(), image.nextProducerId(), image.committedOffsets());
+        byte[] bytes = ImageCodec.encode(broken);
+        assertThatThrownBy(() -> ImageCodec.decode(bytes))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("t-0");
     }
 }

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
 import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
+import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The limits the Raft leader checks before a command is appended, and the dry run on its image. */
@@ -55,8 +57,70 @@ class CommandValidatorTest {
                 .isInstanceOf(InvalidRequestException.class);
     }
 
+    private final CommandValidator offsetLimits = new CommandValidator(new MetadataLimits(1 << 20, 10, 100, 2, 3, 4));
+    private final MetadataImage twoTopics = image.apply(createTopic("u", List.of(List.of(0), List.of(1), List.of(2))));
+
+    private static CommittedOffset withMetadata(String metadata) {
+        return new CommittedOffset(1, -1, metadata, 0);
+    }
+
+    private static TopicPartition tp(String topic, int partition) {
+        return new TopicPartition(topic, partition);
+    }
+
+    @Test
+    void offsetMetadataUpToTheLimitInUtf8BytesIsAcceptedAndLongerIsInvalid() {
+        assertThat(offsetLimits.validate(twoTopics, new CommitOffsets("g", Map.of(tp("t", 0), withMetadata("abcd")))))
+                .isNotNull();
+        assertThatThrownBy(() -> offsetLimits.validate(
+                        twoTopics, new CommitOffsets("g", Map.of(tp("t", 0), withMetadata("abcé")))))
+                .isInstanceOf(InvalidRequestException.class)
+                .hasMessageContaining("5 bytes; the limit is 4");
+    }
+
+    @Test
+    void aGroupMayHoldUpToTheLimitOfOffsetsCountingThoseItAlreadyHas() {
+        MetadataImage two = offsetLimits.validate(
+                twoTopics, new CommitOffsets("g", Map.of(tp("t", 0), withMetadata(""), tp("u", 0), withMetadata(""))));
+        assertThat(offsetLimits.validate(
+                        two,
+                        new CommitOffsets("g", Map.of(tp("t", 0), withMetadata(""), tp("u", 1), withMetadata("")))))
+                .extracting(i -> i.committedOffsets().of("g").size())
+                .isEqualTo(3);
+        assertThatThrownBy(() -> offsetLimits.validate(
+                        two,
+                        new CommitOffsets("g", Map.of(tp("u", 1), withMetadata(""), tp("u", 2), withMetadata("")))))
+                .isInstanceOf(InvalidRequestException.class)
+                .hasMessageContaining("would hold 4 committed offsets; the limit is 3");
+    }
+
+    @Test
+    void aNewGroupPastTheLimitOfGroupsIsInvalidButKnownGroupsStillCommit() {
+        MetadataImage full = twoTopics
+                .apply(new CommitOffsets("g1", Map.of(tp("t", 0), withMetadata(""))))
+                .apply(new CommitOffsets("g2", Map.of(tp("t", 0), withMetadata(""))));
+        assertThatThrownBy(() ->
+                        offsetLimits.validate(full, new CommitOffsets("g3", Map.of(tp("t", 0), withMetadata("")))))
+                .isInstanceOf(InvalidRequestException.class)
+                .hasMessageContaining("2 groups hold committed offsets; the limit is 2");
+        assertThat(offsetLimits.validate(full, new CommitOffsets("g2", Map.of(tp("u", 0), withMetadata("")))))
+                .isNotNull();
+        MetadataImage oneGone = full.apply(new MetadataCommand.DeleteGroupOffsets("g1"));
+        assertThat(offsetLimits
+                        .validate(oneGone, new CommitOffsets("g3", Map.of(tp("t", 0), withMetadata(""))))
+                        .committedOffsets()
+                        .groups())
+                .containsExactly("g2", "g3");
+    }
+
     @Test
     void theLimitsMustBePositive() {
+        assertThatThrownBy(() -> new MetadataLimits(1 << 20, 3, 100, 0, 1, 1))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new MetadataLimits(1 << 20, 3, 100, 1, 0, 1))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new MetadataLimits(1 << 20, 3, 100, 1, 1, -1))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new MetadataLimits(1 << 20, 3, 0)).isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -96,7 +96,19 @@ public final class MetadataClient implements AutoCloseable {
      * @throws IOException if the group cannot commit it
      */
     public long submit(MetadataCommand command) throws IOException {
-        return send(command).metadataVersion();
+        return send(command).reply().metadataVersion();
+    }
+
+    /**
+     * Submits a command and waits until it is committed and applied on the leader.
+     *
+     * @return the Raft log index of the entry (a reader on another voter waits for it: {@link
+     *     MetadataStateMachine#awaitApplied})
+     * @throws MetadataException if the command is invalid
+     * @throws IOException if the group cannot commit it
+     */
+    public long submitForIndex(MetadataCommand command) throws IOException {
+        return send(command).logIndex();
     }
 
     /**
@@ -116,14 +128,17 @@ public final class MetadataClient implements AutoCloseable {
      * @throws IOException if the group cannot commit it
      */
     public ProducerIdBlock allocateProducerIds(int brokerId, int count) throws IOException {
-        Reply reply = send(new MetadataCommand.AllocateProducerIds(brokerId, count));
+        Reply reply =
+                send(new MetadataCommand.AllocateProducerIds(brokerId, count)).reply();
         if (reply.firstProducerId() == Reply.NO_PRODUCER_ID) {
             throw new IOException("the reply to a producer id allocation names no block");
         }
         return new ProducerIdBlock(reply.metadataVersion(), reply.firstProducerId(), count);
     }
 
-    private Reply send(MetadataCommand command) throws IOException {
+    private record Sent(Reply reply, long logIndex) {}
+
+    private Sent send(MetadataCommand command) throws IOException {
         Message message = Message.valueOf(ByteString.copyFrom(CommandCodec.encode(command)));
         RaftClientReply reply;
         try {
@@ -141,7 +156,7 @@ public final class MetadataClient implements AutoCloseable {
         if (decoded.error() != null) {
             throw decoded.error();
         }
-        return decoded;
+        return new Sent(decoded, reply.getLogIndex());
     }
 
     /**

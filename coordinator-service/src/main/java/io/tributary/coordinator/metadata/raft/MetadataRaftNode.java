@@ -151,6 +151,18 @@ public final class MetadataRaftNode implements AutoCloseable {
         return info().map(DivisionInfo::getLeaderId).map(Object::toString);
     }
 
+    /** The index (in the configured peers) of the group's leader as this voter knows it, if it knows one. */
+    public Optional<Integer> leaderIndex() {
+        return leaderId().flatMap(id -> {
+            for (int i = 0; i < config.peers().size(); i++) {
+                if (peerId(i).toString().equals(id)) {
+                    return Optional.of(i);
+                }
+            }
+            return Optional.empty();
+        });
+    }
+
     /** This voter's current Raft term, or -1 if it is not running. */
     public long currentTerm() {
         return info().map(DivisionInfo::getCurrentTerm).orElse(-1L);

@@ -11,10 +11,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -80,6 +83,10 @@ public class MetadataStateMachine extends BaseStateMachine {
     private final List<Consumer<MetadataImage>> listeners = new CopyOnWriteArrayList<>();
     private final AtomicLong appliedCommands = new AtomicLong();
     private volatile Applied applied = new Applied(MetadataImage.EMPTY, null);
+    /** Guards nothing but the wait for an index; signalled after every applied index. */
+    private final ReentrantLock appliedLock = new ReentrantLock();
+
+    private final Condition appliedAdvanced = appliedLock.newCondition();
 
     public MetadataStateMachine(CommandValidator validator) {
         this.validator = validator;
@@ -88,6 +95,46 @@ public class MetadataStateMachine extends BaseStateMachine {
     /** The latest image this voter has applied. */
     public MetadataImage image() {
         return applied.image();
+    }
+
+    /** The log index of the latest entry this voter applied (or loaded from a snapshot); -1 before any. */
+    public long appliedIndex() {
+        TermIndex termIndex = applied.termIndex();
+        return termIndex == null ? RaftLog.INVALID_LOG_INDEX : termIndex.getIndex();
+    }
+
+    /**
+     * Waits until this voter applied the entry at {@code index} (for a reader that must see a write
+     * committed through another voter), at most {@code maxWait}.
+     *
+     * @return whether it was applied in time
+     */
+    public boolean awaitApplied(long index, Duration maxWait) throws InterruptedException {
+        if (appliedIndex() >= index) {
+            return true;
+        }
+        long remainingNanos = maxWait.toNanos();
+        appliedLock.lock();
+        try {
+            while (appliedIndex() < index) {
+                if (remainingNanos <= 0) {
+                    return false;
+                }
+                remainingNanos = appliedAdvanced.awaitNanos(remainingNanos);
+            }
+            return true;
+        } finally {
+            appliedLock.unlock();
+        }
+    }
+
+    private void signalApplied() {
+        appliedLock.lock();
+        try {
+            appliedAdvanced.signalAll();
+        } finally {
+            appliedLock.unlock();
+        }
     }
 
     /** Commands this instance applied since it started (not those loaded from a snapshot). */
@@ -165,6 +212,7 @@ public class MetadataStateMachine extends BaseStateMachine {
         applied = new Applied(next, termIndex);
         updateLastAppliedTermIndex(termIndex);
         appliedCommands.incrementAndGet();
+        signalApplied();
         if (next != before.image()) {
             for (Consumer<MetadataImage> listener : listeners) {
                 listener.accept(next);
@@ -178,6 +226,7 @@ public class MetadataStateMachine extends BaseStateMachine {
         // Entries without a command (leader no-ops, configuration changes) still advance the index.
         applied = new Applied(applied.image(), TermIndex.valueOf(term, index));
         super.notifyTermIndexUpdated(term, index);
+        signalApplied();
     }
 
     @Override
@@ -223,6 +272,7 @@ public class MetadataStateMachine extends BaseStateMachine {
         MetadataImage image = ImageCodec.decode(Files.readAllBytes(file));
         applied = new Applied(image, termIndex);
         setLastAppliedTermIndex(termIndex);
+        signalApplied();
         log.info("metadata snapshot {} loaded: {}, metadata version {}", file, termIndex, image.version());
         listeners.forEach(l -> l.accept(image));
     }
