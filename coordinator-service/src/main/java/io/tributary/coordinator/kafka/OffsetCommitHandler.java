@@ -34,7 +34,9 @@ import org.apache.kafka.common.requests.OffsetCommitResponse;
  * into a group with no members (admin clients, consumers using {@code assign()}). A member at
  * another epoch gets STALE_MEMBER_EPOCH (ILLEGAL_GENERATION below version 9), an unknown member
  * UNKNOWN_MEMBER_ID (also when the group is unknown here: after a coordinator failover the member
- * must join again). Per partition: metadata longer than {@code max-metadata-bytes} is
+ * must join again). Per partition: a topic or partition that does not exist is
+ * UNKNOWN_TOPIC_OR_PARTITION (UNKNOWN_TOPIC_ID for an id; the store keeps offsets of existing
+ * partitions only, so accepting them would lose them silently), metadata longer than {@code max-metadata-bytes} is
  * OFFSET_METADATA_TOO_LARGE, a negative offset INVALID_REQUEST. The accepted partitions are stored
  * all or none; a store failure is NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE (retriable) or, for a
  * store bound, INVALID_COMMIT_OFFSET_SIZE.
@@ -86,13 +88,17 @@ public final class OffsetCommitHandler implements RequestHandler {
         long now = service.nowMs();
         List<Slot> accepted = new ArrayList<>();
         for (var topic : data.topics()) {
-            Optional<String> name = version >= 10
-                    ? service.topics().byId(GroupService.uuid(topic.topicId())).map(TopicInfo::name)
-                    : Optional.of(topic.name());
+            Optional<TopicInfo> info = version >= 10
+                    ? service.topics().byId(GroupService.uuid(topic.topicId()))
+                    : service.topics().byName(topic.name());
+            Optional<String> name = info.map(TopicInfo::name);
             for (var partition : topic.partitions()) {
                 OffsetCommitResponsePartition out = byRequest.get(partition);
-                if (name.isEmpty()) {
-                    out.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code());
+                if (info.isEmpty()) {
+                    out.setErrorCode(
+                            version >= 10 ? Errors.UNKNOWN_TOPIC_ID.code() : Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+                } else if (partition.partitionIndex() >= info.get().partitionCount()) {
+                    out.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
                 } else if (service.groups().metadataTooLarge(partition.committedMetadata())) {
                     out.setErrorCode(Errors.OFFSET_METADATA_TOO_LARGE.code());
                 } else if (partition.committedOffset() < 0 || partition.partitionIndex() < 0) {
