@@ -32,6 +32,7 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.FetchResponseData;
@@ -131,27 +132,39 @@ class KafkaClientsGroupTest {
                         .setNodeId(0)
                         .setHost("127.0.0.1")
                         .setPort(port.get()));
-        List<String> names = metadata.isAllTopics()
-                ? topics.all().stream().map(TopicInfo::name).toList()
-                : metadata.topics();
-        for (String name : names) {
-            var out = new MetadataResponseData.MetadataResponseTopic().setName(name);
-            topics.byName(name)
-                    .ifPresentOrElse(
-                            info -> {
-                                out.setTopicId(GroupService.kafkaUuid(info.id()));
-                                for (int p = 0; p < info.partitionCount(); p++) {
-                                    out.partitions()
-                                            .add(new MetadataResponseData.MetadataResponsePartition()
-                                                    .setPartitionIndex(p)
-                                                    .setLeaderId(0)
-                                                    .setLeaderEpoch(0)
-                                                    .setReplicaNodes(List.of(0))
-                                                    .setIsrNodes(List.of(0)));
-                                }
-                            },
-                            () -> out.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));
+        List<TopicInfo> wanted = new ArrayList<>();
+        List<String> unknown = new ArrayList<>();
+        if (metadata.isAllTopics()) {
+            wanted.addAll(topics.all());
+        } else {
+            // By name, or by id (a regex subscription learns its topics' ids from the assignment).
+            for (var requested : metadata.data().topics()) {
+                var found = requested.name() != null && !requested.name().isEmpty()
+                        ? topics.byName(requested.name())
+                        : topics.byId(GroupService.uuid(requested.topicId()));
+                found.ifPresentOrElse(wanted::add, () -> unknown.add(String.valueOf(requested.name())));
+            }
+        }
+        for (TopicInfo info : wanted) {
+            var out = new MetadataResponseData.MetadataResponseTopic()
+                    .setName(info.name())
+                    .setTopicId(GroupService.kafkaUuid(info.id()));
+            for (int p = 0; p < info.partitionCount(); p++) {
+                out.partitions()
+                        .add(new MetadataResponseData.MetadataResponsePartition()
+                                .setPartitionIndex(p)
+                                .setLeaderId(0)
+                                .setLeaderEpoch(0)
+                                .setReplicaNodes(List.of(0))
+                                .setIsrNodes(List.of(0)));
+            }
             data.topics().add(out);
+        }
+        for (String name : unknown) {
+            data.topics()
+                    .add(new MetadataResponseData.MetadataResponseTopic()
+                            .setName(name)
+                            .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));
         }
         return new MetadataResponse(data, request.header().apiVersion());
     }
@@ -211,7 +224,10 @@ class KafkaClientsGroupTest {
     }
 
     private KafkaConsumer<byte[], byte[]> consumer(String clientId) {
-        Properties properties = new Properties();
+        return consumer(clientId, new Properties());
+    }
+
+    private KafkaConsumer<byte[], byte[]> consumer(String clientId, Properties properties) {
         properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port.get());
         properties.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
         properties.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
@@ -286,5 +302,36 @@ class KafkaClientsGroupTest {
             admin.deleteConsumerGroups(List.of(GROUP)).all().get();
             assertThat(store.groups()).isEmpty();
         }
+    }
+
+    @Test
+    void aStaticConsumerSubscribedByPatternIsReplacedByItsNextInstanceWithoutARebalance() throws Exception {
+        Properties staticMember = new Properties();
+        staticMember.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-1");
+        KafkaConsumer<byte[], byte[]> first = consumer("static-1", staticMember);
+        first.subscribe(new SubscriptionPattern("ev.*"));
+        await().atMost(WAIT).until(() -> {
+            first.poll(Duration.ofMillis(100));
+            return first.assignment().equals(all());
+        });
+        int groupEpoch = service.groups().describe(GROUP).orElseThrow().groupEpoch();
+
+        first.close(); // a static member leaves with epoch -2: kept for the session timeout
+        GroupDescription.Member kept =
+                service.groups().describe(GROUP).orElseThrow().members().getFirst();
+        assertThat(kept.memberEpoch()).isEqualTo(-2);
+
+        KafkaConsumer<byte[], byte[]> next = consumer("static-1-again", staticMember);
+        next.subscribe(new SubscriptionPattern("ev.*"));
+        await().atMost(WAIT).until(() -> {
+            next.poll(Duration.ofMillis(100));
+            return next.assignment().equals(all());
+        });
+        GroupDescription after = service.groups().describe(GROUP).orElseThrow();
+        assertThat(after.members()).singleElement().satisfies(member -> {
+            assertThat(member.instanceId()).contains("instance-1");
+            assertThat(member.memberId()).isNotEqualTo(kept.memberId());
+        });
+        assertThat(after.groupEpoch()).as("no rebalance").isEqualTo(groupEpoch);
     }
 }
