@@ -21,7 +21,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Wires consumer groups: the state machine ({@link GroupCoordinator}, from {@link GroupProperties}),
- * the topics of this voter's metadata image, leadership from {@link MetadataRaftNode#isLeader}, the
+ * the topics of this voter's metadata image, leadership from {@link MetadataRaftNode#isLeader} and its
+ * term ({@link MetadataRaftNode#currentTerm}), the
  * {@link OffsetStore} bean, the eight group handlers on the Kafka listener, and the timer tick.
  */
 @Configuration(proxyBeanMethods = false)
@@ -36,6 +37,7 @@ class GroupConfiguration {
                 offsets,
                 topics,
                 node::isLeader,
+                node::currentTerm,
                 InstantSource.system());
     }
 

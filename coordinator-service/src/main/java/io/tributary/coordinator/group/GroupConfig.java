@@ -15,8 +15,9 @@ import java.util.Objects;
  *     max.poll.interval.ms}, 5 min by default)
  * @param maxGroupSize the most members one group may have; one more is refused with {@code
  *     GROUP_MAX_SIZE_REACHED} (default 1000)
- * @param maxGroups the most groups held in memory; a join that would create one more is refused with
- *     the retriable {@code COORDINATOR_NOT_AVAILABLE} (default 10000)
+ * @param maxGroups the most groups held in memory; a join that would create one more forgets a group
+ *     without members (its offsets stay), or, when every group has members, is refused with the
+ *     retriable {@code COORDINATOR_NOT_AVAILABLE} (default 10000)
  * @param maxMetadataBytes the longest committed-offset metadata string, in UTF-8 bytes; longer is
  *     {@code OFFSET_METADATA_TOO_LARGE} (default 4096, Kafka's {@code offset.metadata.max.bytes})
  * @param maxRegexLength the longest {@code SubscribedTopicRegex}, in characters (default 1000);

@@ -223,6 +223,9 @@ public final class GroupCoordinator {
                         "member " + request.memberId() + " is not in group " + request.groupId() + ": join again");
             }
             if (groups.size() >= config.maxGroups()) {
+                evictAnEmptyGroup();
+            }
+            if (groups.size() >= config.maxGroups()) {
                 throw new GroupException(
                         Errors.COORDINATOR_NOT_AVAILABLE,
                         "this coordinator already holds " + config.maxGroups()
@@ -237,6 +240,20 @@ public final class GroupCoordinator {
             if (group.members.isEmpty() && group.groupEpoch == group.assignmentEpoch && group.target.isEmpty()) {
                 // A join that failed leaves no empty group behind it.
                 groups.remove(group.groupId, group);
+            }
+        }
+    }
+
+    /**
+     * Makes room for a new group by forgetting one without members (its committed offsets, if any,
+     * stay in the store; it shows as an offsets-only group).
+     */
+    private void evictAnEmptyGroup() {
+        for (Group group : groups.values()) {
+            if (group.members.isEmpty()) {
+                groups.remove(group.groupId);
+                log.info("group {}: forgotten (no members) to make room for a new group", group.groupId);
+                return;
             }
         }
     }

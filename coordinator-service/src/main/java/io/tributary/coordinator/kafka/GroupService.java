@@ -14,14 +14,18 @@ import java.util.Objects;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
  * What the group handlers share: the state machine, the offset store, the topics, the clock and
  * whether this coordinator leads. A coordinator that does not lead answers NOT_COORDINATOR and
- * forgets every group's membership (members join the leader again).
+ * forgets every group's membership (members join the leader again). So does a leader whose Raft
+ * term changed since it last looked (it lost leadership and won it back between two requests and
+ * ticks: another leader may have served the groups meanwhile).
  *
  * <p>Thread-safe: {@link GroupCoordinator} locks itself; the store is thread-safe.
  */
@@ -31,19 +35,51 @@ public final class GroupService {
     private final OffsetStore offsets;
     private final TopicView topics;
     private final BooleanSupplier leader;
+    private final LongSupplier term;
     private final InstantSource clock;
+    private final AtomicLong servedTerm = new AtomicLong(Long.MIN_VALUE);
 
+    /**
+     * @param leader whether this coordinator is the Raft leader now
+     * @param term the current Raft term (e.g. {@code MetadataRaftNode::currentTerm})
+     */
+    public GroupService(
+            GroupCoordinator groups,
+            OffsetStore offsets,
+            TopicView topics,
+            BooleanSupplier leader,
+            LongSupplier term,
+            InstantSource clock) {
+        this.groups = Objects.requireNonNull(groups, "groups");
+        this.offsets = Objects.requireNonNull(offsets, "offsets");
+        this.topics = Objects.requireNonNull(topics, "topics");
+        this.leader = Objects.requireNonNull(leader, "leader");
+        this.term = Objects.requireNonNull(term, "term");
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /** Without term tracking (tests, and a single voter whose leadership never changes hands). */
     public GroupService(
             GroupCoordinator groups,
             OffsetStore offsets,
             TopicView topics,
             BooleanSupplier leader,
             InstantSource clock) {
-        this.groups = Objects.requireNonNull(groups, "groups");
-        this.offsets = Objects.requireNonNull(offsets, "offsets");
-        this.topics = Objects.requireNonNull(topics, "topics");
-        this.leader = Objects.requireNonNull(leader, "leader");
-        this.clock = Objects.requireNonNull(clock, "clock");
+        this(groups, offsets, topics, leader, () -> 0, clock);
+    }
+
+    /** Whether this coordinator leads; forgets membership on a follower and when the term changed. */
+    private boolean leads() {
+        if (!leader.getAsBoolean()) {
+            groups.clear();
+            servedTerm.set(Long.MIN_VALUE);
+            return false;
+        }
+        long now = term.getAsLong();
+        if (servedTerm.getAndSet(now) != now) {
+            groups.clear();
+        }
+        return true;
     }
 
     public GroupCoordinator groups() {
@@ -67,8 +103,7 @@ public final class GroupService {
      * group's membership.
      */
     public void requireLeader() {
-        if (!leader.getAsBoolean()) {
-            groups.clear();
+        if (!leads()) {
             throw new GroupException(
                     Errors.NOT_COORDINATOR, "this coordinator is not the leader: find the group coordinator again");
         }
@@ -76,8 +111,7 @@ public final class GroupService {
 
     /** One tick of the timers on the leader; on a follower, forgets every group's membership. */
     public void tick() {
-        if (!leader.getAsBoolean()) {
-            groups.clear();
+        if (!leads()) {
             return;
         }
         groups.tick(nowMs());

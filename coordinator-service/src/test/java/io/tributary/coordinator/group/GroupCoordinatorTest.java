@@ -509,4 +509,39 @@ class GroupCoordinatorTest {
                         .toList()))
                 .containsExactly("b");
     }
+
+    @Test
+    void atTheGroupLimitAGroupWithoutMembersIsForgottenAndOtherwiseTheJoinIsRetriable() {
+        var config = new GroupConfig(
+                Duration.ofSeconds(45),
+                Duration.ofSeconds(5),
+                Duration.ofMinutes(5),
+                10,
+                1,
+                4096,
+                100,
+                100,
+                100,
+                "uniform");
+        var one = new GroupCoordinator(config, topics);
+        one.heartbeat(join("a", List.of("t")), now);
+        HeartbeatRequest other = new HeartbeatRequest(
+                "other",
+                "b",
+                0,
+                Optional.empty(),
+                Optional.empty(),
+                1000,
+                Optional.of(List.of("t")),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.of(new TreeSet<>()),
+                "c",
+                "h");
+
+        assertError(Errors.COORDINATOR_NOT_AVAILABLE, () -> one.heartbeat(other, now));
+        one.heartbeat(leave("a", -1, Optional.empty()), now);
+        assertThat(one.heartbeat(other, now).memberEpoch()).isPositive();
+        assertThat(one.contains(GROUP)).isFalse();
+    }
 }
