@@ -1,5 +1,7 @@
 package io.tributary.coordinator.app;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.tributary.coordinator.group.GroupCoordinator;
 import io.tributary.coordinator.group.ImageTopicView;
 import io.tributary.coordinator.group.OffsetStore;
@@ -39,6 +41,22 @@ class GroupConfiguration {
                 node::isLeader,
                 node::currentTerm,
                 InstantSource.system());
+    }
+
+    /**
+     * {@code tributary_groups_in_memory}: groups this coordinator holds membership of (0 on a
+     * follower); {@code tributary_group_members}: their members together.
+     */
+    @Bean
+    MeterBinder groupMeters(GroupService service) {
+        return registry -> {
+            Gauge.builder("tributary.groups.in.memory", service.groups(), GroupCoordinator::groupCount)
+                    .description("consumer groups whose membership this coordinator holds (0 on a follower)")
+                    .register(registry);
+            Gauge.builder("tributary.group.members", service.groups(), GroupCoordinator::memberCount)
+                    .description("members of the consumer groups this coordinator holds")
+                    .register(registry);
+        };
     }
 
     @Bean

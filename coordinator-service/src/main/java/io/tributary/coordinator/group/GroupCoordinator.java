@@ -575,9 +575,29 @@ public final class GroupCoordinator {
 
     /** Bumps the group epoch when a subscribed topic appeared, disappeared or changed. */
     private void refreshTopics(Group group) {
-        SortedMap<String, TopicView.TopicInfo> now = new TreeMap<>();
+        // Each distinct name and regex is resolved once, however many members share it (members
+        // of one group usually subscribe alike).
+        Set<String> names = new TreeSet<>();
+        Map<String, Pattern> regexes = new TreeMap<>();
         for (Member member : group.members.values()) {
-            subscribedTopics(member, now);
+            names.addAll(member.subscribedTopicNames);
+            if (member.regex != null) {
+                regexes.putIfAbsent(member.subscribedTopicRegex, member.regex);
+            }
+        }
+        SortedMap<String, TopicView.TopicInfo> now = new TreeMap<>();
+        for (String name : names) {
+            topics.byName(name).ifPresent(info -> now.put(name, info));
+        }
+        if (!regexes.isEmpty()) {
+            for (TopicView.TopicInfo info : topics.all()) {
+                for (Pattern regex : regexes.values()) {
+                    if (regex.matches(info.name())) {
+                        now.put(info.name(), info);
+                        break;
+                    }
+                }
+            }
         }
         if (!now.equals(group.subscribedTopics)) {
             group.subscribedTopics = now;
@@ -894,6 +914,20 @@ public final class GroupCoordinator {
         if (group != null && group.members.isEmpty()) {
             groups.remove(groupId);
         }
+    }
+
+    /** How many groups are held in memory. */
+    public synchronized int groupCount() {
+        return groups.size();
+    }
+
+    /** How many members all groups have together. */
+    public synchronized int memberCount() {
+        int members = 0;
+        for (Group group : groups.values()) {
+            members += group.members.size();
+        }
+        return members;
     }
 
     /** Whether the group is held in memory (it has or had members since this coordinator leads). */

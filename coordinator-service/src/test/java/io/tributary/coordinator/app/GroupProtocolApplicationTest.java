@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.tributary.common.app.KafkaListenerLifecycle;
 import io.tributary.common.testing.KafkaTestConnection;
 import io.tributary.coordinator.metadata.Fixtures;
@@ -66,6 +67,9 @@ class GroupProtocolApplicationTest {
 
     @Autowired
     GroupProperties groupProperties;
+
+    @Autowired
+    MeterRegistry registry;
 
     @Test
     void theCoordinatorServesTheGroupProtocolWithOffsetsThroughRaft() throws Exception {
@@ -145,6 +149,8 @@ class GroupProtocolApplicationTest {
                     .extracting(p -> p.partitionIndex(), p -> p.committedOffset())
                     .containsExactly(tuple(1, 17L));
         }
+        assertThat(registry.get("tributary.groups.in.memory").gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get("tributary.group.members").gauge().value()).isEqualTo(1.0);
     }
 
     private static String toKafka(java.util.UUID id) {
