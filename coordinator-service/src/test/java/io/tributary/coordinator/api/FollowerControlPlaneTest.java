@@ -71,6 +71,7 @@ class FollowerControlPlaneTest {
                                 .map(p -> p.getHostString() + ":" + p.getPort())
                                 .toList()));
         registry.add("tributary.coordinator.http-peers", () -> String.join(",", HTTP_PEERS));
+        registry.add("tributary.coordinator.kafka-peers", () -> "127.0.0.1:9191,127.0.0.1:9192,127.0.0.1:9193");
         registry.add("tributary.kafka.port", () -> 0);
     }
 

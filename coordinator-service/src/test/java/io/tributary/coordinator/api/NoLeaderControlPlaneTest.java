@@ -41,6 +41,7 @@ class NoLeaderControlPlaneTest {
                 "tributary.coordinator.peers",
                 () -> "127.0.0.1:%d,127.0.0.1:%d,127.0.0.1:%d".formatted(ports[0], ports[1], ports[2]));
         registry.add("tributary.coordinator.http-peers", () -> "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3");
+        registry.add("tributary.coordinator.kafka-peers", () -> "127.0.0.1:4,127.0.0.1:5,127.0.0.1:6");
         registry.add("tributary.kafka.port", () -> 0);
     }
 
