@@ -56,9 +56,12 @@ import org.slf4j.LoggerFactory;
  *
  * Membership is not replicated. A coordinator that loses leadership calls {@link #clear}; members
  * get UNKNOWN_MEMBER_ID from the new leader and join it again with epoch 0 (as KIP-848 clients
- * do). A group created here starts at an epoch taken from the clock (seconds since 2024), not at 1,
- * so epochs handed out by a new leader are very likely above the old leader's and a delayed request
- * from before the failover does not match a new epoch by accident.
+ * do). What keeps a member's request from before a failover out is that the member is unknown
+ * until it joins again with epoch 0, and a client's requests to the new leader go over one
+ * connection in order. As defence in depth a group created here starts at an epoch taken from the
+ * clock (seconds since 2024), not at 1, so a new leader seldom hands out the epochs an old one did
+ * (it can, for a group re-created within the same second or one that rebalanced more often than
+ * once a second).
  *
  * <h2>Thread-safety</h2>
  *

@@ -24,7 +24,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -83,8 +85,10 @@ class KafkaClientsGroupTest {
             1000,
             100,
             "uniform");
-    private final GroupService service =
-            new GroupService(new GroupCoordinator(config, topics), store, topics, () -> true, InstantSource.system());
+    private final AtomicBoolean leader = new AtomicBoolean(true);
+    private final AtomicLong term = new AtomicLong(1);
+    private final GroupService service = new GroupService(
+            new GroupCoordinator(config, topics), store, topics, leader::get, term::get, InstantSource.system());
     private final AtomicInteger port = new AtomicInteger();
     private final List<AutoCloseable> clients = new ArrayList<>();
     private KafkaProtocolServer server;
@@ -333,5 +337,46 @@ class KafkaClientsGroupTest {
             assertThat(member.memberId()).isNotEqualTo(kept.memberId());
         });
         assertThat(after.groupEpoch()).as("no rebalance").isEqualTo(groupEpoch);
+    }
+
+    @Test
+    void aConsumerRejoinsAfterTheCoordinatorLostAndRegainedLeadershipAndKeepsItsOffsets() throws Exception {
+        KafkaConsumer<byte[], byte[]> consumer = consumer("failover");
+        consumer.subscribe(List.of(topic.name()));
+        await().atMost(WAIT).until(() -> {
+            consumer.poll(Duration.ofMillis(100));
+            return consumer.assignment().equals(all());
+        });
+        TopicPartition p2 = new TopicPartition(topic.name(), 2);
+        consumer.commitSync(Map.of(p2, new OffsetAndMetadata(9)));
+        String memberId = service.groups()
+                .describe(GROUP)
+                .orElseThrow()
+                .members()
+                .getFirst()
+                .memberId();
+
+        leader.set(false); // NOT_COORDINATOR: the consumer looks the coordinator up again
+        for (int i = 0; i < 5; i++) {
+            consumer.poll(Duration.ofMillis(100));
+        }
+        assertThat(service.groups().contains(GROUP))
+                .as("a follower holds no membership")
+                .isFalse();
+        term.set(2);
+        leader.set(true); // the "new leader" knows no member: UNKNOWN_MEMBER_ID, and the consumer joins again
+
+        await().atMost(WAIT).until(() -> {
+            consumer.poll(Duration.ofMillis(100));
+            return service.groups()
+                            .describe(GROUP)
+                            .map(g -> g.state().equals(GroupDescription.STABLE))
+                            .orElse(false)
+                    && consumer.assignment().equals(all());
+        });
+        assertThat(service.groups().describe(GROUP).orElseThrow().members())
+                .singleElement()
+                .satisfies(member -> assertThat(member.memberId()).isEqualTo(memberId));
+        assertThat(consumer.committed(Set.of(p2)).get(p2).offset()).isEqualTo(9);
     }
 }
