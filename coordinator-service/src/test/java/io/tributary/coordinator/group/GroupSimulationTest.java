@@ -23,9 +23,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Deterministic simulation of the consumer-group protocol (Kafka's RaftEventSimulationTest style):
  * one seeded random generator, one simulated clock, an event queue, simulated members behaving like
  * kafka-clients 4.x consumers (join, heartbeat, reconcile, consume, commit, leave, crash, slow
- * revocation, static members that restart), a network that delays and drops messages (each
- * member's messages stay in order, as on one connection), topics that grow, and coordinator
- * failovers (membership dropped). Invariants are checked after every event:
+ * revocation, static members that restart; subscriptions by names or by regex), a network that
+ * delays and drops messages (each member's messages stay in order, as on one connection), a topic
+ * that grows, a topic deleted and created again, and coordinator failovers (membership dropped). Invariants are checked after every event:
  *
  * <ul>
  *   <li>{@code SingleOwner}: the coordinator never has a partition owned by two members, and no
@@ -75,7 +75,11 @@ class GroupSimulationTest {
     private static final class Client {
         final int slot;
         final Optional<String> instanceId;
+        /** Topic names it subscribes to; empty when it subscribes by {@link #regex}. */
         final List<String> topics;
+        /** A regular expression it subscribes with instead (RE2 syntax, full match). */
+        final Optional<String> regex;
+
         String memberId;
         int incarnation;
         boolean alive;
@@ -92,7 +96,8 @@ class GroupSimulationTest {
         long revokeAt = Long.MAX_VALUE;
         long lastMessageAt;
 
-        Client(int slot, Optional<String> instanceId, List<String> topics) {
+        Client(int slot, Optional<String> instanceId, List<String> topics, Optional<String> regex) {
+            this.regex = regex;
             this.slot = slot;
             this.instanceId = instanceId;
             this.topics = topics;
@@ -134,12 +139,15 @@ class GroupSimulationTest {
             int count = 2 + random.nextInt(4);
             for (int i = 0; i < count; i++) {
                 Optional<String> instance = random.nextInt(3) == 0 ? Optional.of("static-" + i) : Optional.empty();
-                List<String> subscription = switch (random.nextInt(3)) {
+                int kind = random.nextInt(4);
+                List<String> subscription = switch (kind) {
                     case 0 -> List.of("t");
                     case 1 -> List.of("t", "u");
-                    default -> List.of("u", "t");
+                    case 2 -> List.of("u", "t", "v");
+                    default -> List.of();
                 };
-                clients.add(new Client(i, instance, subscription));
+                Optional<String> regex = kind == 3 ? Optional.of("t|v") : Optional.empty();
+                clients.add(new Client(i, instance, subscription, regex));
             }
         }
 
@@ -238,8 +246,8 @@ class GroupSimulationTest {
                     full ? client.instanceId : Optional.empty(),
                     Optional.empty(),
                     full ? REBALANCE_MS : -1,
-                    full ? Optional.of(client.topics) : Optional.empty(),
-                    Optional.empty(),
+                    full && client.regex.isEmpty() ? Optional.of(client.topics) : Optional.empty(),
+                    full ? client.regex : Optional.empty(),
                     Optional.empty(),
                     client.epoch == 0 ? Optional.of(new TreeSet<>()) : ownedField,
                     "client",
@@ -428,6 +436,15 @@ class GroupSimulationTest {
                         topics.grow("u", u.partitionCount() + 1);
                     }
                 }
+                case 7 -> { // topic v is created, or deleted (a new v has a new id)
+                    if (random.nextInt(3) == 0) {
+                        if (topics.get("v") == null) {
+                            topics.create("v", 1 + random.nextInt(3));
+                        } else {
+                            topics.delete("v");
+                        }
+                    }
+                }
                 default -> {}
             }
         }
@@ -484,9 +501,15 @@ class GroupSimulationTest {
                             .isNull();
                 }
             }
-            for (String name : List.of("t", "u")) {
+            for (String name : List.of("t", "u", "v")) {
                 TopicView.TopicInfo topic = topics.get(name);
-                boolean subscribed = clients.stream().anyMatch(c -> c.alive && c.topics.contains(name));
+                if (topic == null) {
+                    continue;
+                }
+                boolean subscribed = clients.stream()
+                        .anyMatch(c -> c.alive
+                                && (c.topics.contains(name)
+                                        || c.regex.filter(name::matches).isPresent()));
                 for (int p = 0; p < topic.partitionCount() && subscribed; p++) {
                     assertThat(owners)
                             .as("EventuallyOwned: %s-%d", name, p)
