@@ -714,7 +714,10 @@ public final class GroupCoordinator {
             return new HeartbeatResponse(request.memberId(), epoch, heartbeatIntervalMs(), Optional.empty());
         }
         if (epoch == HeartbeatRequest.STATIC_LEAVE_EPOCH && member.instanceId != null) {
-            // Kept, assignment and all, until it comes back or its session times out.
+            // Kept, assignment and all, until it comes back or its session times out. What it was
+            // revoking is released now: the process stopped consuming before it said goodbye.
+            group.setOwnership(member, member.assigned, Collections.emptySortedSet());
+            member.state = MemberState.STABLE;
             member.setEpoch(HeartbeatRequest.STATIC_LEAVE_EPOCH);
             member.sessionDeadlineMs = nowMs + config.sessionTimeout().toMillis();
             member.rebalanceDeadlineMs = Long.MAX_VALUE;

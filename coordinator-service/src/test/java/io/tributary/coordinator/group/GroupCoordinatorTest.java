@@ -544,4 +544,20 @@ class GroupCoordinatorTest {
         assertThat(one.heartbeat(other, now).memberEpoch()).isPositive();
         assertThat(one.contains(GROUP)).isFalse();
     }
+
+    @Test
+    void aStaticMemberLeavingForNowReleasesWhatItWasRevokingAndKeepsTheRest() {
+        Optional<String> instance = Optional.of("i-1");
+        HeartbeatResponse a = send(join("a", List.of("t"), instance));
+        HeartbeatResponse b = send(join("b", List.of("t")));
+        Set<TopicIdPartition> aKeeps = assignment(send(beat("a", a.memberEpoch(), all(topic, 4))));
+
+        send(leave("a", -2, instance));
+
+        HeartbeatResponse bGets = send(beat("b", b.memberEpoch(), Set.of()));
+        Set<TopicIdPartition> expected = new TreeSet<>(all(topic, 4));
+        expected.removeAll(aKeeps);
+        assertThat(assignment(bGets)).isEqualTo(expected);
+        assertThat(assignment(send(join("a2", List.of("t"), instance)))).isEqualTo(aKeeps);
+    }
 }
