@@ -23,6 +23,9 @@ class ArchitectureTest {
     static final ArchRule groupIsSpringFree = ArchitectureRules.springFree("io.tributary.coordinator.group..");
 
     @ArchTest
+    static final ArchRule groupHandlersAreSpringFree = ArchitectureRules.springFree("io.tributary.coordinator.kafka..");
+
+    @ArchTest
     static final ArchRule livenessIsSpringFree = ArchitectureRules.springFree("io.tributary.coordinator.liveness..");
 
     @ArchTest

@@ -1,5 +1,24 @@
 /**
- * Consumer groups: membership, assignment and committed offsets. Core: plain Java, no Spring (an
- * architecture test enforces it).
+ * Consumer groups (KIP-848, server-side assignment): membership, assignment and the rules for
+ * committed offsets. Core: plain Java, no Spring (an architecture test enforces it); time comes in
+ * as a parameter, so tests and the simulation never sleep.
+ *
+ * <pre>
+ *   ConsumerGroupHeartbeat ──► GroupCoordinator ──► Assignor (uniform | range) ──► target assignment
+ *                                   │  reconcile each member towards its target:
+ *                                   │  revoke first (UNREVOKED_PARTITIONS), then assign what is free
+ *                                   │  (UNRELEASED_PARTITIONS until it is)
+ *   tick(now) ─────────────────────►│  session timeouts, rebalance timeouts, topic changes
+ *   OffsetCommit / OffsetFetch ────►│  validateCommit / validateFetch (member id + member epoch)
+ *                                   ▼
+ *                               OffsetStore (committed offsets, replicated through Raft)
+ * </pre>
+ *
+ * <p>Invariants: a partition is owned (assigned or pending revocation) by at most one member of a
+ * group at any time, and moves to another member only after its owner's heartbeat stopped listing
+ * it or its owner was removed; a member's epoch never goes down while it is a member; an offset
+ * commit is accepted only from a member at its current epoch, or without a member into a group
+ * that has none. Membership lives in memory on the coordinator leader only; {@link
+ * io.tributary.coordinator.group.OffsetStore} is the one durable part.
  */
 package io.tributary.coordinator.group;

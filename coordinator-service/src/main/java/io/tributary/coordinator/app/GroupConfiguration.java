@@ -1,0 +1,106 @@
+package io.tributary.coordinator.app;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.tributary.coordinator.group.GroupCoordinator;
+import io.tributary.coordinator.group.ImageTopicView;
+import io.tributary.coordinator.group.OffsetStore;
+import io.tributary.coordinator.group.TopicView;
+import io.tributary.coordinator.kafka.ConsumerGroupDescribeHandler;
+import io.tributary.coordinator.kafka.ConsumerGroupHeartbeatHandler;
+import io.tributary.coordinator.kafka.DeleteGroupsHandler;
+import io.tributary.coordinator.kafka.DescribeGroupsHandler;
+import io.tributary.coordinator.kafka.GroupService;
+import io.tributary.coordinator.kafka.ListGroupsHandler;
+import io.tributary.coordinator.kafka.OffsetCommitHandler;
+import io.tributary.coordinator.kafka.OffsetDeleteHandler;
+import io.tributary.coordinator.kafka.OffsetFetchHandler;
+import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
+import java.time.InstantSource;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Wires consumer groups: the state machine ({@link GroupCoordinator}, from {@link GroupProperties}),
+ * the topics of this voter's metadata image, leadership from {@link MetadataRaftNode#isLeader} and its
+ * term ({@link MetadataRaftNode#currentTerm}), the
+ * {@link OffsetStore} bean, the eight group handlers on the Kafka listener, and the timer tick.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(GroupProperties.class)
+class GroupConfiguration {
+
+    @Bean
+    GroupService groupService(GroupProperties properties, MetadataRaftNode node, OffsetStore offsets) {
+        TopicView topics = new ImageTopicView(() -> node.stateMachine().image());
+        return new GroupService(
+                new GroupCoordinator(properties.toConfig(), topics),
+                offsets,
+                topics,
+                node::isLeader,
+                node::currentTerm,
+                InstantSource.system());
+    }
+
+    /**
+     * {@code tributary_groups_in_memory}: groups this coordinator holds membership of (0 on a
+     * follower); {@code tributary_group_members}: their members together.
+     */
+    @Bean
+    MeterBinder groupMeters(GroupService service) {
+        return registry -> {
+            Gauge.builder("tributary.groups.in.memory", service.groups(), GroupCoordinator::groupCount)
+                    .description("consumer groups whose membership this coordinator holds (0 on a follower)")
+                    .register(registry);
+            Gauge.builder("tributary.group.members", service.groups(), GroupCoordinator::memberCount)
+                    .description("members of the consumer groups this coordinator holds")
+                    .register(registry);
+        };
+    }
+
+    @Bean
+    GroupTickLoop groupTickLoop(GroupService service, GroupProperties properties) {
+        return new GroupTickLoop(service, properties.tickInterval());
+    }
+
+    @Bean
+    ConsumerGroupHeartbeatHandler consumerGroupHeartbeatHandler(GroupService service) {
+        return new ConsumerGroupHeartbeatHandler(service);
+    }
+
+    @Bean
+    ConsumerGroupDescribeHandler consumerGroupDescribeHandler(GroupService service) {
+        return new ConsumerGroupDescribeHandler(service);
+    }
+
+    @Bean
+    OffsetCommitHandler offsetCommitHandler(GroupService service) {
+        return new OffsetCommitHandler(service);
+    }
+
+    @Bean
+    OffsetFetchHandler offsetFetchHandler(GroupService service) {
+        return new OffsetFetchHandler(service);
+    }
+
+    @Bean
+    ListGroupsHandler listGroupsHandler(GroupService service) {
+        return new ListGroupsHandler(service);
+    }
+
+    @Bean
+    DescribeGroupsHandler describeGroupsHandler(GroupService service) {
+        return new DescribeGroupsHandler(service);
+    }
+
+    @Bean
+    DeleteGroupsHandler deleteGroupsHandler(GroupService service) {
+        return new DeleteGroupsHandler(service);
+    }
+
+    @Bean
+    OffsetDeleteHandler offsetDeleteHandler(GroupService service) {
+        return new OffsetDeleteHandler(service);
+    }
+}

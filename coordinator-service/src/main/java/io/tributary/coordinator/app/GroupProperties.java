@@ -1,0 +1,61 @@
+package io.tributary.coordinator.app;
+
+import io.tributary.coordinator.group.GroupConfig;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Pattern;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * Consumer groups ({@code tributary.coordinator.groups.*}); each bound is described on {@link
+ * GroupConfig}, which this becomes.
+ *
+ * @param sessionTimeout a member silent this long is removed
+ * @param heartbeatInterval how often members heartbeat
+ * @param maxRebalanceTimeout the cap on a member's rebalance timeout
+ * @param maxGroupSize the most members of one group
+ * @param maxGroups the most groups held in memory
+ * @param maxMetadataSize the longest committed-offset metadata
+ * @param maxRegexLength the longest subscription regular expression
+ * @param maxIdLength the longest group, member, instance and rack id
+ * @param maxSubscribedTopics the most topic names one member subscribes to
+ * @param defaultAssignor the assignor of groups whose members name none ({@code uniform} or {@code range})
+ * @param tickInterval how often the leader checks session and rebalance timeouts and topic changes
+ */
+@Validated
+@ConfigurationProperties("tributary.coordinator.groups")
+public record GroupProperties(
+        @DefaultValue("45s") @NotNull Duration sessionTimeout,
+        @DefaultValue("5s") @NotNull Duration heartbeatInterval,
+        @DefaultValue("15m") @NotNull Duration maxRebalanceTimeout,
+        @DefaultValue("1000") @Min(1) @Max(1_000_000) int maxGroupSize,
+        @DefaultValue("10000") @Min(1) @Max(10_000_000) int maxGroups,
+        @DefaultValue("4KB") @NotNull DataSize maxMetadataSize,
+        @DefaultValue("1000") @Min(1) @Max(100_000) int maxRegexLength,
+        @DefaultValue("1000") @Min(1) @Max(100_000) int maxIdLength,
+        @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxSubscribedTopics,
+
+        @DefaultValue("uniform") @NotNull @Pattern(regexp = "uniform|range")
+        String defaultAssignor,
+
+        @DefaultValue("500ms") @NotNull Duration tickInterval) {
+
+    GroupConfig toConfig() {
+        return new GroupConfig(
+                sessionTimeout,
+                heartbeatInterval,
+                maxRebalanceTimeout,
+                maxGroupSize,
+                maxGroups,
+                Math.toIntExact(maxMetadataSize.toBytes()),
+                maxRegexLength,
+                maxIdLength,
+                maxSubscribedTopics,
+                defaultAssignor);
+    }
+}

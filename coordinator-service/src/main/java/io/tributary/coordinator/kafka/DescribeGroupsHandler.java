@@ -1,0 +1,119 @@
+package io.tributary.coordinator.kafka;
+
+import io.tributary.common.protocol.ApiVersionRange;
+import io.tributary.common.protocol.KafkaRequest;
+import io.tributary.common.protocol.RequestHandler;
+import io.tributary.coordinator.group.GroupDescription;
+import io.tributary.coordinator.group.GroupException;
+import io.tributary.coordinator.group.TopicIdPartition;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
+import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData;
+import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroup;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.DescribeGroupsRequest;
+import org.apache.kafka.common.requests.DescribeGroupsResponse;
+
+/**
+ * DescribeGroups (API 15), versions 0 to 6: the classic view of a group, for tools that do not
+ * speak ConsumerGroupDescribe. State and members as in ConsumerGroupDescribe; protocol type {@code
+ * consumer}, protocol data the assignor's name; each member's {@code MemberAssignment} is its
+ * current assignment in the consumer protocol's encoding (what classic tools decode), its {@code
+ * MemberMetadata} empty. An unknown group is state {@code Dead} with no error before version 6 and
+ * GROUP_ID_NOT_FOUND from 6 (KIP-1043), as Kafka answers.
+ *
+ * <p>Thread-safe.
+ */
+public final class DescribeGroupsHandler implements RequestHandler {
+
+    public static final ApiVersionRange VERSIONS = ApiVersionRange.of(ApiKeys.DESCRIBE_GROUPS, 0, 6);
+
+    static final String DEAD = "Dead";
+
+    private final GroupService service;
+
+    public DescribeGroupsHandler(GroupService service) {
+        this.service = service;
+    }
+
+    @Override
+    public ApiVersionRange versions() {
+        return VERSIONS;
+    }
+
+    @Override
+    public AbstractResponse handle(KafkaRequest request) {
+        DescribeGroupsRequestData data =
+                request.body(DescribeGroupsRequest.class).data();
+        short version = request.header().apiVersion();
+        var response = new DescribeGroupsResponseData();
+        Errors leaderError = Errors.NONE;
+        try {
+            service.requireLeader();
+        } catch (GroupException e) {
+            leaderError = e.error();
+        }
+        for (String groupId : data.groups()) {
+            var described = new DescribedGroup()
+                    .setGroupId(groupId)
+                    .setGroupState("")
+                    .setProtocolType("")
+                    .setProtocolData("");
+            if (leaderError != Errors.NONE) {
+                described.setErrorCode(leaderError.code());
+            } else {
+                Optional<GroupDescription> group =
+                        groupId.isEmpty() ? Optional.empty() : GroupViews.find(service, groupId);
+                if (group.isEmpty()) {
+                    described.setGroupState(DEAD);
+                    if (version >= 6) {
+                        described
+                                .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                                .setErrorMessage("group " + groupId + " not found");
+                    }
+                } else {
+                    describe(group.get(), described);
+                }
+            }
+            response.groups().add(described);
+        }
+        return new DescribeGroupsResponse(response);
+    }
+
+    private void describe(GroupDescription group, DescribedGroup out) {
+        out.setGroupState(group.state())
+                .setProtocolType(GroupViews.PROTOCOL_TYPE)
+                .setProtocolData(group.assignor());
+        for (GroupDescription.Member member : group.members()) {
+            out.members()
+                    .add(new DescribeGroupsResponseData.DescribedGroupMember()
+                            .setMemberId(member.memberId())
+                            .setGroupInstanceId(member.instanceId().orElse(null))
+                            .setClientId(member.clientId())
+                            .setClientHost(member.clientHost())
+                            .setMemberMetadata(new byte[0])
+                            .setMemberAssignment(encode(member)));
+        }
+    }
+
+    private byte[] encode(GroupDescription.Member member) {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (TopicIdPartition partition : member.assigned()) {
+            service.topics()
+                    .byId(partition.topicId())
+                    .ifPresent(topic -> partitions.add(new TopicPartition(topic.name(), partition.partition())));
+        }
+        ByteBuffer bytes = ConsumerProtocol.serializeAssignment(new ConsumerPartitionAssignor.Assignment(partitions));
+        byte[] array = new byte[bytes.remaining()];
+        bytes.get(array);
+        return array;
+    }
+}

@@ -1,0 +1,55 @@
+package io.tributary.coordinator.kafka;
+
+import io.tributary.coordinator.group.GroupDescription;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * The groups this coordinator knows, for ListGroups and the describe APIs: those with membership in
+ * memory, and those that only have committed offsets (state {@code Empty}: after a failover, or
+ * groups used only for commits).
+ */
+final class GroupViews {
+
+    /** Every group Tributary serves is a KIP-848 consumer group. */
+    static final String TYPE = "consumer";
+
+    /** Kafka's protocol type of consumer groups. */
+    static final String PROTOCOL_TYPE = "consumer";
+
+    private GroupViews() {}
+
+    /** A group that has committed offsets and no membership here. */
+    static GroupDescription offsetsOnly(GroupService service, String groupId) {
+        return new GroupDescription(
+                groupId, GroupDescription.EMPTY, 0, 0, service.groups().config().defaultAssignor(), List.of());
+    }
+
+    /** The group, if it is known here at all. */
+    static Optional<GroupDescription> find(GroupService service, String groupId) {
+        Optional<GroupDescription> inMemory = service.groups().describe(groupId);
+        if (inMemory.isPresent()) {
+            return inMemory;
+        }
+        if (!service.offsets().fetch(groupId).isEmpty()) {
+            return Optional.of(offsetsOnly(service, groupId));
+        }
+        return Optional.empty();
+    }
+
+    /** Every known group, by id. */
+    static SortedMap<String, GroupDescription> all(GroupService service) {
+        SortedMap<String, GroupDescription> all = new TreeMap<>(service.groups().describeAll());
+        for (String groupId : service.offsets().groups()) {
+            all.putIfAbsent(groupId, offsetsOnly(service, groupId));
+        }
+        return all;
+    }
+
+    static String lower(String value) {
+        return value.toLowerCase(Locale.ROOT);
+    }
+}

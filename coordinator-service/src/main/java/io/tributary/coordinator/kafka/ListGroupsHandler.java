@@ -1,0 +1,67 @@
+package io.tributary.coordinator.kafka;
+
+import io.tributary.common.protocol.ApiVersionRange;
+import io.tributary.common.protocol.KafkaRequest;
+import io.tributary.common.protocol.RequestHandler;
+import io.tributary.coordinator.group.GroupDescription;
+import io.tributary.coordinator.group.GroupException;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.ListGroupsResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ListGroupsRequest;
+import org.apache.kafka.common.requests.ListGroupsResponse;
+
+/**
+ * ListGroups (API 16), versions 0 to 5: every group with membership here or committed offsets, with
+ * its state (v4+) and type {@code consumer} (v5+); {@code StatesFilter} and {@code TypesFilter}
+ * match case-insensitively, an empty filter matches all. A follower coordinator answers
+ * NOT_COORDINATOR and no groups.
+ *
+ * <p>Thread-safe.
+ */
+public final class ListGroupsHandler implements RequestHandler {
+
+    public static final ApiVersionRange VERSIONS = ApiVersionRange.of(ApiKeys.LIST_GROUPS, 0, 5);
+
+    private final GroupService service;
+
+    public ListGroupsHandler(GroupService service) {
+        this.service = service;
+    }
+
+    @Override
+    public ApiVersionRange versions() {
+        return VERSIONS;
+    }
+
+    @Override
+    public AbstractResponse handle(KafkaRequest request) {
+        ListGroupsRequestData data = request.body(ListGroupsRequest.class).data();
+        var response = new ListGroupsResponseData();
+        try {
+            service.requireLeader();
+        } catch (GroupException e) {
+            return new ListGroupsResponse(response.setErrorCode(e.error().code()));
+        }
+        Set<String> states = data.statesFilter().stream().map(GroupViews::lower).collect(Collectors.toSet());
+        Set<String> types = data.typesFilter().stream().map(GroupViews::lower).collect(Collectors.toSet());
+        if (!types.isEmpty() && !types.contains(GroupViews.TYPE)) {
+            return new ListGroupsResponse(response);
+        }
+        for (GroupDescription group : GroupViews.all(service).values()) {
+            if (!states.isEmpty() && !states.contains(GroupViews.lower(group.state()))) {
+                continue;
+            }
+            response.groups()
+                    .add(new ListGroupsResponseData.ListedGroup()
+                            .setGroupId(group.groupId())
+                            .setProtocolType(GroupViews.PROTOCOL_TYPE)
+                            .setGroupState(group.state())
+                            .setGroupType(GroupViews.TYPE));
+        }
+        return new ListGroupsResponse(response);
+    }
+}

@@ -1,0 +1,153 @@
+package io.tributary.coordinator.kafka;
+
+import io.tributary.common.protocol.ApiVersionRange;
+import io.tributary.common.protocol.KafkaRequest;
+import io.tributary.common.protocol.RequestHandler;
+import io.tributary.coordinator.group.GroupCoordinator.Committer;
+import io.tributary.coordinator.group.GroupException;
+import io.tributary.coordinator.group.OffsetStore.CommittedOffset;
+import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
+import io.tributary.coordinator.group.TopicView.TopicInfo;
+import io.tributary.coordinator.metadata.TopicPartition;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponsePartition;
+import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponseTopic;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.OffsetCommitRequest;
+import org.apache.kafka.common.requests.OffsetCommitResponse;
+
+/**
+ * OffsetCommit (API 8), versions 2 to 10 (every version kafka-clients 4.4 parses). Version 10 names
+ * topics by id, resolved through the coordinator's metadata (UNKNOWN_TOPIC_ID when absent).
+ *
+ * <p>Who may commit (KIP-848): a member at its current epoch (OffsetCommit 9 or later; a member of
+ * a consumer group using an older version is UNSUPPORTED_VERSION, as in Kafka), or member epoch -1
+ * into a group with no members (admin clients, consumers using {@code assign()}). A member at
+ * another epoch gets STALE_MEMBER_EPOCH (ILLEGAL_GENERATION below version 9), an unknown member
+ * UNKNOWN_MEMBER_ID (also when the group is unknown here: after a coordinator failover the member
+ * must join again). Per partition: a topic or partition that does not exist is
+ * UNKNOWN_TOPIC_OR_PARTITION (UNKNOWN_TOPIC_ID for an id; the store keeps offsets of existing
+ * partitions only, so accepting them would lose them silently), metadata longer than {@code max-metadata-bytes} is
+ * OFFSET_METADATA_TOO_LARGE, a negative offset INVALID_REQUEST. The accepted partitions are stored
+ * all or none; a store failure is NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE (retriable) or, for a
+ * store bound, INVALID_COMMIT_OFFSET_SIZE.
+ *
+ * <p>Thread-safe.
+ */
+public final class OffsetCommitHandler implements RequestHandler {
+
+    public static final ApiVersionRange VERSIONS = ApiVersionRange.of(ApiKeys.OFFSET_COMMIT, 2, 10);
+
+    private final GroupService service;
+
+    public OffsetCommitHandler(GroupService service) {
+        this.service = service;
+    }
+
+    @Override
+    public ApiVersionRange versions() {
+        return VERSIONS;
+    }
+
+    private record Slot(OffsetCommitResponsePartition response, TopicPartition partition, CommittedOffset offset) {}
+
+    @Override
+    public AbstractResponse handle(KafkaRequest request) {
+        OffsetCommitRequestData data = request.body(OffsetCommitRequest.class).data();
+        short version = request.header().apiVersion();
+        var response = new OffsetCommitResponseData();
+        List<OffsetCommitResponsePartition> all = new ArrayList<>();
+        Map<OffsetCommitRequestData.OffsetCommitRequestPartition, OffsetCommitResponsePartition> byRequest =
+                new IdentityHashMap<>();
+        for (var topic : data.topics()) {
+            var topicResponse =
+                    new OffsetCommitResponseTopic().setName(topic.name()).setTopicId(topic.topicId());
+            for (var partition : topic.partitions()) {
+                var partitionResponse =
+                        new OffsetCommitResponsePartition().setPartitionIndex(partition.partitionIndex());
+                topicResponse.partitions().add(partitionResponse);
+                all.add(partitionResponse);
+                byRequest.put(partition, partitionResponse);
+            }
+            response.topics().add(topicResponse);
+        }
+        Errors groupError = validate(data, version);
+        if (groupError != Errors.NONE) {
+            all.forEach(p -> p.setErrorCode(groupError.code()));
+            return new OffsetCommitResponse(response);
+        }
+        long now = service.nowMs();
+        List<Slot> accepted = new ArrayList<>();
+        for (var topic : data.topics()) {
+            Optional<TopicInfo> info = version >= 10
+                    ? service.topics().byId(GroupService.uuid(topic.topicId()))
+                    : service.topics().byName(topic.name());
+            Optional<String> name = info.map(TopicInfo::name);
+            for (var partition : topic.partitions()) {
+                OffsetCommitResponsePartition out = byRequest.get(partition);
+                if (info.isEmpty()) {
+                    out.setErrorCode(
+                            version >= 10 ? Errors.UNKNOWN_TOPIC_ID.code() : Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+                } else if (partition.partitionIndex() >= info.get().partitionCount()) {
+                    out.setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code());
+                } else if (service.groups().metadataTooLarge(partition.committedMetadata())) {
+                    out.setErrorCode(Errors.OFFSET_METADATA_TOO_LARGE.code());
+                } else if (partition.committedOffset() < 0 || partition.partitionIndex() < 0) {
+                    out.setErrorCode(Errors.INVALID_REQUEST.code());
+                } else {
+                    String metadata = partition.committedMetadata() == null ? "" : partition.committedMetadata();
+                    accepted.add(new Slot(
+                            out,
+                            new TopicPartition(name.get(), partition.partitionIndex()),
+                            new CommittedOffset(
+                                    partition.committedOffset(), partition.committedLeaderEpoch(), metadata, now)));
+                }
+            }
+        }
+        if (accepted.isEmpty()) {
+            return new OffsetCommitResponse(response);
+        }
+        Map<TopicPartition, CommittedOffset> offsets = new LinkedHashMap<>();
+        accepted.forEach(slot -> offsets.put(slot.partition(), slot.offset()));
+        try {
+            service.offsets().commit(data.groupId(), offsets);
+        } catch (OffsetStoreException e) {
+            Errors error = GroupService.storeError(e, Errors.INVALID_COMMIT_OFFSET_SIZE);
+            accepted.forEach(slot -> slot.response().setErrorCode(error.code()));
+        }
+        return new OffsetCommitResponse(response);
+    }
+
+    private Errors validate(OffsetCommitRequestData data, short version) {
+        if (data.groupId().isEmpty()) {
+            return Errors.INVALID_GROUP_ID;
+        }
+        try {
+            service.requireLeader();
+            Committer committer = service.groups()
+                    .validateCommit(
+                            data.groupId(),
+                            data.memberId(),
+                            data.generationIdOrMemberEpoch(),
+                            Optional.ofNullable(data.groupInstanceId()));
+            if (committer == Committer.MEMBER && version < 9) {
+                return Errors.UNSUPPORTED_VERSION;
+            }
+            return Errors.NONE;
+        } catch (GroupException e) {
+            if (e.error() == Errors.STALE_MEMBER_EPOCH && version < 9) {
+                return Errors.ILLEGAL_GENERATION;
+            }
+            return e.error();
+        }
+    }
+}

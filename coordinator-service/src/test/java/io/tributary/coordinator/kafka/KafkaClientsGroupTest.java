@@ -1,0 +1,382 @@
+package io.tributary.coordinator.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tributary.common.protocol.ApiVersionRange;
+import io.tributary.common.protocol.KafkaProtocolServer;
+import io.tributary.common.protocol.KafkaRequest;
+import io.tributary.common.protocol.ProtocolMetrics;
+import io.tributary.common.protocol.ProtocolServerConfig;
+import io.tributary.common.protocol.RequestHandler;
+import io.tributary.coordinator.group.FakeTopics;
+import io.tributary.coordinator.group.GroupConfig;
+import io.tributary.coordinator.group.GroupCoordinator;
+import io.tributary.coordinator.group.GroupDescription;
+import io.tributary.coordinator.group.InMemoryOffsetStore;
+import io.tributary.coordinator.group.TopicView.TopicInfo;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.SubscriptionPattern;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.FindCoordinatorResponse;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
+import org.apache.kafka.common.requests.ListOffsetsResponse;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Real kafka-clients 4.4 consumers ({@code group.protocol=consumer}) and an AdminClient against the
+ * group handlers. The data path is stubbed on the same listener (Metadata naming this node leader
+ * of every partition, FindCoordinator pointing here, ListOffsets at 0, Fetch with no records): what
+ * is tested is the group protocol as the real client drives it (join, assignment by topic id,
+ * revocation when a second member joins, commit and committed through topic ids, leave on close,
+ * describe, offsets and delete through the AdminClient).
+ */
+class KafkaClientsGroupTest {
+
+    private static final String GROUP = "real-clients";
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private final FakeTopics topics = new FakeTopics();
+    private final TopicInfo topic = topics.create("events", 4);
+    private final InMemoryOffsetStore store = new InMemoryOffsetStore();
+    private final GroupConfig config = new GroupConfig(
+            Duration.ofSeconds(10),
+            Duration.ofMillis(200),
+            Duration.ofMinutes(5),
+            100,
+            100,
+            4096,
+            100,
+            1000,
+            100,
+            "uniform");
+    private final AtomicBoolean leader = new AtomicBoolean(true);
+    private final AtomicLong term = new AtomicLong(1);
+    private final GroupService service = new GroupService(
+            new GroupCoordinator(config, topics), store, topics, leader::get, term::get, InstantSource.system());
+    private final AtomicInteger port = new AtomicInteger();
+    private final List<AutoCloseable> clients = new ArrayList<>();
+    private KafkaProtocolServer server;
+
+    private record Stub(ApiVersionRange versions, Function<KafkaRequest, AbstractResponse> answer)
+            implements RequestHandler {
+        @Override
+        public AbstractResponse handle(KafkaRequest request) {
+            return answer.apply(request);
+        }
+    }
+
+    @BeforeEach
+    void start() {
+        List<RequestHandler> handlers = new ArrayList<>(GroupHandlersTest.handlers(service));
+        handlers.add(
+                new Stub(ApiVersionRange.of(ApiKeys.METADATA, 4, ApiKeys.METADATA.latestVersion()), this::metadata));
+        handlers.add(new Stub(ApiVersionRange.of(ApiKeys.FIND_COORDINATOR, 4, 6), this::findCoordinator));
+        handlers.add(new Stub(
+                ApiVersionRange.of(ApiKeys.LIST_OFFSETS, 1, ApiKeys.LIST_OFFSETS.latestVersion()),
+                KafkaClientsGroupTest::listOffsets));
+        handlers.add(new Stub(
+                ApiVersionRange.of(ApiKeys.FETCH, 4, ApiKeys.FETCH.latestVersion()), KafkaClientsGroupTest::fetch));
+        server = new KafkaProtocolServer(
+                ProtocolServerConfig.defaults("test", "127.0.0.1", 0),
+                handlers,
+                new ProtocolMetrics(new SimpleMeterRegistry(), "test"));
+        server.start();
+        port.set(server.port());
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (AutoCloseable client : clients.reversed()) {
+            client.close();
+        }
+        server.close();
+    }
+
+    private AbstractResponse metadata(KafkaRequest request) {
+        MetadataRequest metadata = request.body(MetadataRequest.class);
+        var data = new MetadataResponseData().setClusterId("test-cluster").setControllerId(0);
+        data.brokers()
+                .add(new MetadataResponseData.MetadataResponseBroker()
+                        .setNodeId(0)
+                        .setHost("127.0.0.1")
+                        .setPort(port.get()));
+        List<TopicInfo> wanted = new ArrayList<>();
+        List<String> unknown = new ArrayList<>();
+        if (metadata.isAllTopics()) {
+            wanted.addAll(topics.all());
+        } else {
+            // By name, or by id (a regex subscription learns its topics' ids from the assignment).
+            for (var requested : metadata.data().topics()) {
+                var found = requested.name() != null && !requested.name().isEmpty()
+                        ? topics.byName(requested.name())
+                        : topics.byId(GroupService.uuid(requested.topicId()));
+                found.ifPresentOrElse(wanted::add, () -> unknown.add(String.valueOf(requested.name())));
+            }
+        }
+        for (TopicInfo info : wanted) {
+            var out = new MetadataResponseData.MetadataResponseTopic()
+                    .setName(info.name())
+                    .setTopicId(GroupService.kafkaUuid(info.id()));
+            for (int p = 0; p < info.partitionCount(); p++) {
+                out.partitions()
+                        .add(new MetadataResponseData.MetadataResponsePartition()
+                                .setPartitionIndex(p)
+                                .setLeaderId(0)
+                                .setLeaderEpoch(0)
+                                .setReplicaNodes(List.of(0))
+                                .setIsrNodes(List.of(0)));
+            }
+            data.topics().add(out);
+        }
+        for (String name : unknown) {
+            data.topics()
+                    .add(new MetadataResponseData.MetadataResponseTopic()
+                            .setName(name)
+                            .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));
+        }
+        return new MetadataResponse(data, request.header().apiVersion());
+    }
+
+    private AbstractResponse findCoordinator(KafkaRequest request) {
+        var data = new FindCoordinatorResponseData();
+        for (String key : request.body(FindCoordinatorRequest.class).data().coordinatorKeys()) {
+            data.coordinators()
+                    .add(new FindCoordinatorResponseData.Coordinator()
+                            .setKey(key)
+                            .setNodeId(0)
+                            .setHost("127.0.0.1")
+                            .setPort(port.get()));
+        }
+        return new FindCoordinatorResponse(data);
+    }
+
+    private static AbstractResponse listOffsets(KafkaRequest request) {
+        var data = new ListOffsetsResponseData();
+        for (var topic : request.body(ListOffsetsRequest.class).topics()) {
+            var out = new ListOffsetsResponseData.ListOffsetsTopicResponse().setName(topic.name());
+            topic.partitions()
+                    .forEach(p -> out.partitions()
+                            .add(new ListOffsetsResponseData.ListOffsetsPartitionResponse()
+                                    .setPartitionIndex(p.partitionIndex())
+                                    .setOffset(0)
+                                    .setTimestamp(-1)
+                                    .setLeaderEpoch(0)));
+            data.topics().add(out);
+        }
+        return new ListOffsetsResponse(data);
+    }
+
+    private static AbstractResponse fetch(KafkaRequest request) {
+        var fetch = request.body(FetchRequest.class).data();
+        try {
+            Thread.sleep(Math.min(fetch.maxWaitMs(), 100)); // nothing to read: a short long poll
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        var data = new FetchResponseData();
+        for (var topic : fetch.topics()) {
+            var out = new FetchResponseData.FetchableTopicResponse()
+                    .setTopic(topic.topic())
+                    .setTopicId(topic.topicId());
+            topic.partitions()
+                    .forEach(p -> out.partitions()
+                            .add(new FetchResponseData.PartitionData()
+                                    .setPartitionIndex(p.partition())
+                                    .setHighWatermark(0)
+                                    .setLastStableOffset(0)
+                                    .setLogStartOffset(0)
+                                    .setRecords(MemoryRecords.EMPTY)));
+            data.responses().add(out);
+        }
+        return FetchResponse.of(data);
+    }
+
+    private KafkaConsumer<byte[], byte[]> consumer(String clientId) {
+        return consumer(clientId, new Properties());
+    }
+
+    private KafkaConsumer<byte[], byte[]> consumer(String clientId, Properties properties) {
+        properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port.get());
+        properties.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
+        properties.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        properties.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        var consumer = new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        clients.add(consumer);
+        return consumer;
+    }
+
+    private Set<TopicPartition> all() {
+        Set<TopicPartition> all = new HashSet<>();
+        for (int p = 0; p < topic.partitionCount(); p++) {
+            all.add(new TopicPartition(topic.name(), p));
+        }
+        return all;
+    }
+
+    @Test
+    void realConsumersShareATopicCommitAndLeaveAndTheAdminClientSeesTheGroup() throws Exception {
+        KafkaConsumer<byte[], byte[]> first = consumer("first");
+        first.subscribe(List.of(topic.name()));
+        await().atMost(WAIT).until(() -> {
+            first.poll(Duration.ofMillis(100));
+            return first.assignment().equals(all());
+        });
+
+        TopicPartition p1 = new TopicPartition(topic.name(), 1);
+        first.commitSync(Map.of(p1, new OffsetAndMetadata(5, "note")));
+        assertThat(first.committed(Set.of(p1)).get(p1).offset()).isEqualTo(5);
+
+        KafkaConsumer<byte[], byte[]> second = consumer("second");
+        second.subscribe(List.of(topic.name()));
+        await().atMost(WAIT).until(() -> {
+            first.poll(Duration.ofMillis(50));
+            second.poll(Duration.ofMillis(50));
+            Set<TopicPartition> a = first.assignment();
+            Set<TopicPartition> b = second.assignment();
+            Set<TopicPartition> union = new HashSet<>(a);
+            union.addAll(b);
+            return a.size() == 2 && b.size() == 2 && union.equals(all());
+        });
+        GroupDescription described = service.groups().describe(GROUP).orElseThrow();
+        assertThat(described.members()).hasSize(2);
+
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port.get()))) {
+            ConsumerGroupDescription group =
+                    admin.describeConsumerGroups(List.of(GROUP)).all().get().get(GROUP);
+            assertThat(group.members()).hasSize(2);
+            assertThat(admin.listConsumerGroupOffsets(GROUP)
+                            .partitionsToOffsetAndMetadata()
+                            .get()
+                            .get(p1)
+                            .offset())
+                    .isEqualTo(5);
+
+            second.close();
+            await().atMost(WAIT).until(() -> {
+                first.poll(Duration.ofMillis(100));
+                return first.assignment().equals(all());
+            });
+            first.close();
+            await().atMost(WAIT)
+                    .until(() -> admin.describeConsumerGroups(List.of(GROUP))
+                                    .all()
+                                    .get()
+                                    .get(GROUP)
+                                    .groupState()
+                            == GroupState.EMPTY);
+            admin.deleteConsumerGroups(List.of(GROUP)).all().get();
+            assertThat(store.groups()).isEmpty();
+        }
+    }
+
+    @Test
+    void aStaticConsumerSubscribedByPatternIsReplacedByItsNextInstanceWithoutARebalance() throws Exception {
+        Properties staticMember = new Properties();
+        staticMember.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-1");
+        KafkaConsumer<byte[], byte[]> first = consumer("static-1", staticMember);
+        first.subscribe(new SubscriptionPattern("ev.*"));
+        await().atMost(WAIT).until(() -> {
+            first.poll(Duration.ofMillis(100));
+            return first.assignment().equals(all());
+        });
+        int groupEpoch = service.groups().describe(GROUP).orElseThrow().groupEpoch();
+
+        first.close(); // a static member leaves with epoch -2: kept for the session timeout
+        GroupDescription.Member kept =
+                service.groups().describe(GROUP).orElseThrow().members().getFirst();
+        assertThat(kept.memberEpoch()).isEqualTo(-2);
+
+        KafkaConsumer<byte[], byte[]> next = consumer("static-1-again", staticMember);
+        next.subscribe(new SubscriptionPattern("ev.*"));
+        await().atMost(WAIT).until(() -> {
+            next.poll(Duration.ofMillis(100));
+            return next.assignment().equals(all());
+        });
+        GroupDescription after = service.groups().describe(GROUP).orElseThrow();
+        assertThat(after.members()).singleElement().satisfies(member -> {
+            assertThat(member.instanceId()).contains("instance-1");
+            assertThat(member.memberId()).isNotEqualTo(kept.memberId());
+        });
+        assertThat(after.groupEpoch()).as("no rebalance").isEqualTo(groupEpoch);
+    }
+
+    @Test
+    void aConsumerRejoinsAfterTheCoordinatorLostAndRegainedLeadershipAndKeepsItsOffsets() throws Exception {
+        KafkaConsumer<byte[], byte[]> consumer = consumer("failover");
+        consumer.subscribe(List.of(topic.name()));
+        await().atMost(WAIT).until(() -> {
+            consumer.poll(Duration.ofMillis(100));
+            return consumer.assignment().equals(all());
+        });
+        TopicPartition p2 = new TopicPartition(topic.name(), 2);
+        consumer.commitSync(Map.of(p2, new OffsetAndMetadata(9)));
+        String memberId = service.groups()
+                .describe(GROUP)
+                .orElseThrow()
+                .members()
+                .getFirst()
+                .memberId();
+
+        leader.set(false); // NOT_COORDINATOR: the consumer looks the coordinator up again
+        for (int i = 0; i < 5; i++) {
+            consumer.poll(Duration.ofMillis(100));
+        }
+        assertThat(service.groups().contains(GROUP))
+                .as("a follower holds no membership")
+                .isFalse();
+        term.set(2);
+        leader.set(true); // the "new leader" knows no member: UNKNOWN_MEMBER_ID, and the consumer joins again
+
+        await().atMost(WAIT).until(() -> {
+            consumer.poll(Duration.ofMillis(100));
+            return service.groups()
+                            .describe(GROUP)
+                            .map(g -> g.state().equals(GroupDescription.STABLE))
+                            .orElse(false)
+                    && consumer.assignment().equals(all());
+        });
+        assertThat(service.groups().describe(GROUP).orElseThrow().members())
+                .singleElement()
+                .satisfies(member -> assertThat(member.memberId()).isEqualTo(memberId));
+        assertThat(consumer.committed(Set.of(p2)).get(p2).offset()).isEqualTo(9);
+    }
+}
