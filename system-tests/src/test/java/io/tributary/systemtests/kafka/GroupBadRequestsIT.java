@@ -47,7 +47,7 @@ class GroupBadRequestsIT {
     private static final int REBALANCE_TIMEOUT_MS = 300_000;
 
     @Test
-    void describingAnUnknownGroupShowsAnEmptyDeadGroupOrNotFound() throws Exception {
+    void describingAnUnknownGroupIsGroupIdNotFound() throws Exception {
         BadRequestsIT.assertEveryTargetAnswers("org.apache.kafka.common.errors.GroupIdNotFoundException", target -> {
             try (Admin admin = target.admin()) {
                 String[] seen = new String[1];
