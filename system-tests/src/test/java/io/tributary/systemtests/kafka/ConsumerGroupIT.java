@@ -27,6 +27,8 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Issue 8's group scenario with real {@code KafkaConsumer}s ({@code group.protocol=consumer},
@@ -57,6 +59,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @ExtendWith(KafkaTargets.class)
 class ConsumerGroupIT {
+
+    private static final Logger log = LoggerFactory.getLogger(ConsumerGroupIT.class);
 
     static final int PARTITIONS = 12;
 
@@ -194,6 +198,7 @@ class ConsumerGroupIT {
          */
         void awaitStable(String phase, Set<String> live, List<Running> running) {
             Set<Integer> all = IntStream.range(0, PARTITIONS).boxed().collect(Collectors.toSet());
+            long start = System.nanoTime();
             try {
                 Awaitility.await(phase)
                         .atMost(PATIENCE)
@@ -228,6 +233,11 @@ class ConsumerGroupIT {
                                 + target.logsHint(),
                         e);
             }
+            log.info(
+                    "{}: settled after {} ms, owners {}",
+                    phase,
+                    (System.nanoTime() - start) / 1_000_000,
+                    history.owners());
             checkInvariants(phase);
         }
 

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -34,6 +35,12 @@ final class GroupMember implements Runnable {
 
     /** How long one poll waits for records; the loop checks {@link #leave()} in between. */
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
+
+    /**
+     * How long {@code close} may take (revocation callback, leave heartbeat): a safety net that
+     * keeps a target that never answers from holding the test up, not an assertion on speed.
+     */
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
 
     private final String name;
     private final String topic;
@@ -94,7 +101,8 @@ final class GroupMember implements Runnable {
 
     @Override
     public void run() {
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(properties)) {
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(properties);
+        try {
             consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
@@ -139,8 +147,11 @@ final class GroupMember implements Runnable {
                     events.accept(new GroupHistory.CommitFailed(name, offsets, e.toString()));
                 }
             }
+            // A clean leave: the revocation callback and the leave heartbeat, bounded.
+            consumer.close(CloseOptions.timeout(CLOSE_TIMEOUT));
         } catch (Throwable t) {
             failure = t;
+            consumer.close(CloseOptions.timeout(CLOSE_TIMEOUT));
         }
     }
 
