@@ -15,7 +15,16 @@ final class ApacheKafkaTarget implements KafkaTarget {
     static ApacheKafkaTarget start() throws Exception {
         // Kafka's defaults otherwise (message.max.bytes 1 MiB, 6-partition topics made by the tests);
         // 2 partitions for the auto-created internal topics keeps the start quick on 2 cores.
-        return new ApacheKafkaTarget(KafkaBroker.start(Map.of("offsets.topic.num.partitions", "2")));
+        // Consumer groups (KIP-848): a 1 s heartbeat and a 10 s session (Kafka's are 5 s and 45 s,
+        // with minimums of 5 s and 45 s) so that ConsumerGroupIT's crashed member expires and the
+        // group settles after each change in seconds. 10 s still leaves a static member that
+        // closes time to come back before its partitions are given away.
+        return new ApacheKafkaTarget(KafkaBroker.start(Map.of(
+                "offsets.topic.num.partitions", "2",
+                "group.consumer.min.heartbeat.interval.ms", "500",
+                "group.consumer.heartbeat.interval.ms", "1000",
+                "group.consumer.min.session.timeout.ms", "3000",
+                "group.consumer.session.timeout.ms", "10000")));
     }
 
     @Override

@@ -331,7 +331,7 @@ class BadRequestsIT {
     }
 
     /** Runs the scenario on every enabled target and asserts that each one's outcome is {@code expected}. */
-    private static void assertEveryTargetAnswers(String expected, Scenario scenario) throws Exception {
+    static void assertEveryTargetAnswers(String expected, Scenario scenario) throws Exception {
         Map<KafkaTargets.Kind, String> outcomes = new LinkedHashMap<>();
         Map<KafkaTargets.Kind, String> hints = new LinkedHashMap<>();
         for (KafkaTargets.Kind kind : KafkaTargets.enabledList()) {
@@ -353,7 +353,7 @@ class BadRequestsIT {
     }
 
     /** The class of what {@code action} threw (the cause, for an ExecutionException), or "no error". */
-    private static String failureOf(ThrowingAction action) {
+    static String failureOf(ThrowingAction action) {
         try {
             action.run();
             return "no error";
@@ -365,7 +365,7 @@ class BadRequestsIT {
     }
 
     @FunctionalInterface
-    private interface ThrowingAction {
+    interface ThrowingAction {
         void run() throws Exception;
     }
 }

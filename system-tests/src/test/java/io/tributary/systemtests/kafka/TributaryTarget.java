@@ -60,8 +60,17 @@ final class TributaryTarget implements KafkaTarget {
             basePorts.add(9092 + i);
         }
         // Five JVMs beside the test's and Kafka's on a small machine: half the script's default heap.
+        // Groups heartbeat every 1 s and expire after 10 s, as on the Apache Kafka target, so a
+        // crashed member's partitions move in seconds (the coordinator's defaults are Kafka's 5 s/45 s;
+        // the other processes ignore these keys).
         ScriptedCluster cluster = ScriptedCluster.create(
-                work, "kafka-target-tributary-logs", basePorts, Map.of("TRIBUTARY_JAVA_OPTS", "-Xmx512m"));
+                work,
+                "kafka-target-tributary-logs",
+                basePorts,
+                Map.of(
+                        "TRIBUTARY_JAVA_OPTS",
+                        "-Xmx512m -Dtributary.coordinator.groups.session-timeout=10s"
+                                + " -Dtributary.coordinator.groups.heartbeat-interval=1s"));
         var target = new TributaryTarget(cluster, work);
         ScriptedCluster.Result up = cluster.run(
                 "up",

@@ -1,0 +1,108 @@
+package io.tributary.systemtests.kafka;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * Writes 0, 1, 2... as decimal text, each keyed by itself (so the values spread over every
+ * partition by the default partitioner), {@value #RECORDS_PER_TICK} records every {@value
+ * #TICK_MS} ms from a scheduler thread, with an idempotent {@code acks=all} producer, until {@link
+ * #stop()}. Remembers every acknowledged value and the end offset of each partition.
+ */
+final class SequenceProducer implements AutoCloseable {
+
+    /** Records sent per tick: about 500 records/s, enough to keep every member busy. */
+    static final int RECORDS_PER_TICK = 10;
+
+    static final long TICK_MS = 20;
+
+    private final String topic;
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread thread = new Thread(r, "sequence-producer");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private final AtomicLong next = new AtomicLong();
+    private final Set<Long> acknowledged = ConcurrentHashMap.newKeySet();
+    private final Map<Integer, Long> endOffsets = new ConcurrentHashMap<>();
+    private final Map<Long, String> failures = new ConcurrentHashMap<>();
+
+    SequenceProducer(KafkaTarget target, String topic) {
+        this.topic = topic;
+        this.producer = Clients.producer(
+                target,
+                Map.of(
+                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
+                        ProducerConfig.ACKS_CONFIG, "all",
+                        ProducerConfig.LINGER_MS_CONFIG, "5"));
+    }
+
+    void start() {
+        scheduler.scheduleWithFixedDelay(this::tick, 0, TICK_MS, TimeUnit.MILLISECONDS);
+    }
+
+    private void tick() {
+        for (int i = 0; i < RECORDS_PER_TICK; i++) {
+            long value = next.getAndIncrement();
+            byte[] bytes = Long.toString(value).getBytes(StandardCharsets.UTF_8);
+            producer.send(new ProducerRecord<>(topic, bytes, bytes), (metadata, exception) -> {
+                if (exception != null) {
+                    failures.put(value, exception.toString());
+                } else {
+                    acknowledged.add(value);
+                    endOffsets.merge(metadata.partition(), metadata.offset() + 1, Math::max);
+                }
+            });
+        }
+    }
+
+    /** Stops sending and waits for every send's answer. */
+    void stop() throws InterruptedException {
+        scheduler.shutdown();
+        scheduler.awaitTermination(Clients.PATIENCE.toSeconds(), TimeUnit.SECONDS);
+        producer.flush();
+    }
+
+    long sent() {
+        return next.get();
+    }
+
+    Set<Long> acknowledged() {
+        return Set.copyOf(acknowledged);
+    }
+
+    /** Each partition's end offset as the producer was told (the last acknowledged offset + 1). */
+    Map<Integer, Long> endOffsets() {
+        return new TreeMap<>(endOffsets);
+    }
+
+    /** Failed sends, value to error (a few shown). */
+    List<String> failures() {
+        return failures.entrySet().stream()
+                .limit(5)
+                .map(e -> e.getKey() + ": " + e.getValue())
+                .toList();
+    }
+
+    int failureCount() {
+        return failures.size();
+    }
+
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+        producer.close();
+    }
+}
