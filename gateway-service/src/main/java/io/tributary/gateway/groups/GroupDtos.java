@@ -101,10 +101,10 @@ public final class GroupDtos {
             String member,
 
             String cursor,
-            List<PartitionOffset> offsets) {}
+            List<CommitOffset> offsets) {}
 
-    @Schema(name = "PartitionOffset")
-    public record PartitionOffset(
+    @Schema(name = "CommitOffset")
+    public record CommitOffset(
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
             String topic,
 
@@ -123,7 +123,7 @@ public final class GroupDtos {
             String member,
 
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
-            List<PartitionOffset> committed,
+            List<CommitOffset> committed,
 
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED) @JsonProperty("not_assigned")
             List<TopicPartitionRef> notAssigned) {

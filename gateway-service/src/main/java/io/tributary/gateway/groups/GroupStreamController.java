@@ -97,7 +97,7 @@ public class GroupStreamController {
     @GetMapping(path = "/v1/groups/{group}/events")
     public void events(
             @PathVariable("group") String group,
-            @RequestParam(name = "topics", required = false) String topics,
+            @RequestParam(name = "topics") String topics,
             @RequestParam(name = "member", required = false) String member,
             @RequestParam(name = "commit", required = false) String commit,
             @RequestParam(name = "from", required = false) String from,

@@ -1,6 +1,7 @@
 package io.tributary.gateway.groups;
 
 import io.swagger.v3.oas.annotations.Operation;
+import io.tributary.gateway.groups.GroupDtos.CommitOffset;
 import io.tributary.gateway.groups.GroupDtos.CommitRequest;
 import io.tributary.gateway.groups.GroupDtos.CommitResult;
 import io.tributary.gateway.groups.GroupDtos.GroupDescription;
@@ -8,7 +9,6 @@ import io.tributary.gateway.groups.GroupDtos.GroupList;
 import io.tributary.gateway.groups.GroupDtos.GroupMember;
 import io.tributary.gateway.groups.GroupDtos.GroupSummary;
 import io.tributary.gateway.groups.GroupDtos.PartitionLag;
-import io.tributary.gateway.groups.GroupDtos.PartitionOffset;
 import io.tributary.gateway.groups.GroupDtos.TopicPartitionRef;
 import io.tributary.gateway.problem.KafkaProblems;
 import io.tributary.gateway.problem.ProblemException;
@@ -208,7 +208,9 @@ public class GroupsController {
     public ResponseEntity<?> commit(
             @PathVariable("group") String group,
             @RequestBody CommitRequest request,
-            @RequestHeader(name = FORWARDED_HEADER, required = false) String forwarded) {
+            @io.swagger.v3.oas.annotations.Parameter(hidden = true)
+                    @RequestHeader(name = FORWARDED_HEADER, required = false)
+                    String forwarded) {
         GroupStreamController.requireName("group", group);
         if (request == null || request.member() == null || request.member().isBlank()) {
             throw new ProblemException(
@@ -268,9 +270,9 @@ public class GroupsController {
         } catch (ExecutionException e) {
             throw KafkaProblems.toProblem(e.getCause());
         }
-        List<PartitionOffset> committed = new ArrayList<>();
+        List<CommitOffset> committed = new ArrayList<>();
         sorted(result.committed().keySet())
-                .forEach(tp -> committed.add(new PartitionOffset(
+                .forEach(tp -> committed.add(new CommitOffset(
                         tp.topic(), tp.partition(), result.committed().get(tp))));
         List<TopicPartitionRef> notAssigned = new ArrayList<>();
         sorted(result.notAssigned()).forEach(tp -> notAssigned.add(new TopicPartitionRef(tp.topic(), tp.partition())));
@@ -350,9 +352,9 @@ public class GroupsController {
         return Optional.empty();
     }
 
-    private static Map<TopicPartition, Long> offsets(List<PartitionOffset> offsets) {
+    private static Map<TopicPartition, Long> offsets(List<CommitOffset> offsets) {
         Map<TopicPartition, Long> out = new HashMap<>();
-        for (PartitionOffset o : offsets) {
+        for (CommitOffset o : offsets) {
             if (o == null || o.topic() == null || o.topic().isBlank() || o.partition() == null || o.offset() == null) {
                 throw new ProblemException(
                         ProblemType.INVALID_COMMIT, "Each of offsets has a topic, a partition and an offset.");
