@@ -308,6 +308,39 @@ class GroupStreamsTest {
         }
     }
 
+    @Test
+    void aGatewayStoppingEndsItsGroupStreamsAndTheirPartitionsMoveOnExactly() throws Exception {
+        int partitions = 6;
+        String topic = topic(partitions);
+        String group = unique("g");
+        String path = "/v1/groups/" + group + "/events?topics=" + topic + "&from=earliest";
+        GroupStreamReader.Log log = new GroupStreamReader.Log();
+        int portC = freePort();
+        ConfigurableApplicationContext gatewayC = gateway("gateway-c", portC);
+        GroupStreamReader onA = GroupStreamReader.open("on-a", portA, path, log);
+        GroupStreamReader onC = GroupStreamReader.open("on-c", portC, path, log);
+        List<GroupStreamReader> both = List.of(onA, onC);
+        try {
+            await("the two streams share the partitions")
+                    .until(() -> disjointAndComplete(both, topic, partitions)
+                            && !onC.assignment().isEmpty());
+            produce(topic, partitions, 0, 120);
+            await("all 120").until(() -> new HashSet<>(values(both)).equals(expectedValues(120)));
+
+            gatewayC.close(); // its streams end, commit what they wrote, and their members leave
+            await("the stream on the stopped gateway ended").until(onC::ended);
+            await("the stream on A holds every partition")
+                    .until(() -> onA.assignment().size() == partitions);
+            produce(topic, partitions, 120, 240);
+            await("all 240").until(() -> new HashSet<>(values(both)).equals(expectedValues(240)));
+            assertThat(values(both)).as("each record once").hasSize(240).doesNotHaveDuplicates();
+            assertOffsetsIncreasePerStream(both);
+        } finally {
+            both.forEach(GroupStreamReader::close);
+            gatewayC.close();
+        }
+    }
+
     private static boolean allLagZero(JsonNode partitions) {
         for (JsonNode p : partitions) {
             if (p.path("lag").asLong(-1) != 0) {
