@@ -99,7 +99,12 @@ final class GroupStream implements ConsumerRebalanceListener {
     private final Map<TopicPartition, Long> resume;
     private final String commitMetadata;
     private final ConcurrentLinkedQueue<PendingCommit> commits = new ConcurrentLinkedQueue<>();
-    private Map<TopicPartition, Long> lastAutoCommit = Map.of();
+    /** Per held partition, the offset the coordinator confirmed committed (reader thread only). */
+    private final Map<TopicPartition, Long> confirmed = new HashMap<>();
+
+    /** Asynchronous auto commits sent and not answered yet (reader thread only). */
+    private int commitsInFlight;
+
     private volatile String memberId = "";
     private volatile int memberEpoch = -1;
     private volatile boolean ended;
@@ -356,28 +361,42 @@ final class GroupStream implements ConsumerRebalanceListener {
         }
     }
 
-    /** commit=auto: the written positions, when they moved since the last commit. */
+    /**
+     * commit=auto: the written positions that differ from what the coordinator confirmed, unless a
+     * commit is still in flight. A failed commit (say, a stale member epoch during a rebalance)
+     * confirms nothing, so the next turn of the loop sends it again.
+     */
     private void autoCommit() {
-        if (settings.commitMode != CommitMode.AUTO) {
+        if (settings.commitMode != CommitMode.AUTO || commitsInFlight > 0) {
             return;
         }
-        Map<TopicPartition, Long> written = state.written();
         Map<TopicPartition, Long> moved = new HashMap<>();
-        written.forEach((tp, o) -> {
-            if (!o.equals(lastAutoCommit.get(tp))) {
+        state.written().forEach((tp, o) -> {
+            if (!o.equals(confirmed.get(tp))) {
                 moved.put(tp, o);
             }
         });
         if (moved.isEmpty()) {
             return;
         }
-        lastAutoCommit = written;
+        commitsInFlight++;
         consumer.commitAsync(offsets(moved), (done, failure) -> {
+            commitsInFlight--;
             if (failure != null) {
-                log.debug("Auto commit of group {} failed: {}", group, failure.toString());
-                lastAutoCommit = Map.of(); // commit again after the next poll
+                log.debug("Auto commit of group {} failed (sent again): {}", group, failure.toString());
             } else {
+                confirm(moved);
                 metrics.groupCommit("auto");
+            }
+        });
+    }
+
+    /** Notes offsets the coordinator accepted, for partitions the stream still holds. */
+    private void confirm(Map<TopicPartition, Long> committed) {
+        Set<TopicPartition> held = state.delivered().keySet();
+        committed.forEach((tp, o) -> {
+            if (held.contains(tp)) {
+                confirmed.put(tp, o);
             }
         });
     }
@@ -449,7 +468,7 @@ final class GroupStream implements ConsumerRebalanceListener {
                             e.toString());
                 }
             }
-            lastAutoCommit = state.written();
+            confirmed.keySet().removeAll(partitions);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -485,6 +504,12 @@ final class GroupStream implements ConsumerRebalanceListener {
             }
             starts.forEach(consumer::seek);
             state.assign(starts);
+            starts.forEach((tp, start) -> {
+                OffsetAndMetadata c = committed.get(tp);
+                if (c != null && c.offset() == start) {
+                    confirmed.put(tp, start); // nothing to commit until the stream moves on
+                }
+            });
         }
         metrics.groupRebalance("assigned", partitions.size());
         try {
@@ -496,7 +521,6 @@ final class GroupStream implements ConsumerRebalanceListener {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        lastAutoCommit = state.written();
     }
 
     private void updateMember() {

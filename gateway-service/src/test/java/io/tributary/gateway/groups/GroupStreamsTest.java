@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tributary.gateway.app.GatewayApplication;
 import io.tributary.gateway.metrics.GatewayMetrics;
+import io.tributary.gateway.sse.GroupCursor;
+import io.tributary.gateway.sse.GroupCursorCodec;
 import io.tributary.gateway.testing.GatewayHttp;
 import io.tributary.gateway.testing.GroupStreamReader;
 import io.tributary.gateway.testing.SharedKafka;
@@ -20,6 +22,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,6 +33,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
@@ -552,6 +557,19 @@ class GroupStreamsTest {
                 400,
                 "invalid-commit");
         assertProblem(http.post(g + "/commits", "application/json", "{not json"), 400, "malformed-json");
+
+        // a cursor of another topic (or of this name before it was re-created)
+        TreeMap<String, SortedMap<Integer, Long>> other = new TreeMap<>();
+        other.put(Uuid.randomUuid().toString(), new TreeMap<>(Map.of(0, 5L)));
+        String foreign = GroupCursorCodec.encode(new GroupCursor(1, other));
+        assertProblem(http.get(g + "/events?topics=" + topic + "&cursor=" + foreign), 409, "cursor-topic-changed");
+
+        // one stream per member on a gateway
+        try (GroupStreamReader first = GroupStreamReader.open(
+                "first", portA, g + "/events?topics=" + topic + "&member=solo", new GroupStreamReader.Log())) {
+            await("joined").until(() -> !first.assignedEvents().isEmpty());
+            assertProblem(http.get(g + "/events?topics=" + topic + "&member=solo"), 409, "member-in-use");
+        }
     }
 
     @Test
