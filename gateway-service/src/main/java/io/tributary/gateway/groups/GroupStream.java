@@ -223,7 +223,9 @@ final class GroupStream implements ConsumerRebalanceListener {
             endWithError(e.type(), e.getMessage());
         } catch (KafkaException e) {
             log.warn("Group stream of {} failed: {}", group, e.toString());
-            endWithError(ProblemType.CLUSTER_UNAVAILABLE, "The group stream failed (" + e.getMessage() + "); resume.");
+            endWithError(
+                    io.tributary.gateway.problem.KafkaProblems.toProblem(e).type(),
+                    "The group stream failed (" + e.getMessage() + "); resume.");
         } catch (RuntimeException e) {
             log.warn("Group stream of {} failed", group, e);
             endWithError(ProblemType.INTERNAL_ERROR, "The group stream failed; resume.");
