@@ -8,6 +8,9 @@ import io.tributary.gateway.consume.EventStreamController;
 import io.tributary.gateway.consume.FetchController;
 import io.tributary.gateway.consume.FetchProperties;
 import io.tributary.gateway.consume.SseProperties;
+import io.tributary.gateway.groups.GroupStreamController;
+import io.tributary.gateway.groups.GroupsController;
+import io.tributary.gateway.groups.GroupsProperties;
 import io.tributary.gateway.metrics.GatewayMetrics;
 import io.tributary.gateway.produce.Acks;
 import io.tributary.gateway.produce.ProduceController;
@@ -38,7 +41,12 @@ import tools.jackson.databind.json.JsonMapper;
  * live, without a reachable cluster; requests then answer 503.
  */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties({ProduceProperties.class, FetchProperties.class, SseProperties.class})
+@EnableConfigurationProperties({
+    ProduceProperties.class,
+    FetchProperties.class,
+    SseProperties.class,
+    GroupsProperties.class
+})
 class KafkaClientsConfiguration {
 
     /** How long a topic's partition count is remembered (partitions are rarely added). */
@@ -116,6 +124,53 @@ class KafkaClientsConfiguration {
                 sse.consumers(),
                 SSE_CONSUMER_WAIT);
         return new EventStreamController(admin, ssePool, shared, sse, gateway.clusterTimeout(), metrics);
+    }
+
+    /**
+     * Group streams: one consumer per stream, a member of its group through KIP-848's protocol
+     * ({@code group.protocol=consumer}); with {@code member=}, a static member ({@code
+     * group.instance.id}). Its {@code client.id} carries this replica's advertised URL, so other
+     * replicas find the stream of a member for a manual commit.
+     */
+    @Bean
+    GroupStreamController groupStreamController(
+            Admin admin,
+            GatewayProperties gateway,
+            SseProperties sse,
+            GroupsProperties groups,
+            GatewayMetrics metrics) {
+        String clientId = GroupsController.CLIENT_ID
+                + groups.replicaUrl().map(u -> "@" + u).orElse("");
+        int bytes = (int) Math.min(Integer.MAX_VALUE, sse.bufferSize().toBytes());
+        return new GroupStreamController(
+                admin,
+                (group, member) -> {
+                    Map<String, Object> extra = new HashMap<>();
+                    extra.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+                    extra.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+                    member.ifPresent(m -> extra.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, m));
+                    extra.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, bytes);
+                    extra.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, bytes);
+                    // a stream reads only the records it was given; the default wait keeps idle
+                    // members from fetching in a tight loop
+                    extra.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, (int)
+                            sse.pollWait().toMillis());
+                    return consumer(gateway, clientId, SSE_MAX_POLL_RECORDS, extra);
+                },
+                sse,
+                groups,
+                gateway.clusterTimeout(),
+                metrics);
+    }
+
+    @Bean
+    GroupsController groupsController(
+            Admin admin,
+            GroupStreamController streams,
+            GroupsProperties groups,
+            GatewayProperties gateway,
+            JsonMapper json) {
+        return new GroupsController(admin, streams, groups, gateway.clusterTimeout(), json);
     }
 
     /** A shared reader's one fetch brings at most this many stream buffers' worth of bytes. */

@@ -21,6 +21,15 @@ import io.tributary.gateway.problem.ProblemType;
  *       or a write to the client blocked for the write timeout), {@code shutdown} (the gateway is
  *       stopping), {@code error} (the cluster failed the stream), {@code client_closed} (the client
  *       went away). Each stream that ends is counted once, under the first reason noticed.
+ *   <li>{@code tributary.gateway.group.streams} (gauge): consumer-group SSE streams open now
+ *       (each one member of its group).
+ *   <li>{@code tributary.gateway.group.streams.closed} (tag {@code reason}, as above): group streams
+ *       the gateway ended.
+ *   <li>{@code tributary.gateway.group.commits} (tag {@code kind}: {@code auto}, written positions
+ *       after a poll or at the end; {@code revoke}, a revoked partition's written position; {@code
+ *       manual}, a client's {@code POST .../commits}): offset commits of group streams.
+ *   <li>{@code tributary.gateway.group.rebalance.partitions} (tag {@code event}: {@code assigned},
+ *       {@code revoked}): partitions moved to or from group streams.
  *   <li>{@code tributary.sse.shared.readers} (gauge): partitions read by a shared tail reader now.
  *   <li>{@code tributary.sse.shared.streams} (gauge): stream partitions fed by a shared reader now.
  *   <li>{@code tributary.sse.upstream.fetches} (tag {@code mode}: {@code shared}, a shared reader's
@@ -32,6 +41,8 @@ public final class GatewayMetrics {
     private final MeterRegistry registry;
     private final java.util.concurrent.atomic.AtomicInteger activeStreams =
             new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger groupStreams =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     public GatewayMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -40,6 +51,52 @@ public final class GatewayMetrics {
                 .register(registry);
         upstreamFetches("shared");
         upstreamFetches("own");
+        io.micrometer.core.instrument.Gauge.builder("tributary.gateway.group.streams", groupStreams::get)
+                .description("Consumer-group SSE streams (group members) open now")
+                .register(registry);
+        for (String kind : new String[] {"auto", "revoke", "manual"}) {
+            groupCommits(kind);
+        }
+    }
+
+    /** A group stream opened ({@code +1}) or ended ({@code -1}). */
+    public void groupStreamsChanged(int delta) {
+        groupStreams.addAndGet(delta);
+    }
+
+    /** Group streams open now. */
+    public int groupStreams() {
+        return groupStreams.get();
+    }
+
+    /** The gateway ended a group stream for {@code reason} (the SSE reasons). */
+    public void groupStreamClosed(String reason) {
+        Counter.builder("tributary.gateway.group.streams.closed")
+                .description("Consumer-group SSE streams that ended, by reason")
+                .tag("reason", reason)
+                .register(registry)
+                .increment();
+    }
+
+    /** A commit of a group stream: {@code auto} (written positions), {@code revoke}, {@code manual}. */
+    public void groupCommit(String kind) {
+        groupCommits(kind).increment();
+    }
+
+    private Counter groupCommits(String kind) {
+        return Counter.builder("tributary.gateway.group.commits")
+                .description("Offset commits of consumer-group SSE streams, by kind")
+                .tag("kind", kind)
+                .register(registry);
+    }
+
+    /** Partitions {@code assigned} to or {@code revoked} from group streams. */
+    public void groupRebalance(String event, int partitions) {
+        Counter.builder("tributary.gateway.group.rebalance.partitions")
+                .description("Partitions assigned to or revoked from consumer-group SSE streams")
+                .tag("event", event)
+                .register(registry)
+                .increment(partitions);
     }
 
     /** An SSE stream opened ({@code +1}) or ended ({@code -1}). */

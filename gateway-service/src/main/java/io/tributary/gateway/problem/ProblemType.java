@@ -13,15 +13,20 @@ public enum ProblemType {
     INVALID_TOPIC_NAME(400, "Invalid topic name"),
     INVALID_TOPIC_REQUEST(400, "Invalid topic request"),
     OFFSET_BEYOND_LOG_END(400, "Offset beyond the log end"),
+    INVALID_COMMIT(400, "Invalid commit"),
     FORBIDDEN(403, "Forbidden"),
     ORIGIN_NOT_ALLOWED(403, "Origin not allowed"),
     TOPIC_NOT_FOUND(404, "Topic not found"),
     PARTITION_NOT_FOUND(404, "Partition not found"),
     NOT_FOUND(404, "Not found"),
+    GROUP_NOT_FOUND(404, "Group not found"),
     METHOD_NOT_ALLOWED(405, "Method not allowed"),
     NOT_ACCEPTABLE(406, "Not acceptable"),
     TOPIC_EXISTS(409, "Topic already exists"),
     CURSOR_TOPIC_CHANGED(409, "Cursor of another topic"),
+    MEMBER_NOT_CONNECTED(409, "Member not connected"),
+    MEMBER_IN_USE(409, "Member in use"),
+    PARTITION_NOT_ASSIGNED(409, "Partition not assigned"),
     OFFSET_BELOW_LOG_START(410, "Offset below the log start"),
     BODY_TOO_LARGE(413, "Body too large"),
     TOO_MANY_RECORDS(413, "Too many records"),
@@ -32,7 +37,8 @@ public enum ProblemType {
     INTERNAL_ERROR(500, "Internal error"),
     CLUSTER_ERROR(502, "Cluster error"),
     CLUSTER_UNAVAILABLE(503, "Cluster unavailable"),
-    NOT_ENOUGH_REPLICAS(503, "Not enough replicas");
+    NOT_ENOUGH_REPLICAS(503, "Not enough replicas"),
+    TOO_MANY_GROUP_STREAMS(503, "Too many group streams");
 
     private static final String PREFIX = "urn:tributary:problem:";
 

@@ -18,7 +18,7 @@ public final class StreamBuffer {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notEmpty = lock.newCondition();
     private final Condition notFull = lock.newCondition();
-    private final ArrayDeque<byte[]> frames = new ArrayDeque<>();
+    private final ArrayDeque<Entry> frames = new ArrayDeque<>();
     private long usedBytes;
     private boolean closed;
 
@@ -30,10 +30,21 @@ public final class StreamBuffer {
     }
 
     /**
+     * A frame and what the writer should note once it is written ({@code mark}, opaque to the
+     * buffer, may be null): a group stream marks each record frame with the position it moves to.
+     */
+    public record Entry(byte[] frame, Object mark) {}
+
+    /**
      * Adds {@code frame}, waiting at most {@code timeout} for room. False when there was no room in
      * time (the client is too slow) or the buffer is closed.
      */
     public boolean offer(byte[] frame, Duration timeout) throws InterruptedException {
+        return offer(frame, null, timeout);
+    }
+
+    /** As {@link #offer(byte[], Duration)}, with a {@code mark} that {@link #pollEntry} hands back. */
+    public boolean offer(byte[] frame, Object mark, Duration timeout) throws InterruptedException {
         long waitNs = timeout.toNanos();
         lock.lock();
         try {
@@ -46,7 +57,7 @@ public final class StreamBuffer {
             if (closed) {
                 return false;
             }
-            frames.addLast(frame);
+            frames.addLast(new Entry(frame, mark));
             usedBytes += frame.length;
             notEmpty.signalAll();
             return true;
@@ -81,15 +92,20 @@ public final class StreamBuffer {
      * is closed and drained.
      */
     public Optional<byte[]> poll(Duration timeout) throws InterruptedException {
+        return pollEntry(timeout).map(Entry::frame);
+    }
+
+    /** As {@link #poll}, with the frame's mark. */
+    public Optional<Entry> pollEntry(Duration timeout) throws InterruptedException {
         long waitNs = timeout.toNanos();
         lock.lock();
         try {
             while (frames.isEmpty() && !closed && waitNs > 0) {
                 waitNs = notEmpty.awaitNanos(waitNs);
             }
-            byte[] f = frames.pollFirst();
+            Entry f = frames.pollFirst();
             if (f != null) {
-                usedBytes -= f.length;
+                usedBytes -= f.frame().length;
                 notFull.signalAll();
             }
             return Optional.ofNullable(f);
@@ -103,6 +119,23 @@ public final class StreamBuffer {
         lock.lock();
         try {
             closed = true;
+            notEmpty.signalAll();
+            notFull.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Closes the buffer and drops the frames not yet taken: the stream ends without writing them
+     * (a group stream whose partitions were taken away from a client too slow to receive them).
+     */
+    public void abort() {
+        lock.lock();
+        try {
+            closed = true;
+            frames.clear();
+            usedBytes = 0;
             notEmpty.signalAll();
             notFull.signalAll();
         } finally {

@@ -6,7 +6,11 @@
  * io.tributary.gateway.sse.StreamBuffer} bounds what one stream holds between the cluster and its
  * client; {@link io.tributary.gateway.sse.StreamState} is a stream's position and who feeds each of
  * its partitions; {@link io.tributary.gateway.sse.SharedTailReaders} fetches each partition's end
- * once for every stream there.
+ * once for every stream there. Group streams (one member of a consumer group each) have their own
+ * cursor, {@link io.tributary.gateway.sse.GroupCursor} ({@link
+ * io.tributary.gateway.sse.GroupCursorCodec}: several topics, and the stream lineage), and {@link
+ * io.tributary.gateway.sse.GroupStreamState}, which also tracks what was written to the client
+ * (what {@code commit=auto} commits).
  *
  * <p>Invariant: the id of an event is the position after that event and every event before it, so a
  * client that resumes from it gets each record exactly once. Control events ({@code gap}, {@code

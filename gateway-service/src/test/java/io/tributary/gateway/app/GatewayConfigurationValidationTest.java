@@ -53,6 +53,17 @@ class GatewayConfigurationValidationTest {
                 .hasStackTraceContaining("tributary.gateway.cors.allowed-origins");
     }
 
+    @Test
+    void aBadGroupSettingStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.gateway.groups.max-streams=0"))
+                .hasStackTraceContaining("tributary.gateway.groups")
+                .hasStackTraceContaining("maxStreams");
+        assertThatThrownBy(() -> start("--tributary.gateway.groups.session-timeout=0s"))
+                .hasStackTraceContaining("tributary.gateway.groups.session-timeout must be positive");
+        assertThatThrownBy(() -> start("--tributary.gateway.groups.advertised-url=gateway-1:8080"))
+                .hasStackTraceContaining("tributary.gateway.groups.advertised-url");
+    }
+
     private static void start(String... args) {
         ServiceStartup.startAndClose(GatewayApplication.class, args);
     }

@@ -38,6 +38,20 @@ class GatewayMetricsTest extends GatewayIntegrationTest {
     EventStreamController streams;
 
     @Test
+    void groupStreamMetricsAreExposed() throws Exception {
+        String topic = createTopic("metrics-group", 1);
+        try (SseClient client =
+                SseClient.open(httpPort, "/v1/groups/" + uniqueTopic("metrics-group") + "/events?topics=" + topic)) {
+            assertThat(client.status()).isEqualTo(200);
+            assertThat(client.next()).get().extracting(SseClient.Event::name).isEqualTo("assigned");
+            assertThat(new ServiceHttp(httpPort).prometheus())
+                    .containsPattern("(?m)^tributary_gateway_group_streams\\{[^}]*} 1\\.0")
+                    .containsPattern("tributary_gateway_group_rebalance_partitions_total\\{[^}]*event=\"assigned\"")
+                    .containsPattern("tributary_gateway_group_commits_total\\{[^}]*kind=\"auto\"");
+        }
+    }
+
+    @Test
     void sseMetricsHaveTheNamesAndLabelsTheAlertsUse() throws Exception {
         String topic = createTopic("metrics-sse", 1);
         try (SseClient client = SseClient.open(httpPort, "/v1/topics/" + topic + "/events")) {

@@ -14,6 +14,17 @@ public final class SharedKafka implements BeforeAllCallback {
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(SharedKafka.class);
     private static volatile KafkaBroker broker;
 
+    /**
+     * KIP-848 group timing small enough for tests: members heartbeat every 500 ms (partitions move
+     * within a few heartbeats), and groups may set session timeouts down to 2 s (the gateway's
+     * {@code tributary.gateway.groups.session-timeout}). The defaults stay Kafka's otherwise.
+     */
+    private static final java.util.Map<String, String> GROUP_SETTINGS = java.util.Map.of(
+            "group.consumer.min.heartbeat.interval.ms", "100",
+            "group.consumer.heartbeat.interval.ms", "500",
+            "group.consumer.min.session.timeout.ms", "2000",
+            "group.consumer.session.timeout.ms", "10000");
+
     @Override
     public void beforeAll(ExtensionContext context) {
         broker(context);
@@ -37,7 +48,7 @@ public final class SharedKafka implements BeforeAllCallback {
 
     private static KafkaBroker startedBroker() {
         try {
-            broker = KafkaBroker.start();
+            broker = KafkaBroker.start(GROUP_SETTINGS);
             return broker;
         } catch (Exception e) {
             throw new IllegalStateException("Could not start the test Kafka broker: " + e.getMessage(), e);
