@@ -270,3 +270,26 @@ readinessProbe:
 - name: TRIBUTARY_KAFKA_SHUTDOWN_TIMEOUT
   value: {{ .kafka.shutdownTimeout | quote }}
 {{- end -}}
+
+{{/* A Spring Boot simple-format duration ("500ms", "45s", "15m"; the schema's pattern) in whole milliseconds, rounded down. Usage: include "tributary.durationMillis" "45s" */}}
+{{- define "tributary.durationMillis" -}}
+{{- $pattern := "^([0-9]+)(ns|us|ms|s|m|h|d)$" -}}
+{{- if not (regexMatch $pattern .) -}}
+{{- fail (printf "%q is not a duration such as 500ms, 45s or 15m" .) -}}
+{{- end -}}
+{{- $amount := atoi (regexReplaceAll $pattern . "${1}") -}}
+{{- $unit := regexReplaceAll $pattern . "${2}" -}}
+{{- $perUnit := dict "ms" 1 "s" 1000 "m" 60000 "h" 3600000 "d" 86400000 -}}
+{{- if eq $unit "ns" -}}
+{{- div $amount 1000000 -}}
+{{- else if eq $unit "us" -}}
+{{- div $amount 1000 -}}
+{{- else -}}
+{{- mul $amount (get $perUnit $unit) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Whole seconds a duration takes, rounded up. Usage: include "tributary.durationSeconds" "500ms" */}}
+{{- define "tributary.durationSeconds" -}}
+{{- div (add (atoi (include "tributary.durationMillis" .)) 999) 1000 -}}
+{{- end -}}

@@ -297,6 +297,128 @@ class HelmChartTest {
     }
 
     @Test
+    void consumerGroupAndLagValuesBecomeTheCoordinatorsEnvironment() {
+        Container defaults = container(render(Optional.empty(), Map.of()), StatefulSet.class, "coordinator");
+        Container tuned = container(
+                render(
+                        Optional.empty(),
+                        Map.of(
+                                "coordinator.groups.sessionTimeout", "30s",
+                                "coordinator.groups.heartbeatInterval", "3s",
+                                "coordinator.groups.maxGroups", 20000000,
+                                "coordinator.groups.defaultAssignor", "range",
+                                "coordinator.lag.maxSeries", 0)),
+                StatefulSet.class,
+                "coordinator");
+
+        assertThat(env(defaults))
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_SESSION_TIMEOUT", "45s")
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_HEARTBEAT_INTERVAL", "5s")
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_MAX_REBALANCE_TIMEOUT", "15m")
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_MAX_GROUP_SIZE", "1000")
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_MAX_GROUPS", "10000")
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_MAX_METADATA_SIZE", "4KB")
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_DEFAULT_ASSIGNOR", "uniform")
+                .containsEntry("TRIBUTARY_COORDINATOR_LAG_REFRESH_INTERVAL", "10s")
+                .containsEntry("TRIBUTARY_COORDINATOR_LAG_MAX_SERIES", "1000");
+        assertThat(env(tuned))
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_SESSION_TIMEOUT", "30s")
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_HEARTBEAT_INTERVAL", "3s")
+                .as("a large integer is rendered as digits, not 2e+07")
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_MAX_GROUPS", "20000000")
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_DEFAULT_ASSIGNOR", "range")
+                .containsEntry("TRIBUTARY_COORDINATOR_LAG_MAX_SERIES", "0");
+    }
+
+    @Test
+    void aHeartbeatIntervalNotShorterThanTheSessionTimeoutFailsTheRender() {
+        assertThatThrownBy(() -> HelmChart.template(
+                        Optional.empty(),
+                        Map.of(
+                                "coordinator.groups.sessionTimeout", "10s",
+                                "coordinator.groups.heartbeatInterval", "10000ms")))
+                .hasMessageContaining("coordinator.groups.heartbeatInterval (10000ms) must be shorter");
+        assertThat(env(container(
+                        render(
+                                Optional.empty(),
+                                Map.of(
+                                        "coordinator.groups.sessionTimeout", "1m",
+                                        "coordinator.groups.heartbeatInterval", "59999ms")),
+                        StatefulSet.class,
+                        "coordinator")))
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_HEARTBEAT_INTERVAL", "59999ms");
+    }
+
+    @Test
+    void theBrokersGracePeriodCoversTheControlledShutdown() {
+        List<HasMetadata> resources = render(Optional.empty(), Map.of());
+        StatefulSet brokers = named(resources, StatefulSet.class, "demo-tributary-broker");
+
+        assertThat(env(container(resources, StatefulSet.class, "broker")))
+                .containsEntry("TRIBUTARY_BROKER_CLUSTER_CONTROLLED_SHUTDOWN_TIMEOUT", "5s");
+        // 20 s graceful phase + 5 s controlled shutdown + 10 s listener shutdown + 10 s flush.
+        assertThat(brokers.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds())
+                .isGreaterThanOrEqualTo(45L);
+        assertThatThrownBy(() -> HelmChart.template(
+                        Optional.empty(), Map.of("broker.cluster.controlledShutdownTimeout", "30s")))
+                .hasMessageContaining("broker.terminationGracePeriodSeconds (60) must be at least 70");
+        assertThatThrownBy(() -> HelmChart.template(
+                        Optional.empty(), Map.of("broker.terminationGracePeriodSeconds", 44)))
+                .hasMessageContaining("must be at least 45");
+        assertThat(env(container(
+                        render(
+                                Optional.empty(),
+                                Map.of(
+                                        "broker.cluster.controlledShutdownTimeout", "0s",
+                                        "broker.kafka.shutdownTimeout", "1500ms",
+                                        "broker.terminationGracePeriodSeconds", 32)),
+                        StatefulSet.class,
+                        "broker")))
+                .as("0s turns the controlled shutdown off; 1500ms rounds up to 2 s: 20 + 0 + 2 + 10")
+                .containsEntry("TRIBUTARY_BROKER_CLUSTER_CONTROLLED_SHUTDOWN_TIMEOUT", "0s");
+    }
+
+    @Test
+    void everyGatewayAdvertisesItsPodUrlForForwardedCommitsUnlessTurnedOff() {
+        Container gateway = container(render(Optional.empty(), Map.of()), Deployment.class, "gateway");
+
+        assertThat(env(gateway))
+                .containsEntry("TRIBUTARY_GATEWAY_GROUPS_MAX_STREAMS", "200")
+                .containsEntry("TRIBUTARY_GATEWAY_GROUPS_CLOSE_TIMEOUT", "5s")
+                .containsEntry("TRIBUTARY_GATEWAY_GROUPS_COMMIT_TIMEOUT", "10s")
+                .containsEntry("TRIBUTARY_GATEWAY_GROUPS_ADVERTISED_URL", "http://$(POD_IP):8080")
+                .as("unset: the coordinators' group session timeout and heartbeat interval apply")
+                .doesNotContainKeys(
+                        "TRIBUTARY_GATEWAY_GROUPS_SESSION_TIMEOUT", "TRIBUTARY_GATEWAY_GROUPS_HEARTBEAT_INTERVAL");
+        assertThat(envField(gateway, "POD_IP")).isEqualTo("status.podIP");
+        List<String> names = gateway.getEnv().stream().map(EnvVar::getName).toList();
+        assertThat(names.indexOf("POD_IP"))
+                .as("Kubernetes expands $(VAR) only from variables defined earlier")
+                .isLessThan(names.indexOf("TRIBUTARY_GATEWAY_GROUPS_ADVERTISED_URL"));
+
+        Container tuned = container(
+                render(
+                        Optional.empty(),
+                        Map.of(
+                                "gateway.containerPorts.http", 8181,
+                                "gateway.groups.podIpFamily", "IPv6",
+                                "gateway.groups.sessionTimeout", "20s",
+                                "gateway.groups.heartbeatInterval", "2s")),
+                Deployment.class,
+                "gateway");
+        assertThat(env(tuned))
+                .containsEntry("TRIBUTARY_GATEWAY_GROUPS_ADVERTISED_URL", "http://[$(POD_IP)]:8181")
+                .containsEntry("TRIBUTARY_GATEWAY_GROUPS_SESSION_TIMEOUT", "20s")
+                .containsEntry("TRIBUTARY_GATEWAY_GROUPS_HEARTBEAT_INTERVAL", "2s");
+
+        Container off = container(
+                render(Optional.empty(), Map.of("gateway.groups.advertisePodUrl", false)), Deployment.class, "gateway");
+        assertThat(off.getEnv())
+                .extracting(EnvVar::getName)
+                .doesNotContain("POD_IP", "TRIBUTARY_GATEWAY_GROUPS_ADVERTISED_URL");
+    }
+
+    @Test
     void theExternalListenerIsOneServicePerBrokerPinnedToItsPod() throws IOException {
         List<HasMetadata> resources =
                 render(Optional.of(chartDir().resolve("ci/external-listener-values.yaml")), Map.of());
@@ -489,7 +611,18 @@ class HelmChartTest {
                 Arguments.of("gateway.service.type", "Magic", "type"),
                 Arguments.of("coordinator.podAntiAffinityPreset", "sometimes", "podAntiAffinityPreset"),
                 Arguments.of("brokers.replicas", 3, "brokers"),
-                Arguments.of("gateway.containerPorts.http", 70000, "http"));
+                Arguments.of("gateway.containerPorts.http", 70000, "http"),
+                Arguments.of("coordinator.groups.defaultAssignor", "sticky", "defaultAssignor"),
+                Arguments.of("coordinator.groups.sessionTimeout", "0s", "sessionTimeout"),
+                Arguments.of("coordinator.groups.maxGroupSize", 0, "maxGroupSize"),
+                Arguments.of("coordinator.groups.maxMetadataSize", "4 KB", "maxMetadataSize"),
+                Arguments.of("coordinator.lag.refreshInterval", "10", "refreshInterval"),
+                Arguments.of("coordinator.lag.maxSeries", -1, "maxSeries"),
+                Arguments.of("broker.cluster.controlledShutdownTimeout", "5 seconds", "controlledShutdownTimeout"),
+                Arguments.of("gateway.groups.maxStreams", 0, "maxStreams"),
+                Arguments.of("gateway.groups.sessionTimeout", "45", "sessionTimeout"),
+                Arguments.of("gateway.groups.advertisePodUrl", "yes", "advertisePodUrl"),
+                Arguments.of("gateway.groups.podIpFamily", "IPv5", "podIpFamily"));
     }
 
     @ParameterizedTest(name = "{0}={1}")
@@ -579,6 +712,15 @@ class HelmChartTest {
                 .getMetadata()
                 .getAnnotations()
                 .get("checksum/config");
+    }
+
+    /** The container of the one workload of this kind whose name ends with the component. */
+    static Container container(List<HasMetadata> resources, Class<? extends HasMetadata> kind, String component) {
+        return podTemplate(named(resources, kind, "demo-tributary-" + component))
+                .orElseThrow()
+                .getSpec()
+                .getContainers()
+                .getFirst();
     }
 
     static Map<String, String> env(Container container) {

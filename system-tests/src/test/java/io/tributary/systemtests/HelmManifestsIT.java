@@ -96,7 +96,32 @@ class HelmManifestsIT {
             Map.entry("gateway.replicas", 1),
             Map.entry("coordinator.config.management.endpoint.health.group.chart-config.include", "ping"),
             Map.entry("broker.config.management.endpoint.health.group.chart-config.include", "ping"),
-            Map.entry("gateway.config.management.endpoint.health.group.chart-config.include", "ping"));
+            Map.entry("gateway.config.management.endpoint.health.group.chart-config.include", "ping"),
+            // The configprops endpoint, with values, shows what each environment variable bound to.
+            Map.entry("coordinator.config.management.endpoints.web.exposure.include", "*"),
+            Map.entry("broker.config.management.endpoints.web.exposure.include", "*"),
+            Map.entry("gateway.config.management.endpoints.web.exposure.include", "*"),
+            Map.entry("coordinator.config.management.endpoint.configprops.show-values", "always"),
+            Map.entry("broker.config.management.endpoint.configprops.show-values", "always"),
+            Map.entry("gateway.config.management.endpoint.configprops.show-values", "always"),
+            // Values other than the services' defaults, so that binding them is visible.
+            Map.entry("coordinator.groups.sessionTimeout", "40s"),
+            Map.entry("coordinator.groups.maxGroups", 5000),
+            Map.entry("coordinator.groups.defaultAssignor", "range"),
+            Map.entry("coordinator.lag.refreshInterval", "2s"),
+            Map.entry("broker.cluster.controlledShutdownTimeout", "3s"),
+            Map.entry("gateway.groups.maxStreams", 50),
+            Map.entry("gateway.groups.sessionTimeout", "20s"),
+            Map.entry("gateway.groups.heartbeatInterval", "2s"));
+
+    /**
+     * Variables the manifests set that no configuration properties bean binds: the instance tag is
+     * a placeholder in each application.yaml (its effect is the metrics' instance tag, checked below).
+     */
+    private static final Set<String> NOT_BOUND_TO_PROPERTIES = Set.of("TRIBUTARY_INSTANCE");
+
+    /** The origin Spring Boot reports for a value from an environment variable. */
+    private static final Pattern ENVIRONMENT_ORIGIN = Pattern.compile("System Environment Property \"([A-Za-z0-9_]+)\"");
 
     @TempDir
     static Path work;
@@ -284,6 +309,70 @@ class HelmManifestsIT {
                     .as(pod.name() + ": the health group defined in " + pod.component() + ".config")
                     .isEqualTo(200);
         }
+    }
+
+    /**
+     * Spring Boot ignores a variable that names no property, so a misspelt one would go unnoticed:
+     * every TRIBUTARY_* and SERVER_* variable of the manifests must be an input, with the value the
+     * container has, of some configuration properties bean (the actuator's configprops endpoint
+     * reports each bound property's origin).
+     */
+    @Test
+    @Order(5)
+    void everyConfigurationVariableOfTheManifestsBindsToAPropertyWithItsValue() throws Exception {
+        for (PodRun pod : pods) {
+            HttpResponse<String> response = get(pod.port("http"), "/actuator/configprops");
+            assertThat(response.statusCode()).as(pod.name() + " /actuator/configprops").isEqualTo(200);
+            Map<String, String> bound = new LinkedHashMap<>();
+            environmentInputs(JSON.readTree(response.body()), bound);
+
+            List<String> variables = pod.container().getEnv().stream()
+                    .map(EnvVar::getName)
+                    .filter(name -> name.startsWith("TRIBUTARY_") || name.startsWith("SERVER_"))
+                    .filter(name -> !NOT_BOUND_TO_PROPERTIES.contains(name))
+                    .toList();
+            assertThat(variables).as(pod.name()).isNotEmpty();
+            for (String name : variables) {
+                assertThat(bound)
+                        .as("%s: env %s binds to a configuration property", pod.name(), name)
+                        .containsEntry(name, pod.env().get(name));
+            }
+        }
+    }
+
+    @Test
+    @Order(5)
+    void theGatewaysAdvertisedUrlFromItsPodIpReachesIt() throws Exception {
+        for (PodRun pod : pods) {
+            if (!pod.component().equals("gateway")) {
+                continue;
+            }
+            String url = pod.env().get("TRIBUTARY_GATEWAY_GROUPS_ADVERTISED_URL");
+            assertThat(url)
+                    .as(pod.name() + ": http://$(POD_IP):<http port>, localized")
+                    .isEqualTo("http://127.0.0.1:" + pod.port("http"));
+            HttpResponse<String> ready = http.send(
+                    HttpRequest.newBuilder(URI.create(url + "/actuator/health/readiness"))
+                            .timeout(Duration.ofSeconds(10))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(ready.statusCode()).as(url).isEqualTo(200);
+        }
+    }
+
+    /** Every input of the configprops report that came from an environment variable: name to value. */
+    private static void environmentInputs(JsonNode node, Map<String, String> bound) {
+        if (node.isObject()) {
+            JsonNode origin = node.get("origin");
+            JsonNode value = node.get("value");
+            if (origin != null && origin.isString() && value != null && !value.isContainer()) {
+                Matcher env = ENVIRONMENT_ORIGIN.matcher(origin.asString());
+                if (env.find()) {
+                    bound.put(env.group(1), value.asString());
+                }
+            }
+        }
+        node.forEach(child -> environmentInputs(child, bound));
     }
 
     @Test
@@ -640,6 +729,9 @@ class HelmManifestsIT {
         if (field.equals("metadata.namespace")) {
             return HelmChart.NAMESPACE;
         }
+        if (field.equals("status.podIP")) {
+            return "127.0.0.1";
+        }
         Matcher label = Pattern.compile("metadata\\.labels\\['(.+)'\\]").matcher(field);
         assertThat(label.matches())
                 .as(pod.name() + " env " + var.getName() + " fieldRef " + field)
@@ -696,6 +788,12 @@ class HelmManifestsIT {
         }
         if (result.equals("0.0.0.0")) {
             result = "127.0.0.1";
+        }
+        // A URL of this pod's own IP (status.podIP, 127.0.0.1 here) names its container port.
+        Matcher ownUrl = Pattern.compile("^(https?://127\\.0\\.0\\.1:)(\\d+)(/.*)?$").matcher(result);
+        if (ownUrl.matches() && ownPorts.containsKey(Integer.parseInt(ownUrl.group(2)))) {
+            result = ownUrl.group(1) + ownPorts.get(Integer.parseInt(ownUrl.group(2)))
+                    + Optional.ofNullable(ownUrl.group(3)).orElse("");
         }
         for (var mount : mounts.entrySet().stream()
                 .sorted(Comparator.comparing(
