@@ -104,6 +104,49 @@ class DeployFilesTest {
                 .contains("coordinator-0-data", "broker-0-data", "prometheus-data", "grafana-data");
     }
 
+    /**
+     * Compose configures the services with the chart's environment variables, which HelmManifestsIT
+     * proves bind on the real services: a name here that the chart does not set would be ignored.
+     */
+    @Test
+    void composeSetsOnlyVariablesTheChartSetsAndTheGroupEssentials() throws IOException {
+        Result result = run("docker-compose", "docker-compose", "-f", "docker-compose.yml", "config");
+        assertThat(result.exitCode()).as(result.output()).isZero();
+        JsonNode services = YAML.readTree(result.output()).get("services");
+        var manifests = HelmChart.render(java.util.Optional.empty(), Map.of());
+
+        for (String name : TRIBUTARY_SERVICES) {
+            String component = name.substring(0, name.indexOf('-'));
+            var workload = manifests.stream()
+                    .filter(r -> r.getMetadata().getName().equals("demo-tributary-" + component))
+                    .flatMap(r -> HelmChart.podTemplate(r).stream())
+                    .findFirst()
+                    .orElseThrow();
+            List<String> chartEnv = workload.getSpec().getContainers().getFirst().getEnv().stream()
+                    .map(io.fabric8.kubernetes.api.model.EnvVar::getName)
+                    .toList();
+            assertThat(names(services.get(name).get("environment")))
+                    .as("%s sets only variables the chart's %s sets", name, component)
+                    .isSubsetOf(chartEnv);
+        }
+        assertThat(services.at("/gateway-0/environment/TRIBUTARY_GATEWAY_GROUPS_ADVERTISED_URL")
+                        .asString())
+                .as("the gateway's own URL on the compose network")
+                .isEqualTo("http://gateway-0:"
+                        + services.at("/gateway-0/environment/SERVER_PORT").asString());
+        assertThat(services.at("/coordinator-0/environment/TRIBUTARY_COORDINATOR_GROUPS_SESSION_TIMEOUT")
+                        .asString())
+                .isEqualTo("45s");
+        for (String broker : List.of("broker-0", "broker-1", "broker-2")) {
+            assertThat(services.at("/" + broker + "/environment/TRIBUTARY_BROKER_CLUSTER_CONTROLLED_SHUTDOWN_TIMEOUT")
+                            .asString())
+                    .isEqualTo("5s");
+            assertThat(services.at("/" + broker + "/stop_grace_period").asString())
+                    .as("%s: 20 s graceful phase + 5 s controlled shutdown + 10 s listener shutdown + 10 s flush", broker)
+                    .isEqualTo("60s");
+        }
+    }
+
     @Test
     void prometheusScrapesEveryComposeServiceOnItsActuator() throws IOException {
         JsonNode prometheus =
@@ -140,6 +183,14 @@ class DeployFilesTest {
 
         assertThat(result.exitCode()).as(result.output()).isZero();
         assertThat(result.output()).contains("SUCCESS: 9 rules found");
+    }
+
+    /** The unit tests load deploy/prometheus/alerts.yml: it must be the chart's file, byte for byte. */
+    @Test
+    void theUnitTestedAlertsAreTheChartsAlerts() throws IOException {
+        assertThat(Files.readString(root.resolve("deploy/prometheus/alerts.yml")))
+                .as("deploy/prometheus/alerts.yml is a copy of helm/tributary/files/alerts.yml")
+                .isEqualTo(Files.readString(root.resolve("helm/tributary/files/alerts.yml")));
     }
 
     @Test
