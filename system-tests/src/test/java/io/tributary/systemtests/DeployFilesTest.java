@@ -142,7 +142,9 @@ class DeployFilesTest {
                             .asString())
                     .isEqualTo("5s");
             assertThat(services.at("/" + broker + "/stop_grace_period").asString())
-                    .as("%s: 20 s graceful phase + 5 s controlled shutdown + 10 s listener shutdown + 10 s flush", broker)
+                    .as(
+                            "%s: 20 s graceful phase + 5 s controlled shutdown + 10 s listener shutdown + 10 s flush",
+                            broker)
                     .isEqualTo("60s");
         }
     }

@@ -305,7 +305,7 @@ class HelmChartTest {
                         Map.of(
                                 "coordinator.groups.sessionTimeout", "30s",
                                 "coordinator.groups.heartbeatInterval", "3s",
-                                "coordinator.groups.maxGroups", 20000000,
+                                "coordinator.groups.maxGroups", 5000000,
                                 "coordinator.groups.defaultAssignor", "range",
                                 "coordinator.lag.maxSeries", 0)),
                 StatefulSet.class,
@@ -324,8 +324,8 @@ class HelmChartTest {
         assertThat(env(tuned))
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_SESSION_TIMEOUT", "30s")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_HEARTBEAT_INTERVAL", "3s")
-                .as("a large integer is rendered as digits, not 2e+07")
-                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_MAX_GROUPS", "20000000")
+                .as("a large integer is rendered as digits, not 5e+06")
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_MAX_GROUPS", "5000000")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_DEFAULT_ASSIGNOR", "range")
                 .containsEntry("TRIBUTARY_COORDINATOR_LAG_MAX_SERIES", "0");
     }
@@ -359,11 +359,11 @@ class HelmChartTest {
         // 20 s graceful phase + 5 s controlled shutdown + 10 s listener shutdown + 10 s flush.
         assertThat(brokers.getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds())
                 .isGreaterThanOrEqualTo(45L);
-        assertThatThrownBy(() -> HelmChart.template(
-                        Optional.empty(), Map.of("broker.cluster.controlledShutdownTimeout", "30s")))
+        assertThatThrownBy(() ->
+                        HelmChart.template(Optional.empty(), Map.of("broker.cluster.controlledShutdownTimeout", "30s")))
                 .hasMessageContaining("broker.terminationGracePeriodSeconds (60) must be at least 70");
-        assertThatThrownBy(() -> HelmChart.template(
-                        Optional.empty(), Map.of("broker.terminationGracePeriodSeconds", 44)))
+        assertThatThrownBy(
+                        () -> HelmChart.template(Optional.empty(), Map.of("broker.terminationGracePeriodSeconds", 44)))
                 .hasMessageContaining("must be at least 45");
         assertThat(env(container(
                         render(

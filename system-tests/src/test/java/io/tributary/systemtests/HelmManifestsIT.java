@@ -121,7 +121,8 @@ class HelmManifestsIT {
     private static final Set<String> NOT_BOUND_TO_PROPERTIES = Set.of("TRIBUTARY_INSTANCE");
 
     /** The origin Spring Boot reports for a value from an environment variable. */
-    private static final Pattern ENVIRONMENT_ORIGIN = Pattern.compile("System Environment Property \"([A-Za-z0-9_]+)\"");
+    private static final Pattern ENVIRONMENT_ORIGIN =
+            Pattern.compile("System Environment Property \"([A-Za-z0-9_]+)\"");
 
     @TempDir
     static Path work;
@@ -322,7 +323,9 @@ class HelmManifestsIT {
     void everyConfigurationVariableOfTheManifestsBindsToAPropertyWithItsValue() throws Exception {
         for (PodRun pod : pods) {
             HttpResponse<String> response = get(pod.port("http"), "/actuator/configprops");
-            assertThat(response.statusCode()).as(pod.name() + " /actuator/configprops").isEqualTo(200);
+            assertThat(response.statusCode())
+                    .as(pod.name() + " /actuator/configprops")
+                    .isEqualTo(200);
             Map<String, String> bound = new LinkedHashMap<>();
             environmentInputs(JSON.readTree(response.body()), bound);
 
@@ -566,6 +569,13 @@ class HelmManifestsIT {
                             .isEqualTo("1");
                     assertThat(query(port, "ALERTS{alertname=\"TributaryCoordinatorWithoutLeader\"}"))
                             .isEmpty();
+                    // The consumer-group panels' gauges exist from the start: each gateway, each coordinator.
+                    assertThat(query(port, "tributary_gateway_group_streams"))
+                            .as("tributary_gateway_group_streams")
+                            .hasSize(podsByJob.get("tributary-gateway").size());
+                    assertThat(query(port, "tributary_groups_in_memory"))
+                            .as("tributary_groups_in_memory")
+                            .hasSize(podsByJob.get("tributary-coordinator").size());
                     // Every rule of the alerts file is loaded and evaluates without error.
                     HttpResponse<String> rules = get(port, "/api/v1/rules");
                     List<String> healthy = new ArrayList<>();
@@ -790,9 +800,11 @@ class HelmManifestsIT {
             result = "127.0.0.1";
         }
         // A URL of this pod's own IP (status.podIP, 127.0.0.1 here) names its container port.
-        Matcher ownUrl = Pattern.compile("^(https?://127\\.0\\.0\\.1:)(\\d+)(/.*)?$").matcher(result);
+        Matcher ownUrl =
+                Pattern.compile("^(https?://127\\.0\\.0\\.1:)(\\d+)(/.*)?$").matcher(result);
         if (ownUrl.matches() && ownPorts.containsKey(Integer.parseInt(ownUrl.group(2)))) {
-            result = ownUrl.group(1) + ownPorts.get(Integer.parseInt(ownUrl.group(2)))
+            result = ownUrl.group(1)
+                    + ownPorts.get(Integer.parseInt(ownUrl.group(2)))
                     + Optional.ofNullable(ownUrl.group(3)).orElse("");
         }
         for (var mount : mounts.entrySet().stream()
