@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -119,7 +120,8 @@ public final class CoordinatorGroupsClient {
             response = roundTrip(socket, body, header);
         } catch (IOException e) {
             close(socket);
-            if (!reused) {
+            if (!reused || e instanceof SocketTimeoutException) {
+                // A timeout may mean the coordinator got the request and is slow: not sent twice.
                 throw e;
             }
             // An idle connection the coordinator closed meanwhile: once more on a fresh one.
