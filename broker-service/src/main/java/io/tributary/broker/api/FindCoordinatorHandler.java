@@ -2,10 +2,12 @@ package io.tributary.broker.api;
 
 import io.tributary.broker.cluster.GroupCoordinatorLocator;
 import io.tributary.broker.cluster.GroupCoordinatorLocator.Lookup;
+import io.tributary.broker.cluster.MetadataView;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
@@ -20,14 +22,21 @@ import org.apache.kafka.common.requests.FindCoordinatorResponse;
 
 /**
  * FindCoordinator (API key 10), every version kafka-clients parses (0 to 6, batched from v4).
- * Consumer groups are served by the coordinators' Raft leader on its Kafka listener:
+ * Consumer groups are served by the coordinators' Raft leader; clients reach it through the
+ * brokers:
  *
  * <ul>
- *   <li>GROUP keys: the leader's Kafka endpoint with node id = its coordinator id (clients address a
- *       group coordinator as {@code Integer.MAX_VALUE - nodeId}, so it never collides with a broker
- *       id), as {@link GroupCoordinatorLocator} knows it (cached; a request never waits longer than
- *       its bound). No leader known, or the control plane not answering in time:
- *       COORDINATOR_NOT_AVAILABLE with the reason; it is retriable, and clients ask again.
+ *   <li>GROUP keys: this broker itself (its id and client endpoint), which forwards every group
+ *       request to the coordinator leader ({@link GroupForwardingHandler}), once {@link
+ *       GroupCoordinatorLocator} knows a leader (cached; a request never waits longer than its
+ *       bound). <b>Why not the coordinator's own address:</b> kafka-clients' AdminClient sends a
+ *       group request to the coordinator node <i>by id, looked up in its Metadata</i> (its
+ *       {@code ConstantNodeIdProvider}), so a coordinator that is not a broker of the Metadata is
+ *       never reached (the request waits until it times out), and one whose id equals a broker's
+ *       gets that broker. Answering a broker makes every client (consumer, AdminClient, other
+ *       libraries that look the coordinator up among the brokers) talk to a node it knows. No leader
+ *       known, the control plane not answering in time, or this broker not in its own Metadata
+ *       yet: COORDINATOR_NOT_AVAILABLE with the reason; it is retriable, and clients ask again.
  *   <li>SHARE keys (KIP-932 share groups): COORDINATOR_NOT_AVAILABLE, "share groups are not
  *       supported".
  *   <li>TRANSACTION keys: INVALID_REQUEST, "transactions are not supported". Not retriable on purpose:
@@ -39,15 +48,31 @@ import org.apache.kafka.common.requests.FindCoordinatorResponse;
  *   <li>Any other key type: INVALID_REQUEST.
  * </ul>
  *
- * <p>Thread-safety: immutable; the lookup is thread-safe.
+ * <p>Thread-safety: immutable; the suppliers are thread-safe.
  */
 public final class FindCoordinatorHandler implements RequestHandler {
 
-    private final Supplier<Lookup> groupCoordinator;
+    /** This broker as clients reach it: its id and client endpoint. */
+    public record Self(int brokerId, String host, int port) {}
 
-    /** @param groupCoordinator where groups are served ({@link GroupCoordinatorLocator#lookup}) */
-    public FindCoordinatorHandler(Supplier<Lookup> groupCoordinator) {
+    private final Supplier<Lookup> groupCoordinator;
+    private final Supplier<Optional<Self>> self;
+
+    /** This broker's id and client endpoint as its cluster image lists it, if it does. */
+    public static Optional<Self> self(MetadataView metadata) {
+        int id = metadata.brokerId();
+        return Optional.ofNullable(metadata.image().brokers().get(id))
+                .flatMap(broker -> broker.endpoint(ClusterViews.CLIENT_LISTENER))
+                .map(endpoint -> new Self(id, endpoint.host(), endpoint.port()));
+    }
+
+    /**
+     * @param groupCoordinator where groups are served ({@link GroupCoordinatorLocator#lookup})
+     * @param self this broker's id and client endpoint, once its Metadata lists it
+     */
+    public FindCoordinatorHandler(Supplier<Lookup> groupCoordinator, Supplier<Optional<Self>> self) {
         this.groupCoordinator = groupCoordinator;
+        this.self = self;
     }
 
     static final String SHARE_GROUPS_NOT_SUPPORTED = "share groups are not supported by Tributary";
@@ -95,12 +120,16 @@ public final class FindCoordinatorHandler implements RequestHandler {
         if (keyType == CoordinatorType.GROUP.id()) {
             return switch (groupCoordinator.get()) {
                 case Lookup.Found found ->
-                    new Coordinator()
-                            .setNodeId(found.coordinator().coordinatorId())
-                            .setHost(found.coordinator().host())
-                            .setPort(found.coordinator().port())
-                            .setErrorCode(Errors.NONE.code())
-                            .setErrorMessage(null);
+                    self.get()
+                            .map(me -> new Coordinator()
+                                    .setNodeId(me.brokerId())
+                                    .setHost(me.host())
+                                    .setPort(me.port())
+                                    .setErrorCode(Errors.NONE.code())
+                                    .setErrorMessage(null))
+                            .orElseGet(() -> failed(new ApiError(
+                                    Errors.COORDINATOR_NOT_AVAILABLE,
+                                    "this broker is not in its cluster metadata yet: ask again")));
                 case Lookup.NotAvailable missing ->
                     failed(new ApiError(
                             Errors.COORDINATOR_NOT_AVAILABLE, "no group coordinator known: " + missing.reason()));

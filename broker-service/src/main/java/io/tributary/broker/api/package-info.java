@@ -23,7 +23,11 @@
  *                                                                   ──► MetadataView.awaitVersion(v)
  *                                                                       (so the client's next read sees it)
  *  client ── InitProducerId ──► ProducerIdAllocator ──► ControlPlane.allocateProducerIds (blocks, prefetched)
- *  client ── FindCoordinator ──► COORDINATOR_NOT_AVAILABLE (groups not served yet)
+ *  client ── FindCoordinator (GROUP) ──► this broker, once GroupCoordinatorLocator knows the leader
+ *  client ── ConsumerGroupHeartbeat, OffsetCommit, OffsetFetch, ConsumerGroupDescribe,
+ *            DescribeGroups, DeleteGroups, OffsetDelete ──► GroupForwardingHandler
+ *                                                       ──► CoordinatorGroupsClient.forward ──► coordinator leader
+ *  client ── ListGroups ──► ListGroupsHandler (the lowest alive broker forwards, the others answer empty)
  * </pre>
  *
  * <p>Invariants: a client's mistake is answered with Kafka's own error code for it, never

@@ -8,6 +8,7 @@ import io.tributary.broker.api.DeleteTopicsHandler;
 import io.tributary.broker.api.DescribeClusterHandler;
 import io.tributary.broker.api.DescribeConfigsHandler;
 import io.tributary.broker.api.FindCoordinatorHandler;
+import io.tributary.broker.api.GroupForwardingHandler;
 import io.tributary.broker.api.IncrementalAlterConfigsHandler;
 import io.tributary.broker.api.InitProducerIdHandler;
 import io.tributary.broker.api.ListGroupsHandler;
@@ -18,8 +19,10 @@ import io.tributary.broker.cluster.CoordinatorGroupsClient;
 import io.tributary.broker.cluster.GroupCoordinatorLocator;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigDefaults;
+import io.tributary.common.protocol.ApiVersionRange;
 import java.time.InstantSource;
 import java.util.concurrent.Executor;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -87,17 +90,73 @@ public class AdminApiConfiguration {
     }
 
     @Bean
-    ListGroupsHandler listGroupsHandler(
-            MetadataView metadata, GroupCoordinatorLocator locator, ClusterProperties cluster) {
-        return new ListGroupsHandler(
-                metadata,
-                locator,
-                new CoordinatorGroupsClient(cluster.coordinatorGroupsClientConfig(), metadata.brokerId()));
+    CoordinatorGroupsClient coordinatorGroupsClient(MetadataView metadata, ClusterProperties cluster) {
+        return new CoordinatorGroupsClient(cluster.coordinatorGroupsClientConfig(), metadata.brokerId());
     }
 
     @Bean
-    FindCoordinatorHandler findCoordinatorHandler(GroupCoordinatorLocator locator) {
-        return new FindCoordinatorHandler(locator::lookup);
+    ListGroupsHandler listGroupsHandler(
+            MetadataView metadata, GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
+        return new ListGroupsHandler(metadata, locator, coordinatorGroups);
+    }
+
+    @Bean
+    FindCoordinatorHandler findCoordinatorHandler(MetadataView metadata, GroupCoordinatorLocator locator) {
+        return new FindCoordinatorHandler(locator::lookup, () -> FindCoordinatorHandler.self(metadata));
+    }
+
+    // The group APIs, forwarded to the group coordinator (one bean each: the Kafka listener
+    // registers every RequestHandler bean).
+
+    @Bean
+    GroupForwardingHandler consumerGroupHeartbeatForwarder(
+            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
+        return forwarder(ApiKeys.CONSUMER_GROUP_HEARTBEAT, locator, coordinatorGroups);
+    }
+
+    @Bean
+    GroupForwardingHandler consumerGroupDescribeForwarder(
+            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
+        return forwarder(ApiKeys.CONSUMER_GROUP_DESCRIBE, locator, coordinatorGroups);
+    }
+
+    @Bean
+    GroupForwardingHandler offsetCommitForwarder(
+            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
+        return forwarder(ApiKeys.OFFSET_COMMIT, locator, coordinatorGroups);
+    }
+
+    @Bean
+    GroupForwardingHandler offsetFetchForwarder(
+            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
+        return forwarder(ApiKeys.OFFSET_FETCH, locator, coordinatorGroups);
+    }
+
+    @Bean
+    GroupForwardingHandler describeGroupsForwarder(
+            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
+        return forwarder(ApiKeys.DESCRIBE_GROUPS, locator, coordinatorGroups);
+    }
+
+    @Bean
+    GroupForwardingHandler deleteGroupsForwarder(
+            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
+        return forwarder(ApiKeys.DELETE_GROUPS, locator, coordinatorGroups);
+    }
+
+    @Bean
+    GroupForwardingHandler offsetDeleteForwarder(
+            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
+        return forwarder(ApiKeys.OFFSET_DELETE, locator, coordinatorGroups);
+    }
+
+    private static GroupForwardingHandler forwarder(
+            ApiKeys api, GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
+        ApiVersionRange range = GroupForwardingHandler.FORWARDED.stream()
+                .filter(r -> r.apiKey() == api)
+                .findFirst()
+                .orElseThrow();
+        return new GroupForwardingHandler(range, locator, coordinatorGroups);
     }
 
     @Bean

@@ -78,10 +78,12 @@ class AdminClientProtocolTest {
                 new DescribeConfigsHandler(metadata, config),
                 new IncrementalAlterConfigsHandler(metadata, controlPlane, config),
                 new AlterConfigsHandler(metadata, controlPlane, config),
-                new FindCoordinatorHandler(new io.tributary.broker.cluster.GroupCoordinatorLocator(
-                        controlPlane,
-                        java.time.InstantSource.system(),
-                        io.tributary.broker.cluster.GroupCoordinatorLocator.Config.DEFAULTS)::lookup),
+                new FindCoordinatorHandler(
+                        new io.tributary.broker.cluster.GroupCoordinatorLocator(
+                                controlPlane,
+                                java.time.InstantSource.system(),
+                                io.tributary.broker.cluster.GroupCoordinatorLocator.Config.DEFAULTS)::lookup,
+                        () -> FindCoordinatorHandler.self(metadata)),
                 new InitProducerIdHandler(
                         new ProducerIdAllocator(controlPlane, metadata::brokerId, 100, Runnable::run)));
         var serverConfig = ProtocolServerConfig.defaults("test", "127.0.0.1", 0);

@@ -7,6 +7,7 @@ import io.tributary.broker.cluster.ControlPlane.GroupCoordinator;
 import io.tributary.broker.cluster.GroupCoordinatorLocator;
 import io.tributary.broker.cluster.GroupCoordinatorLocator.Lookup;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
@@ -23,7 +24,8 @@ class FindCoordinatorHandlerTest {
 
     private final AtomicReference<Lookup> lookup =
             new AtomicReference<>(new Lookup.Found(new GroupCoordinator(2, "c2.example", 9193)));
-    private final FindCoordinatorHandler handler = new FindCoordinatorHandler(lookup::get);
+    private final FindCoordinatorHandler handler = new FindCoordinatorHandler(
+            lookup::get, () -> Optional.of(new FindCoordinatorHandler.Self(7, "b7.example", 9097)));
 
     static IntStream allVersions() {
         return IntStream.rangeClosed(
@@ -50,13 +52,15 @@ class FindCoordinatorHandlerTest {
 
     @ParameterizedTest(name = "v{0}")
     @MethodSource("unbatchedVersions")
-    void aGroupIsServedByTheCoordinatorLeaderAtItsKafkaAddress(int version) {
+    void aGroupIsServedThroughThisBrokerWhichForwardsToTheCoordinatorLeader(int version) {
         FindCoordinatorResponse response = find(version, CoordinatorType.GROUP, "my-group");
 
         assertThat(response.error()).isEqualTo(Errors.NONE);
-        assertThat(response.data().nodeId()).isEqualTo(2);
-        assertThat(response.data().host()).isEqualTo("c2.example");
-        assertThat(response.data().port()).isEqualTo(9193);
+        assertThat(response.data().nodeId())
+                .as("this broker: the AdminClient reaches a coordinator only among the Metadata's brokers")
+                .isEqualTo(7);
+        assertThat(response.data().host()).isEqualTo("b7.example");
+        assertThat(response.data().port()).isEqualTo(9097);
     }
 
     @ParameterizedTest(name = "v{0}")
@@ -85,8 +89,8 @@ class FindCoordinatorHandlerTest {
                         Coordinator::host,
                         Coordinator::port)
                 .containsExactly(
-                        tuple("a", Errors.NONE.code(), 2, "c2.example", 9193),
-                        tuple("b", Errors.NONE.code(), 2, "c2.example", 9193));
+                        tuple("a", Errors.NONE.code(), 7, "b7.example", 9097),
+                        tuple("b", Errors.NONE.code(), 7, "b7.example", 9097));
 
         lookup.set(new Lookup.NotAvailable("down"));
         assertThat(find(version, CoordinatorType.GROUP, "a", "b").data().coordinators())
@@ -119,7 +123,8 @@ class FindCoordinatorHandlerTest {
                         io.tributary.broker.cluster.HttpControlPlane.Config.of(List.of(server.address())))) {
             var locator = new GroupCoordinatorLocator(
                     http, java.time.InstantSource.system(), GroupCoordinatorLocator.Config.DEFAULTS);
-            FindCoordinatorHandler overHttp = new FindCoordinatorHandler(locator::lookup);
+            FindCoordinatorHandler overHttp = new FindCoordinatorHandler(
+                    locator::lookup, () -> Optional.of(new FindCoordinatorHandler.Self(3, "127.0.0.1", 9093)));
             var data = new FindCoordinatorRequestData()
                     .setKeyType(CoordinatorType.GROUP.id())
                     .setKey("g");
@@ -129,8 +134,8 @@ class FindCoordinatorHandlerTest {
                             () -> Wire.<FindCoordinatorResponse>call(
                                     overHttp, new FindCoordinatorRequest.Builder(data), 3),
                             r -> r.error() == Errors.NONE);
-            assertThat(response.data().nodeId()).isEqualTo(1);
-            assertThat(response.data().port()).isEqualTo(9192);
+            assertThat(response.data().nodeId()).isEqualTo(3);
+            assertThat(response.data().port()).isEqualTo(9093);
         }
     }
 

@@ -48,6 +48,13 @@ class AdminApiConfigurationTest {
                                 ApiKeys.ALTER_CONFIGS,
                                 ApiKeys.FIND_COORDINATOR,
                                 ApiKeys.LIST_GROUPS,
+                                ApiKeys.CONSUMER_GROUP_HEARTBEAT,
+                                ApiKeys.CONSUMER_GROUP_DESCRIBE,
+                                ApiKeys.OFFSET_COMMIT,
+                                ApiKeys.OFFSET_FETCH,
+                                ApiKeys.DESCRIBE_GROUPS,
+                                ApiKeys.DELETE_GROUPS,
+                                ApiKeys.OFFSET_DELETE,
                                 ApiKeys.INIT_PRODUCER_ID));
     }
 

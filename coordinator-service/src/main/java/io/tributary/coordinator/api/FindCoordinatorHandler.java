@@ -1,6 +1,7 @@
 package io.tributary.coordinator.api;
 
 import io.tributary.common.protocol.ApiVersionRange;
+import io.tributary.common.protocol.CoordinatorNodeIds;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
 import java.util.ArrayList;
@@ -21,8 +22,9 @@ import org.apache.kafka.common.requests.FindCoordinatorResponse;
  * FindCoordinator (API key 10) on a coordinator's Kafka listener, versions 0 to 6 (batched keys from
  * v4): the group coordinator of every group is the metadata Raft leader, so a GROUP key is answered
  * with the leader's advertised Kafka address ({@code tributary.coordinator.kafka-peers}) and node id
- * = the leader's coordinator id. Kafka's clients connect to a group coordinator under node id
- * {@code Integer.MAX_VALUE - nodeId}, so a coordinator id never collides with a broker id there.
+ * {@link CoordinatorNodeIds#nodeId} of the leader's coordinator id ({@code 1_000_000_000 + id}), a
+ * range broker ids may not use: kafka-clients' AdminClient connects to a coordinator under the node
+ * id answered as is, so an answer equal to a broker id would send group requests to that broker.
  *
  * <ul>
  *   <li>GROUP, no leader known (an election): COORDINATOR_NOT_AVAILABLE, which clients retry.
@@ -111,7 +113,7 @@ public final class FindCoordinatorHandler implements RequestHandler {
             }
             HostPort endpoint = kafkaPeers.get(leader.get());
             return new Coordinator()
-                    .setNodeId(leader.get())
+                    .setNodeId(CoordinatorNodeIds.nodeId(leader.get()))
                     .setHost(endpoint.host())
                     .setPort(endpoint.port())
                     .setErrorCode(Errors.NONE.code())

@@ -56,7 +56,8 @@ import org.slf4j.LoggerFactory;
  *
  * Membership is not replicated. A coordinator that loses leadership calls {@link #clear}; members
  * get UNKNOWN_MEMBER_ID from the new leader and join it again with epoch 0 (as KIP-848 clients
- * do). What keeps a member's request from before a failover out is that the member is unknown
+ * do); that is for a session timeout after the new leader took over ({@link #clear(long)}), after
+ * which a member of a group unknown here gets Kafka's GROUP_ID_NOT_FOUND. What keeps a member's request from before a failover out is that the member is unknown
  * until it joins again with epoch 0, and a client's requests to the new leader go over one
  * connection in order. As defence in depth a group created here starts at an epoch taken from the
  * clock (seconds since 2024), not at 1, so a new leader seldom hands out the epochs an old one did
@@ -80,6 +81,9 @@ public final class GroupCoordinator {
 
     private final GroupConfig config;
     private final TopicView topics;
+
+    /** When {@link #clear(long)} last forgot every group; {@code Long.MIN_VALUE}: never. */
+    private long forgottenAtMs = Long.MIN_VALUE;
 
     public GroupCoordinator(GroupConfig config, TopicView topics) {
         this.config = Objects.requireNonNull(config, "config");
@@ -109,6 +113,13 @@ public final class GroupCoordinator {
         MemberState state = MemberState.STABLE;
         SortedSet<TopicIdPartition> assigned = new TreeSet<>();
         SortedSet<TopicIdPartition> pendingRevocation = new TreeSet<>();
+        /**
+         * The member epoch at which each owned partition (assigned or pending revocation) was given
+         * to this member (KIP-1251): a commit at an older member epoch is accepted for a partition
+         * owned since that epoch or before.
+         */
+        final Map<TopicIdPartition, Integer> assignmentEpochs = new HashMap<>();
+
         long sessionDeadlineMs;
         long rebalanceDeadlineMs = Long.MAX_VALUE;
 
@@ -149,8 +160,16 @@ public final class GroupCoordinator {
             log.debug("group {} epoch {}: {}", groupId, groupEpoch, why);
         }
 
-        /** Sets what a member owns, keeping {@link #owners} exact; two owners of one partition is a bug. */
-        void setOwnership(Member member, SortedSet<TopicIdPartition> assigned, SortedSet<TopicIdPartition> pending) {
+        /**
+         * Sets what a member owns, keeping {@link #owners} exact (two owners of one partition is a
+         * bug) and the member's assignment epochs: a partition it already owned keeps its epoch, a
+         * newly owned one gets {@code epochOfNew}.
+         */
+        void setOwnership(
+                Member member,
+                SortedSet<TopicIdPartition> assigned,
+                SortedSet<TopicIdPartition> pending,
+                int epochOfNew) {
             for (TopicIdPartition partition : member.assigned) {
                 owners.remove(partition, member.memberId);
             }
@@ -165,6 +184,12 @@ public final class GroupCoordinator {
             for (TopicIdPartition partition : member.pendingRevocation) {
                 claim(member, partition);
             }
+            member.assignmentEpochs
+                    .keySet()
+                    .removeIf(p -> !member.assigned.contains(p) && !member.pendingRevocation.contains(p));
+            for (TopicIdPartition partition : union(member.assigned, member.pendingRevocation)) {
+                member.assignmentEpochs.putIfAbsent(partition, epochOfNew);
+            }
         }
 
         private void claim(Member member, TopicIdPartition partition) {
@@ -176,7 +201,7 @@ public final class GroupCoordinator {
         }
 
         void remove(Member member) {
-            setOwnership(member, Collections.emptySortedSet(), Collections.emptySortedSet());
+            setOwnership(member, Collections.emptySortedSet(), Collections.emptySortedSet(), 0);
             members.remove(member.memberId);
             if (member.instanceId != null) {
                 staticMembers.remove(member.instanceId, member.memberId);
@@ -206,7 +231,7 @@ public final class GroupCoordinator {
     /**
      * Serves one ConsumerGroupHeartbeat.
      *
-     * @throws GroupException with the Kafka error to answer (INVALID_REQUEST, UNKNOWN_MEMBER_ID,
+     * @throws GroupException with the Kafka error to answer (INVALID_REQUEST, GROUP_ID_NOT_FOUND, UNKNOWN_MEMBER_ID,
      *     FENCED_MEMBER_EPOCH, UNSUPPORTED_ASSIGNOR, UNRELEASED_INSTANCE_ID, FENCED_INSTANCE_ID,
      *     GROUP_MAX_SIZE_REACHED, INVALID_REGULAR_EXPRESSION, COORDINATOR_NOT_AVAILABLE)
      */
@@ -219,11 +244,9 @@ public final class GroupCoordinator {
         Group group = groups.get(request.groupId());
         if (group == null) {
             if (epoch != HeartbeatRequest.JOIN_EPOCH) {
-                // The group is unknown here (e.g. this coordinator just became leader): the member
-                // must join again, which is what clients do on UNKNOWN_MEMBER_ID.
-                throw new GroupException(
-                        Errors.UNKNOWN_MEMBER_ID,
-                        "member " + request.memberId() + " is not in group " + request.groupId() + ": join again");
+                // GROUP_ID_NOT_FOUND as Kafka, unless this coordinator just became leader (then the
+                // member must join again, which clients do on UNKNOWN_MEMBER_ID).
+                throw unknownGroup(request.groupId(), request.memberId(), nowMs);
             }
             if (groups.size() >= config.maxGroups()) {
                 evictAnEmptyGroup();
@@ -473,8 +496,9 @@ public final class GroupCoordinator {
         group.members.put(member.memberId, member);
         group.staticMembers.put(member.instanceId, member.memberId);
         group.target.put(member.memberId, target);
-        // The previous instance left (it sent -2), so it owns nothing: its assignment is the new one's.
-        group.setOwnership(member, assignment, Collections.emptySortedSet());
+        // The previous instance left (it sent -2), so it owns nothing: its assignment is the new one's,
+        // owned since epoch 0 (the new member id has committed nothing yet; the old one is gone).
+        group.setOwnership(member, assignment, Collections.emptySortedSet(), 0);
         log.info(
                 "group {}: static member {} replaces {} (instance id {})",
                 group.groupId,
@@ -657,7 +681,7 @@ public final class GroupCoordinator {
             }
             case UNREVOKED_PARTITIONS -> {
                 if (ackAllowed && !ownsAny(owned, member.pendingRevocation)) {
-                    group.setOwnership(member, member.assigned, Collections.emptySortedSet());
+                    group.setOwnership(member, member.assigned, Collections.emptySortedSet(), member.memberEpoch);
                     computeNext(group, member, owned);
                 }
             }
@@ -685,13 +709,13 @@ public final class GroupCoordinator {
             return owner != null && !owner.equals(member.memberId);
         });
         if (!revoke.isEmpty() && ownsAny(owned, revoke)) {
-            group.setOwnership(member, kept, revoke);
+            group.setOwnership(member, kept, revoke, member.memberEpoch);
             member.state = MemberState.UNREVOKED_PARTITIONS;
             return;
         }
         SortedSet<TopicIdPartition> assigned = new TreeSet<>(kept);
         assigned.addAll(toAssign);
-        group.setOwnership(member, assigned, Collections.emptySortedSet());
+        group.setOwnership(member, assigned, Collections.emptySortedSet(), group.assignmentEpoch);
         member.state = unreleased ? MemberState.UNRELEASED_PARTITIONS : MemberState.STABLE;
         member.setEpoch(group.assignmentEpoch);
     }
@@ -716,7 +740,9 @@ public final class GroupCoordinator {
         if (epoch == HeartbeatRequest.STATIC_LEAVE_EPOCH && member.instanceId != null) {
             // Kept, assignment and all, until it comes back or its session times out. What it was
             // revoking is released now: the process stopped consuming before it said goodbye.
-            group.setOwnership(member, member.assigned, Collections.emptySortedSet());
+            group.setOwnership(member, member.assigned, Collections.emptySortedSet(), 0);
+            // As Kafka: what it keeps counts as owned since epoch 0 (whoever takes the instance id over).
+            member.assignmentEpochs.replaceAll((partition, assignedAt) -> 0);
             member.state = MemberState.STABLE;
             member.setEpoch(HeartbeatRequest.STATIC_LEAVE_EPOCH);
             member.sessionDeadlineMs = nowMs + config.sessionTimeout().toMillis();
@@ -777,6 +803,16 @@ public final class GroupCoordinator {
         groups.clear();
     }
 
+    /**
+     * Forgets every group, at {@code nowMs}: for a session timeout from then, a member of a group
+     * unknown here is told UNKNOWN_MEMBER_ID (join again), not Kafka's GROUP_ID_NOT_FOUND, which
+     * is fatal to a consumer, since it may be a member from before this coordinator took over.
+     */
+    public synchronized void clear(long nowMs) {
+        clear();
+        forgottenAtMs = nowMs;
+    }
+
     // ------------------------------------------------------------------------------------------
     // Offsets
 
@@ -789,38 +825,93 @@ public final class GroupCoordinator {
     }
 
     /**
-     * Whether an OffsetCommit may be applied (KIP-848 rules): a member at its current epoch, or
-     * member epoch -1 into a group with no members.
+     * Whether an OffsetCommit may be applied (KIP-848 rules, with KIP-1251's assignment epochs, as
+     * Kafka 4.4's group coordinator):
      *
-     * @throws GroupException UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH or FENCED_INSTANCE_ID
+     * <ul>
+     *   <li>member epoch -1 (any negative) into a group with no members, or one unknown here: an
+     *       admin client or a consumer without group management ({@link Committer#ADMIN});
+     *   <li>a group unknown here and epoch 0 or more: GROUP_ID_NOT_FOUND, as Kafka; but
+     *       UNKNOWN_MEMBER_ID within a session timeout of this coordinator forgetting its groups
+     *       ({@link #clear(long)}: it just became leader), as the member may be from before the
+     *       failover, and UNKNOWN_MEMBER_ID makes it join again where GROUP_ID_NOT_FOUND is fatal
+     *       to a consumer;
+     *   <li>a member id not in the group: UNKNOWN_MEMBER_ID (a removed member's commits are refused);
+     *   <li>the member's current epoch: accepted;
+     *   <li>a newer epoch: STALE_MEMBER_EPOCH;
+     *   <li>an older epoch (the client had not seen the heartbeat response that moved it on when it
+     *       sent the commit): accepted only if every committed partition is owned by the member
+     *       (assigned or pending revocation) since that epoch or before; else STALE_MEMBER_EPOCH. A
+     *       partition that moved to another member in between was released by this one, so its
+     *       old-epoch commit is refused.
+     * </ul>
+     *
+     * @param partitions the committed partitions (a topic that does not resolve to an id is given
+     *     as a partition of a topic id no member owns)
+     * @throws GroupException GROUP_ID_NOT_FOUND, UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH or FENCED_INSTANCE_ID
      */
     public synchronized Committer validateCommit(
-            String groupId, String memberId, int memberEpoch, Optional<String> instanceId) {
+            String groupId,
+            String memberId,
+            int memberEpoch,
+            Optional<String> instanceId,
+            Set<TopicIdPartition> partitions,
+            long nowMs) {
         Group group = groups.get(groupId);
         boolean noMembers = group == null || group.members.isEmpty();
         if (memberEpoch < 0 && noMembers) {
             return Committer.ADMIN;
         }
-        Member member = group == null ? null : group.members.get(memberId);
+        if (group == null) {
+            throw unknownGroup(groupId, memberId, nowMs);
+        }
+        Member member = group.members.get(memberId);
         if (member == null) {
             throw new GroupException(
                     Errors.UNKNOWN_MEMBER_ID,
-                    noMembers && memberEpoch < 0
-                            ? "group " + groupId + " has no members"
-                            : "member '" + memberId + "' is not in group " + groupId
-                                    + (memberEpoch < 0 ? " (commits without a member need an empty group)" : ""));
+                    "member '" + memberId + "' is not in group " + groupId
+                            + (memberEpoch < 0 ? " (commits without a member need an empty group)" : ""));
         }
         if (instanceId.isPresent() && !instanceId.get().equals(member.instanceId)) {
             throw new GroupException(
                     Errors.FENCED_INSTANCE_ID, "member " + memberId + " does not hold instance id " + instanceId.get());
         }
-        if (memberEpoch != member.memberEpoch) {
+        if (memberEpoch == member.memberEpoch) {
+            return Committer.MEMBER;
+        }
+        if (memberEpoch > member.memberEpoch) {
             throw new GroupException(
                     Errors.STALE_MEMBER_EPOCH,
-                    "member " + memberId + " committed at epoch " + memberEpoch + " but is at epoch "
+                    "member " + memberId + " committed at epoch " + memberEpoch + ", newer than its epoch "
                             + member.memberEpoch);
         }
+        for (TopicIdPartition partition : partitions) {
+            Integer assignedAt = member.assignmentEpochs.get(partition);
+            if (assignedAt == null || memberEpoch < assignedAt) {
+                throw new GroupException(
+                        Errors.STALE_MEMBER_EPOCH,
+                        "member " + memberId + " committed at epoch " + memberEpoch + " but is at epoch "
+                                + member.memberEpoch + ", and partition " + partition
+                                + (assignedAt == null ? " is not its" : " is its since epoch " + assignedAt + " only"));
+            }
+        }
         return Committer.MEMBER;
+    }
+
+    /**
+     * What a request of a member (epoch above 0) to a group unknown here gets: GROUP_ID_NOT_FOUND, as
+     * Kafka; UNKNOWN_MEMBER_ID (join again) within a session timeout of this coordinator forgetting
+     * its groups, when the member may be from before a failover.
+     */
+    private GroupException unknownGroup(String groupId, String memberId, long nowMs) {
+        if (forgottenAtMs != Long.MIN_VALUE
+                && nowMs - forgottenAtMs < config.sessionTimeout().toMillis()) {
+            return new GroupException(
+                    Errors.UNKNOWN_MEMBER_ID,
+                    "member " + memberId + " is not in group " + groupId
+                            + ": this coordinator just took the groups over, join again");
+        }
+        return new GroupException(Errors.GROUP_ID_NOT_FOUND, "group " + groupId + " does not exist");
     }
 
     /**

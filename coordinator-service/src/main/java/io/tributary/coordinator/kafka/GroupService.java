@@ -71,13 +71,13 @@ public final class GroupService {
     /** Whether this coordinator leads; forgets membership on a follower and when the term changed. */
     private boolean leads() {
         if (!leader.getAsBoolean()) {
-            groups.clear();
+            groups.clear(clock.millis());
             servedTerm.set(Long.MIN_VALUE);
             return false;
         }
         long now = term.getAsLong();
         if (servedTerm.getAndSet(now) != now) {
-            groups.clear();
+            groups.clear(clock.millis());
         }
         return true;
     }

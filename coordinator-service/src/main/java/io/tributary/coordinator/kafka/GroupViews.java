@@ -20,6 +20,24 @@ final class GroupViews {
     /** Kafka's protocol type of consumer groups. */
     static final String PROTOCOL_TYPE = "consumer";
 
+    /**
+     * The type Kafka lists a group with committed offsets and no members under: a "simple" classic
+     * group (created by an admin client's or an {@code assign()} consumer's commit), protocol type
+     * {@link #SIMPLE_PROTOCOL_TYPE}.
+     */
+    static final String SIMPLE_TYPE = "classic";
+
+    /** A simple group's protocol type: none. */
+    static final String SIMPLE_PROTOCOL_TYPE = "";
+
+    /**
+     * Whether the group has only committed offsets here: no membership in memory (never had a
+     * member since this coordinator leads). Kafka lists such a group as a simple classic group.
+     */
+    static boolean offsetsOnly(GroupService service, GroupDescription group) {
+        return !service.groups().contains(group.groupId());
+    }
+
     private GroupViews() {}
 
     /** A group that has committed offsets and no membership here. */

@@ -16,7 +16,11 @@ import org.apache.kafka.common.requests.ListGroupsResponse;
 
 /**
  * ListGroups (API 16), versions 0 to 5: every group with membership here or committed offsets, with
- * its state (v4+) and type {@code consumer} (v5+); {@code StatesFilter} and {@code TypesFilter}
+ * its state (v4+) and type (v5+): {@code consumer} (protocol type {@code consumer}) for a group with
+ * membership in memory, and, as Kafka lists a group that only has offsets (committed by an admin
+ * client or an {@code assign()} consumer), {@code classic} with protocol type "" for one without
+ * (after a coordinator failover that includes consumer groups whose members have not come back
+ * yet); {@code StatesFilter} and {@code TypesFilter}
  * match case-insensitively, an empty filter matches all. A follower coordinator answers
  * NOT_COORDINATOR and no groups.
  *
@@ -48,19 +52,21 @@ public final class ListGroupsHandler implements RequestHandler {
         }
         Set<String> states = data.statesFilter().stream().map(GroupViews::lower).collect(Collectors.toSet());
         Set<String> types = data.typesFilter().stream().map(GroupViews::lower).collect(Collectors.toSet());
-        if (!types.isEmpty() && !types.contains(GroupViews.TYPE)) {
-            return new ListGroupsResponse(response);
-        }
         for (GroupDescription group : GroupViews.all(service).values()) {
+            boolean simple = GroupViews.offsetsOnly(service, group);
+            String type = simple ? GroupViews.SIMPLE_TYPE : GroupViews.TYPE;
             if (!states.isEmpty() && !states.contains(GroupViews.lower(group.state()))) {
+                continue;
+            }
+            if (!types.isEmpty() && !types.contains(type)) {
                 continue;
             }
             response.groups()
                     .add(new ListGroupsResponseData.ListedGroup()
                             .setGroupId(group.groupId())
-                            .setProtocolType(GroupViews.PROTOCOL_TYPE)
+                            .setProtocolType(simple ? GroupViews.SIMPLE_PROTOCOL_TYPE : GroupViews.PROTOCOL_TYPE)
                             .setGroupState(group.state())
-                            .setGroupType(GroupViews.TYPE));
+                            .setGroupType(type));
         }
         return new ListGroupsResponse(response);
     }

@@ -7,14 +7,18 @@ import io.tributary.coordinator.group.GroupCoordinator.Committer;
 import io.tributary.coordinator.group.GroupException;
 import io.tributary.coordinator.group.OffsetStore.CommittedOffset;
 import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
+import io.tributary.coordinator.group.TopicIdPartition;
 import io.tributary.coordinator.group.TopicView.TopicInfo;
 import io.tributary.coordinator.metadata.TopicPartition;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.OffsetCommitResponseData.OffsetCommitResponsePartition;
@@ -30,11 +34,14 @@ import org.apache.kafka.common.requests.OffsetCommitResponse;
  * topics by id, resolved through the coordinator's metadata (UNKNOWN_TOPIC_ID when absent).
  *
  * <p>Who may commit (KIP-848): a member at its current epoch (OffsetCommit 9 or later; a member of
- * a consumer group using an older version is UNSUPPORTED_VERSION, as in Kafka), or member epoch -1
- * into a group with no members (admin clients, consumers using {@code assign()}). A member at
- * another epoch gets STALE_MEMBER_EPOCH (ILLEGAL_GENERATION below version 9), an unknown member
- * UNKNOWN_MEMBER_ID (also when the group is unknown here: after a coordinator failover the member
- * must join again). Per partition: a topic or partition that does not exist is
+ * a consumer group using an older version is UNSUPPORTED_VERSION, as in Kafka), a member at an
+ * older epoch for partitions it owns since that epoch or before (KIP-1251, see {@link
+ * io.tributary.coordinator.group.GroupCoordinator#validateCommit}), or member epoch -1 into a group
+ * with no members (admin clients, consumers using {@code assign()}). Any other epoch of a member
+ * gets STALE_MEMBER_EPOCH (ILLEGAL_GENERATION below version 9), an unknown member
+ * UNKNOWN_MEMBER_ID, a group unknown here GROUP_ID_NOT_FOUND (ILLEGAL_GENERATION below version 9,
+ * as Kafka; UNKNOWN_MEMBER_ID for a session timeout after this coordinator became leader, so that
+ * a member from before a failover joins again). Per partition: a topic or partition that does not exist is
  * UNKNOWN_TOPIC_OR_PARTITION (UNKNOWN_TOPIC_ID for an id; the store keeps offsets of existing
  * partitions only, so accepting them would lose them silently), metadata longer than {@code max-metadata-bytes} is
  * OFFSET_METADATA_TOO_LARGE, a negative offset INVALID_REQUEST. The accepted partitions are stored
@@ -138,16 +145,37 @@ public final class OffsetCommitHandler implements RequestHandler {
                             data.groupId(),
                             data.memberId(),
                             data.generationIdOrMemberEpoch(),
-                            Optional.ofNullable(data.groupInstanceId()));
+                            Optional.ofNullable(data.groupInstanceId()),
+                            partitions(data, version),
+                            service.nowMs());
             if (committer == Committer.MEMBER && version < 9) {
                 return Errors.UNSUPPORTED_VERSION;
             }
             return Errors.NONE;
         } catch (GroupException e) {
-            if (e.error() == Errors.STALE_MEMBER_EPOCH && version < 9) {
+            if ((e.error() == Errors.STALE_MEMBER_EPOCH || e.error() == Errors.GROUP_ID_NOT_FOUND) && version < 9) {
                 return Errors.ILLEGAL_GENERATION;
             }
             return e.error();
         }
+    }
+
+    /** A topic id no member owns: stands for a committed topic that does not resolve (KIP-1251 check). */
+    private static final UUID UNRESOLVED = new UUID(0, 0);
+
+    /** The committed partitions by topic id, for the assignment-epoch check of an older member epoch. */
+    private Set<TopicIdPartition> partitions(OffsetCommitRequestData data, short version) {
+        Set<TopicIdPartition> partitions = new HashSet<>();
+        for (var topic : data.topics()) {
+            UUID id = (version >= 10
+                            ? service.topics().byId(GroupService.uuid(topic.topicId()))
+                            : service.topics().byName(topic.name()))
+                    .map(TopicInfo::id)
+                    .orElse(UNRESOLVED);
+            for (var partition : topic.partitions()) {
+                partitions.add(new TopicIdPartition(id, Math.max(0, partition.partitionIndex())));
+            }
+        }
+        return partitions;
     }
 }

@@ -1,5 +1,6 @@
 package io.tributary.coordinator.metadata;
 
+import io.tributary.common.protocol.CoordinatorNodeIds;
 import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
 import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterPartition;
@@ -145,8 +146,9 @@ public record MetadataImage(
     }
 
     private MetadataImage registerBroker(RegisterBroker c) {
-        if (c.brokerId() < 0) {
-            throw new InvalidRequestException("broker id must be 0 or more, got " + c.brokerId());
+        if (c.brokerId() < 0 || c.brokerId() > CoordinatorNodeIds.MAX_BROKER_ID) {
+            throw new InvalidRequestException("broker id must be 0.." + CoordinatorNodeIds.MAX_BROKER_ID
+                    + " (larger node ids name the group coordinators), got " + c.brokerId());
         }
         if (c.endpoints().isEmpty()) {
             throw new InvalidRequestException("broker " + c.brokerId() + " registers no endpoint");

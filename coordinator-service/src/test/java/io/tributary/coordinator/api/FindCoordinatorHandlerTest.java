@@ -72,7 +72,9 @@ class FindCoordinatorHandlerTest {
         FindCoordinatorResponse response = find(version, CoordinatorType.GROUP, "my-group");
 
         assertThat(response.error()).isEqualTo(Errors.NONE);
-        assertThat(response.data().nodeId()).isEqualTo(1);
+        assertThat(response.data().nodeId())
+                .as("coordinator 1 is node 1_000_000_001, outside the broker ids")
+                .isEqualTo(1_000_000_001);
         assertThat(response.data().host()).isEqualTo("c1.example");
         assertThat(response.data().port()).isEqualTo(9192);
     }
@@ -91,8 +93,8 @@ class FindCoordinatorHandlerTest {
                         Coordinator::host,
                         Coordinator::port)
                 .containsExactly(
-                        tuple("a", Errors.NONE.code(), 2, "c2.example", 9193),
-                        tuple("b", Errors.NONE.code(), 2, "c2.example", 9193));
+                        tuple("a", Errors.NONE.code(), 1_000_000_002, "c2.example", 9193),
+                        tuple("b", Errors.NONE.code(), 1_000_000_002, "c2.example", 9193));
     }
 
     @ParameterizedTest(name = "v{0}")

@@ -185,12 +185,12 @@ class GroupCoordinatorTest {
     }
 
     @Test
-    void unknownMembersAndUnknownGroupsAreUnknownMemberId() {
+    void unknownMembersAreUnknownMemberIdAndUnknownGroupsGroupIdNotFound() {
         send(join("a", List.of("t")));
 
         assertError(Errors.UNKNOWN_MEMBER_ID, () -> coordinator.heartbeat(beat("x", 5, Set.of()), now));
         assertError(
-                Errors.UNKNOWN_MEMBER_ID,
+                Errors.GROUP_ID_NOT_FOUND,
                 () -> coordinator.heartbeat(
                         new HeartbeatRequest(
                                 "other",
@@ -212,10 +212,27 @@ class GroupCoordinatorTest {
     void afterClearMembersGetUnknownMemberIdAndJoinAgain() {
         HeartbeatResponse a = send(join("a", List.of("t")));
 
-        coordinator.clear();
+        coordinator.clear(now);
 
+        now += GroupConfig.DEFAULTS.sessionTimeout().toMillis() - 1;
         assertError(Errors.UNKNOWN_MEMBER_ID, () -> coordinator.heartbeat(beat("a", a.memberEpoch(), Set.of()), now));
+        assertError(
+                Errors.UNKNOWN_MEMBER_ID,
+                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch(), Optional.empty(), all(topic, 1), now));
         assertThat(assignment(send(join("a", List.of("t"))))).isEqualTo(all(topic, 4));
+    }
+
+    @Test
+    void aSessionTimeoutAfterClearAnUnknownGroupIsGroupIdNotFoundAsInKafka() {
+        HeartbeatResponse a = send(join("a", List.of("t")));
+
+        coordinator.clear(now);
+        now += GroupConfig.DEFAULTS.sessionTimeout().toMillis();
+
+        assertError(Errors.GROUP_ID_NOT_FOUND, () -> coordinator.heartbeat(beat("a", a.memberEpoch(), Set.of()), now));
+        assertError(
+                Errors.GROUP_ID_NOT_FOUND,
+                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch(), Optional.empty(), all(topic, 1), now));
     }
 
     @Test
@@ -416,32 +433,64 @@ class GroupCoordinatorTest {
     @Test
     void commitsAreAcceptedFromAMemberAtItsEpochOnly() {
         HeartbeatResponse a = send(join("a", List.of("t")));
+        Set<TopicIdPartition> p0 = all(topic, 1);
 
-        assertThat(coordinator.validateCommit(GROUP, "a", a.memberEpoch(), Optional.empty()))
+        assertThat(coordinator.validateCommit(GROUP, "a", a.memberEpoch(), Optional.empty(), p0, now))
                 .isEqualTo(GroupCoordinator.Committer.MEMBER);
         assertError(
                 Errors.STALE_MEMBER_EPOCH,
-                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch() - 1, Optional.empty()));
-        assertError(Errors.UNKNOWN_MEMBER_ID, () -> coordinator.validateCommit(GROUP, "x", 1, Optional.empty()));
-        assertError(Errors.UNKNOWN_MEMBER_ID, () -> coordinator.validateCommit(GROUP, "", -1, Optional.empty()));
+                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch() - 1, Optional.empty(), p0, now));
+        assertError(
+                Errors.STALE_MEMBER_EPOCH,
+                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch() + 1, Optional.empty(), p0, now));
+        assertError(
+                Errors.UNKNOWN_MEMBER_ID, () -> coordinator.validateCommit(GROUP, "x", 1, Optional.empty(), p0, now));
+        assertError(
+                Errors.UNKNOWN_MEMBER_ID, () -> coordinator.validateCommit(GROUP, "", -1, Optional.empty(), p0, now));
         assertError(
                 Errors.FENCED_INSTANCE_ID,
-                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch(), Optional.of("i-9")));
+                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch(), Optional.of("i-9"), p0, now));
+    }
+
+    @Test
+    void aCommitAtAnOlderEpochIsAcceptedForPartitionsOwnedSinceThenAsInKafka() {
+        HeartbeatResponse a = send(join("a", List.of("t")));
+        int aEpoch = a.memberEpoch();
+        HeartbeatResponse b = send(join("b", List.of("t")));
+        Set<TopicIdPartition> aKeeps = assignment(send(beat("a", aEpoch, all(topic, 4))));
+        HeartbeatResponse aDone = send(beat("a", aEpoch, aKeeps));
+        assertThat(aDone.memberEpoch()).isGreaterThan(aEpoch);
+        Set<TopicIdPartition> bGets = assignment(send(beat("b", b.memberEpoch(), Set.of())));
+        assertThat(bGets).hasSize(2);
+
+        // a's commit sent at its old epoch, before it saw the response that moved it on (KIP-1251).
+        assertThat(coordinator.validateCommit(GROUP, "a", aEpoch, Optional.empty(), aKeeps, now))
+                .isEqualTo(GroupCoordinator.Committer.MEMBER);
+        assertError(
+                Errors.STALE_MEMBER_EPOCH,
+                () -> coordinator.validateCommit(GROUP, "a", aEpoch, Optional.empty(), bGets, now));
+        assertError(
+                Errors.STALE_MEMBER_EPOCH,
+                () -> coordinator.validateCommit(GROUP, "b", b.memberEpoch() - 1, Optional.empty(), bGets, now));
+        assertThat(coordinator.validateCommit(GROUP, "b", b.memberEpoch(), Optional.empty(), bGets, now))
+                .isEqualTo(GroupCoordinator.Committer.MEMBER);
     }
 
     @Test
     void commitsWithoutAMemberAreAcceptedIntoAGroupWithNoMembers() {
-        assertThat(coordinator.validateCommit("fresh", "", -1, Optional.empty()))
+        assertThat(coordinator.validateCommit("fresh", "", -1, Optional.empty(), Set.of(), now))
                 .isEqualTo(GroupCoordinator.Committer.ADMIN);
-        assertError(Errors.UNKNOWN_MEMBER_ID, () -> coordinator.validateCommit("fresh", "m", 3, Optional.empty()));
+        assertError(
+                Errors.GROUP_ID_NOT_FOUND,
+                () -> coordinator.validateCommit("fresh", "m", 3, Optional.empty(), Set.of(), now));
 
         HeartbeatResponse a = send(join("a", List.of("t")));
         send(leave("a", -1, Optional.empty()));
-        assertThat(coordinator.validateCommit(GROUP, "", -1, Optional.empty()))
+        assertThat(coordinator.validateCommit(GROUP, "", -1, Optional.empty(), Set.of(), now))
                 .isEqualTo(GroupCoordinator.Committer.ADMIN);
         assertError(
                 Errors.UNKNOWN_MEMBER_ID,
-                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch(), Optional.empty()));
+                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch(), Optional.empty(), all(topic, 4), now));
     }
 
     @Test
