@@ -153,9 +153,9 @@ public class EventStreamController {
         response.setHeader("Cache-Control", "no-cache");
         response.setHeader("X-Accel-Buffering", "no");
         OutputStream out = response.getOutputStream();
-        out.write(SseFrames.retry(limits.retry().toMillis()));
-        out.flush();
 
+        // Registered before the first byte reaches the client: a client that sees the stream open
+        // can count on closeAllStreams (shutdown) to end it.
         StreamState stream = new StreamState(
                 topic, start, new StreamBuffer(limits.bufferSize().toBytes()));
         StreamBuffer buffer = stream.buffer();
@@ -168,6 +168,8 @@ public class EventStreamController {
             read(stream);
         });
         try {
+            out.write(SseFrames.retry(limits.retry().toMillis()));
+            out.flush();
             while (true) {
                 Optional<byte[]> frame = buffer.poll(limits.heartbeatInterval());
                 if (frame.isPresent()) {
