@@ -220,6 +220,11 @@ class GroupSseIT {
                 for (long v = 0; v < sent; v++) {
                     assertThat(values).as("value %d delivered", v).contains(v);
                 }
+                log.info(
+                        "{} values, {} records delivered, {} offsets delivered more than once",
+                        sent,
+                        times.values().stream().mapToInt(Integer::intValue).sum(),
+                        times.values().stream().filter(n -> n > 1).count());
                 for (var e : times.entrySet()) {
                     if (e.getValue() > 1) {
                         int partition = (int) (e.getKey() % PARTITIONS);
@@ -293,11 +298,15 @@ class GroupSseIT {
         return out;
     }
 
+    /** Every one of {@code streams} holds partitions, and they hold the 12 between them, disjointly. */
     private static void awaitSharing(String what, List<Stream> streams) {
         await(what).atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).until(() -> {
             int sum = 0;
             Set<Integer> union = new HashSet<>();
             for (Stream s : streams) {
+                if (s.partitions().isEmpty()) {
+                    return false;
+                }
                 sum += s.partitions().size();
                 union.addAll(s.partitions());
             }
