@@ -112,6 +112,16 @@ class GroupSseIT {
         bootstrap = "127.0.0.1:" + (9092 + cluster.portOffset());
         gateway0 = "http://127.0.0.1:" + (8080 + cluster.portOffset());
         gateway1 = "http://127.0.0.1:" + (8071 + cluster.portOffset());
+        for (String[] gateway : new String[][] {{gateway0, "gateway-0"}, {gateway1, "gateway-1"}}) {
+            HttpResponse<String> metrics = http.send(
+                    HttpRequest.newBuilder(URI.create(gateway[0] + "/actuator/prometheus"))
+                            .GET()
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(metrics.body())
+                    .as("%s tags its metrics with its own name", gateway[1])
+                    .contains("instance=\"" + gateway[1] + "\"");
+        }
         try (Admin admin = Admin.create(Map.of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                 bootstrap,
