@@ -118,6 +118,26 @@ class LocalClusterScriptIT {
     }
 
     @Test
+    @Order(0)
+    void upRefusesFourGatewaysAndStartsNothing() {
+        Path otherState = work.resolve("refused-gateways-state");
+        Map<String, String> env = Map.of("TRIBUTARY_STATE", otherState.toString());
+
+        Result result = tributary(
+                env,
+                "up",
+                "--gateways",
+                "4",
+                "--data",
+                work.resolve("refused-gateways-data").toString());
+
+        assertThat(result.exitCode()).isNotZero();
+        assertThat(result.output()).contains("--gateways must be 1..3");
+        assertThat(tributary(env, "status").output()).contains("no cluster is recorded");
+        assertThat(work.resolve("refused-gateways-data")).doesNotExist();
+    }
+
+    @Test
     @Order(1)
     void upBringsOneCoordinatorThreeBrokersAndTheGatewayToReady() {
         Result result = tributary(
