@@ -4,21 +4,18 @@ import io.tributary.broker.cluster.GroupCoordinatorLocator;
 import io.tributary.broker.cluster.GroupCoordinatorLocator.Lookup;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.common.protocol.ApiVersionRange;
+import io.tributary.common.protocol.FindCoordinatorAnswers;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
-import org.apache.kafka.common.message.FindCoordinatorRequestData;
-import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiError;
-import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
-import org.apache.kafka.common.requests.FindCoordinatorResponse;
 
 /**
  * FindCoordinator (API key 10), every version kafka-clients parses (0 to 6, batched from v4).
@@ -90,30 +87,7 @@ public final class FindCoordinatorHandler implements RequestHandler {
 
     @Override
     public AbstractResponse handle(KafkaRequest request) {
-        FindCoordinatorRequestData data =
-                request.body(FindCoordinatorRequest.class).data();
-        short version = request.header().apiVersion();
-        Coordinator answer = answer(version >= 1 ? data.keyType() : CoordinatorType.GROUP.id());
-        var response = new FindCoordinatorResponseData();
-        if (version >= 4) {
-            for (String key : data.coordinatorKeys()) {
-                response.coordinators()
-                        .add(new Coordinator()
-                                .setKey(key)
-                                .setNodeId(answer.nodeId())
-                                .setHost(answer.host())
-                                .setPort(answer.port())
-                                .setErrorCode(answer.errorCode())
-                                .setErrorMessage(answer.errorMessage()));
-            }
-        } else {
-            response.setErrorCode(answer.errorCode())
-                    .setErrorMessage(answer.errorMessage())
-                    .setNodeId(answer.nodeId())
-                    .setHost(answer.host())
-                    .setPort(answer.port());
-        }
-        return new FindCoordinatorResponse(response);
+        return FindCoordinatorAnswers.respond(request, this::answer);
     }
 
     private Coordinator answer(byte keyType) {

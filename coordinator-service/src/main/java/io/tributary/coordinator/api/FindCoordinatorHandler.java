@@ -2,21 +2,18 @@ package io.tributary.coordinator.api;
 
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.CoordinatorNodeIds;
+import io.tributary.common.protocol.FindCoordinatorAnswers;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
-import org.apache.kafka.common.message.FindCoordinatorRequestData;
-import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
-import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
-import org.apache.kafka.common.requests.FindCoordinatorResponse;
 
 /**
  * FindCoordinator (API key 10) on a coordinator's Kafka listener, versions 0 to 6 (batched keys from
@@ -79,30 +76,7 @@ public final class FindCoordinatorHandler implements RequestHandler {
 
     @Override
     public AbstractResponse handle(KafkaRequest request) {
-        FindCoordinatorRequestData data =
-                request.body(FindCoordinatorRequest.class).data();
-        short version = request.header().apiVersion();
-        Coordinator answer = answer(version >= 1 ? data.keyType() : CoordinatorType.GROUP.id());
-        var response = new FindCoordinatorResponseData();
-        if (version >= 4) {
-            for (String key : data.coordinatorKeys()) {
-                response.coordinators()
-                        .add(new Coordinator()
-                                .setKey(key)
-                                .setNodeId(answer.nodeId())
-                                .setHost(answer.host())
-                                .setPort(answer.port())
-                                .setErrorCode(answer.errorCode())
-                                .setErrorMessage(answer.errorMessage()));
-            }
-        } else {
-            response.setErrorCode(answer.errorCode())
-                    .setErrorMessage(answer.errorMessage())
-                    .setNodeId(answer.nodeId())
-                    .setHost(answer.host())
-                    .setPort(answer.port());
-        }
-        return new FindCoordinatorResponse(response);
+        return FindCoordinatorAnswers.respond(request, this::answer);
     }
 
     private Coordinator answer(byte keyType) {
