@@ -20,7 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Computes consumer lag per (group, topic) from the committed offsets of the latest applied image and
+ * Computes consumer lag per (group, topic), and per partition within it, from the committed offsets of the latest applied image and
  * the brokers' log end offsets, on the Raft leader only. {@link #refresh} is called on a schedule
  * (the app's refresh interval); {@link #lag} is the latest result.
  *
@@ -62,6 +62,7 @@ public final class ConsumerLagMonitor {
     private final LogEndOffsets logEndOffsets;
     private final int maxSeries;
     private volatile SortedMap<Series, Long> lag = Collections.emptySortedMap();
+    private volatile SortedMap<Series, SortedMap<Integer, Long>> partitionLag = Collections.emptySortedMap();
     private boolean truncationLogged;
 
     /**
@@ -86,10 +87,20 @@ public final class ConsumerLagMonitor {
         return lag;
     }
 
+    /**
+     * The latest lag per partition of each reported (group, topic) series: partition index to
+     * max(0, log end offset − committed offset), for the partitions whose log end is known. Same
+     * series as {@link #lag()} (so bounded by {@code maxSeries} topics); empty on a follower.
+     */
+    public SortedMap<Series, SortedMap<Integer, Long>> partitionLag() {
+        return partitionLag;
+    }
+
     /** Recomputes the lag and returns it. */
     public SortedMap<Series, Long> refresh() {
         if (!isLeader.getAsBoolean()) {
             lag = Collections.emptySortedMap();
+            partitionLag = Collections.emptySortedMap();
             return lag;
         }
         MetadataImage image = images.get();
@@ -123,6 +134,7 @@ public final class ConsumerLagMonitor {
         }
         if (series.isEmpty()) {
             lag = Collections.emptySortedMap();
+            partitionLag = Collections.emptySortedMap();
             return lag;
         }
         Set<TopicPartition> partitions = new HashSet<>();
@@ -138,24 +150,31 @@ public final class ConsumerLagMonitor {
             SortedMap<Series, Long> kept = new TreeMap<>(lag);
             kept.keySet().retainAll(series.keySet());
             lag = Collections.unmodifiableSortedMap(kept);
+            SortedMap<Series, SortedMap<Integer, Long>> keptPartitions = new TreeMap<>(partitionLag);
+            keptPartitions.keySet().retainAll(series.keySet());
+            partitionLag = Collections.unmodifiableSortedMap(keptPartitions);
             return lag;
         }
         SortedMap<Series, Long> next = new TreeMap<>();
+        SortedMap<Series, SortedMap<Integer, Long>> nextPartitions = new TreeMap<>();
         for (var e : series.entrySet()) {
             long sum = 0;
-            boolean known = false;
+            SortedMap<Integer, Long> perPartition = new TreeMap<>();
             for (var offset : e.getValue()) {
                 Long end = ends.get(offset.getKey());
                 if (end != null) {
-                    known = true;
-                    sum += Math.max(0, end - offset.getValue().offset());
+                    long partitionLagValue = Math.max(0, end - offset.getValue().offset());
+                    perPartition.put(offset.getKey().partition(), partitionLagValue);
+                    sum += partitionLagValue;
                 }
             }
-            if (known) {
+            if (!perPartition.isEmpty()) {
                 next.put(e.getKey(), sum);
+                nextPartitions.put(e.getKey(), Collections.unmodifiableSortedMap(perPartition));
             }
         }
         lag = Collections.unmodifiableSortedMap(next);
+        partitionLag = Collections.unmodifiableSortedMap(nextPartitions);
         return lag;
     }
 

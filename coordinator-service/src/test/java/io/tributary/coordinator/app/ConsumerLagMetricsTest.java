@@ -46,6 +46,19 @@ class ConsumerLagMetricsTest {
     }
 
     @Test
+    void theLeaderShowsEachGroupsLagPerPartition() {
+        metrics.refresh();
+        var gauge = registry.find(ConsumerLagMetrics.PARTITION_NAME)
+                .tags("group", "g", "topic", "a", "partition", "0")
+                .gauge();
+        assertThat(gauge).isNotNull();
+        assertThat(gauge.value()).isEqualTo(32.0);
+        leader.set(false);
+        metrics.refresh();
+        assertThat(registry.find(ConsumerLagMetrics.PARTITION_NAME).gauges()).isEmpty();
+    }
+
+    @Test
     void aDeletedGroupsSeriesIsRemovedAtTheNextRefresh() {
         metrics.refresh();
         image.set(image.get().apply(new DeleteGroupOffsets("g")));

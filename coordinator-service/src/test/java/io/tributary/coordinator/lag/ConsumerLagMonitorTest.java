@@ -80,6 +80,21 @@ class ConsumerLagMonitorTest {
     }
 
     @Test
+    void eachPartitionsLagIsReportedForTheSameSeries() {
+        commit("g", Map.of(A0, 10L, A1, 50L, B0, 7L));
+        ConsumerLagMonitor monitor = monitor(1);
+        ends.ends.putAll(Map.of(A0, 25L, A1, 40L, B0, 7L));
+
+        monitor.refresh();
+
+        assertThat(monitor.partitionLag()).containsOnlyKeys(new Series("g", "a"));
+        assertThat(monitor.partitionLag().get(new Series("g", "a"))).containsExactly(entry(0, 15L), entry(1, 0L));
+        leader.set(false);
+        monitor.refresh();
+        assertThat(monitor.partitionLag()).isEmpty();
+    }
+
+    @Test
     void onlyLiveBrokersAreAskedAndPartitionsWithoutAKnownEndAddNothing() {
         commit("g", Map.of(A0, 1L, A1, 1L, B0, 1L));
         image.set(image.get().apply(new FenceBroker(1, Fixtures.incarnation(1, 0))));
