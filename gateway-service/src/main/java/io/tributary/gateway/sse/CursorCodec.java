@@ -117,7 +117,8 @@ public final class CursorCodec {
         return new StreamCursor(parts[1], offsets);
     }
 
-    private static void writeVarint(ByteArrayOutputStream out, long value) {
+    /** An unsigned varint (7 bits per byte, low bits first); also {@link GroupCursorCodec}'s. */
+    static void writeVarint(ByteArrayOutputStream out, long value) {
         while ((value & ~0x7FL) != 0) {
             out.write((int) ((value & 0x7F) | 0x80));
             value >>>= 7;
@@ -125,8 +126,11 @@ public final class CursorCodec {
         out.write((int) value);
     }
 
-    /** An unsigned varint of at most 9 bytes (63 bits: a non-negative long). */
-    private static long readVarint(ByteBuffer in) {
+    /**
+     * An unsigned varint of at most 9 bytes (63 bits: a non-negative long), in its shortest form;
+     * also {@link GroupCursorCodec}'s.
+     */
+    static long readVarint(ByteBuffer in) {
         long value = 0;
         for (int shift = 0; shift < 63; shift += 7) {
             if (!in.hasRemaining()) {

@@ -55,15 +55,15 @@ public final class GroupCursorCodec {
     public static String encode(GroupCursor cursor) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(32);
         out.writeBytes(ByteBuffer.allocate(8).putLong(cursor.lineage()).array());
-        writeVarint(out, cursor.nextOffsets().size());
+        CursorCodec.writeVarint(out, cursor.nextOffsets().size());
         for (Map.Entry<String, SortedMap<Integer, Long>> t :
                 cursor.nextOffsets().entrySet()) {
             out.writeBytes(B64_DECODER.decode(t.getKey()));
-            writeVarint(out, t.getValue().size());
+            CursorCodec.writeVarint(out, t.getValue().size());
             int previous = -1;
             for (Map.Entry<Integer, Long> e : t.getValue().entrySet()) {
-                writeVarint(out, (long) e.getKey() - previous - 1);
-                writeVarint(out, e.getValue());
+                CursorCodec.writeVarint(out, (long) e.getKey() - previous - 1);
+                CursorCodec.writeVarint(out, e.getValue());
                 previous = e.getKey();
             }
         }
@@ -99,7 +99,7 @@ public final class GroupCursorCodec {
             throw new MalformedCursorException("the offsets part is too short");
         }
         long lineage = in.getLong();
-        long topics = readVarint(in);
+        long topics = CursorCodec.readVarint(in);
         if (topics > in.remaining() / 18) {
             throw new MalformedCursorException("bad topic count " + topics);
         }
@@ -116,18 +116,18 @@ public final class GroupCursorCodec {
                 throw new MalformedCursorException("topics are not in ascending order");
             }
             previousTopic = topicId;
-            long count = readVarint(in);
+            long count = CursorCodec.readVarint(in);
             if (count < 1 || count > in.remaining()) {
                 throw new MalformedCursorException("bad partition count " + count);
             }
             TreeMap<Integer, Long> partitions = new TreeMap<>();
             long previous = -1;
             for (long i = 0; i < count; i++) {
-                long partition = previous + 1 + readVarint(in);
+                long partition = previous + 1 + CursorCodec.readVarint(in);
                 if (partition > Integer.MAX_VALUE) {
                     throw new MalformedCursorException("partition number out of range");
                 }
-                partitions.put((int) partition, readVarint(in));
+                partitions.put((int) partition, CursorCodec.readVarint(in));
                 previous = partition;
             }
             offsets.put(topicId, partitions);
@@ -139,32 +139,5 @@ public final class GroupCursorCodec {
             throw new MalformedCursorException("the offsets part is not in canonical base64url");
         }
         return new GroupCursor(lineage, offsets);
-    }
-
-    private static void writeVarint(ByteArrayOutputStream out, long value) {
-        while ((value & ~0x7FL) != 0) {
-            out.write((int) ((value & 0x7F) | 0x80));
-            value >>>= 7;
-        }
-        out.write((int) value);
-    }
-
-    /** An unsigned varint of at most 9 bytes (63 bits: a non-negative long), in its shortest form. */
-    private static long readVarint(ByteBuffer in) {
-        long value = 0;
-        for (int shift = 0; shift < 63; shift += 7) {
-            if (!in.hasRemaining()) {
-                throw new MalformedCursorException("the offsets part ends inside a number");
-            }
-            int b = in.get() & 0xFF;
-            value |= (long) (b & 0x7F) << shift;
-            if ((b & 0x80) == 0) {
-                if (b == 0 && shift > 0) {
-                    throw new MalformedCursorException("a number is not in its shortest form");
-                }
-                return value;
-            }
-        }
-        throw new MalformedCursorException("a number is longer than 9 bytes");
     }
 }
