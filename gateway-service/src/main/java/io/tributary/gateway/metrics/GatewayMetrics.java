@@ -116,6 +116,9 @@ public final class GatewayMetrics {
     public static final String ERROR = "error";
     public static final String CLIENT_CLOSED = "client_closed";
 
+    /** A group stream ended because a newer stream of the same {@code member=} opened on this replica. */
+    public static final String REPLACED = "replaced";
+
     /** The gateway closed an SSE stream of {@code topic} for {@code reason}. */
     public void streamClosed(String topic, String reason) {
         Counter.builder("tributary.sse.streams.closed")

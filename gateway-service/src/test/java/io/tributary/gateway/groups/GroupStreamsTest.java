@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.tributary.gateway.app.GatewayApplication;
 import io.tributary.gateway.metrics.GatewayMetrics;
 import io.tributary.gateway.sse.GroupCursor;
@@ -564,11 +565,27 @@ class GroupStreamsTest {
         String foreign = GroupCursorCodec.encode(new GroupCursor(1, other));
         assertProblem(http.get(g + "/events?topics=" + topic + "&cursor=" + foreign), 409, "cursor-topic-changed");
 
-        // one stream per member on a gateway
-        try (GroupStreamReader first = GroupStreamReader.open(
-                "first", portA, g + "/events?topics=" + topic + "&member=solo", new GroupStreamReader.Log())) {
+        // one stream per member on a gateway: the newer one takes over (a reconnecting EventSource
+        // must not get a 409, on which a browser gives up for good)
+        GroupStreamReader.Log soloLog = new GroupStreamReader.Log();
+        try (GroupStreamReader first =
+                GroupStreamReader.open("first", portA, g + "/events?topics=" + topic + "&member=solo", soloLog)) {
             await("joined").until(() -> !first.assignedEvents().isEmpty());
-            assertProblem(http.get(g + "/events?topics=" + topic + "&member=solo"), 409, "member-in-use");
+            try (GroupStreamReader second =
+                    GroupStreamReader.open("second", portA, g + "/events?topics=" + topic + "&member=solo", soloLog)) {
+                await("the older stream ended with member-in-use")
+                        .until(() ->
+                                first.ended() && first.errors().stream().anyMatch(e -> e.contains("member-in-use")));
+                await("the newer stream holds the partition")
+                        .until(() -> !second.assignedEvents().isEmpty());
+                assertThat(second.errors()).isEmpty();
+                assertThat(gatewayA.getBean(MeterRegistry.class)
+                                .get("tributary.gateway.group.streams.closed")
+                                .tag("reason", GatewayMetrics.REPLACED)
+                                .counter()
+                                .count())
+                        .isEqualTo(1.0);
+            }
         }
     }
 
