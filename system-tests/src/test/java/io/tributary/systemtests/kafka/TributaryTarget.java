@@ -146,6 +146,10 @@ final class TributaryTarget implements KafkaTarget {
                     .get(Clients.PATIENCE.toSeconds(), TimeUnit.SECONDS);
             TopicDescription before = Clients.awaitLeaders(admin, canary, BROKERS);
             log.info("canary before the kill: {}", before);
+            if (before.partitions().stream().noneMatch(p -> p.leader().id() == DEGRADED_VICTIM)) {
+                throw new IllegalStateException("broker " + DEGRADED_VICTIM
+                        + " leads no canary partition, so its kill would move no leadership: " + before);
+            }
             ScriptedCluster.Result kill = cluster.run("kill", "broker-" + DEGRADED_VICTIM);
             if (kill.exitCode() != 0) {
                 throw new IllegalStateException("bin/tributary kill broker-" + DEGRADED_VICTIM + " failed (exit "
