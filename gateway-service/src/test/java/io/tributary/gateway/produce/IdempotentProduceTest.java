@@ -93,17 +93,18 @@ class IdempotentProduceTest {
         }
     }
 
-    private static ConfigurableApplicationContext gateway(String instance, int port, String logTopic) {
-        return new SpringApplicationBuilder(GatewayApplication.class)
-                .run(
-                        "--server.port=" + port,
-                        "--tributary.instance=" + instance,
-                        "--tributary.gateway.bootstrap-servers=" + SharedKafka.bootstrapServers(),
-                        "--tributary.gateway.idempotency.topic=" + logTopic,
-                        "--tributary.gateway.idempotency.topic-partitions=" + LOG_PARTITIONS,
-                        "--tributary.gateway.idempotency.max-stored-response-size=400B",
-                        "--springdoc.api-docs.enabled=false",
-                        "--springdoc.swagger-ui.enabled=false");
+    private static ConfigurableApplicationContext gateway(String instance, int port, String logTopic, String... more) {
+        List<String> args = new ArrayList<>(List.of(
+                "--server.port=" + port,
+                "--tributary.instance=" + instance,
+                "--tributary.gateway.bootstrap-servers=" + SharedKafka.bootstrapServers(),
+                "--tributary.gateway.idempotency.topic=" + logTopic,
+                "--tributary.gateway.idempotency.topic-partitions=" + LOG_PARTITIONS,
+                "--tributary.gateway.idempotency.max-stored-response-size=400B",
+                "--springdoc.api-docs.enabled=false",
+                "--springdoc.swagger-ui.enabled=false"));
+        args.addAll(List.of(more));
+        return new SpringApplicationBuilder(GatewayApplication.class).run(args.toArray(String[]::new));
     }
 
     private static int freePort() throws IOException {
@@ -431,5 +432,41 @@ class IdempotentProduceTest {
             }
         }
         assertThat(readAll(topic)).hasSize(1);
+    }
+
+    @Test
+    void aReplicaWhoseCacheIsFullDecidesByScanningTheLogAndStillReplays() throws Exception {
+        String logTopic = "__idempotency-small-" + Long.toHexString(System.nanoTime() & 0xffffff);
+        String topic = topic(1, Map.of());
+        try (ConfigurableApplicationContext small =
+                gateway("gateway-e", freePort(), logTopic, "--tributary.gateway.idempotency.cache-max-entries=2")) {
+            GatewayHttp e = new GatewayHttp(small.getEnvironment().getProperty("local.server.port", Integer.class));
+            List<String> firsts = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                HttpResponse<String> r = post(e, "/v1/topics/" + topic + "/records", "{\"value\":" + i + "}", "s-" + i);
+                assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+                firsts.add(r.body());
+            }
+            double scansBefore = small.getBean(MeterRegistry.class)
+                    .counter("tributary.gateway.idempotency.scans")
+                    .count();
+
+            for (int i = 0; i < 6; i++) {
+                HttpResponse<String> retry =
+                        post(e, "/v1/topics/" + topic + "/records", "{\"value\":" + i + "}", "s-" + i);
+                assertThat(retry.headers().firstValue("Idempotent-Replayed"))
+                        .as("s-" + i)
+                        .contains("true");
+                assertThat(retry.body()).isEqualTo(firsts.get(i));
+            }
+            HttpResponse<String> reused = post(e, "/v1/topics/" + topic + "/records", "{\"value\":9}", "s-0");
+
+            assertThat(reused.statusCode()).as(reused.body()).isEqualTo(422);
+            assertThat(small.getBean(MeterRegistry.class)
+                            .counter("tributary.gateway.idempotency.scans")
+                            .count())
+                    .isGreaterThan(scansBefore);
+        }
+        assertThat(readAll(topic)).hasSize(6);
     }
 }
