@@ -185,7 +185,8 @@ public final class IdempotencyLog implements AutoCloseable {
      * Claims {@code key} for the request with digest {@code requestSha256} and decides what happens
      * (see {@link KeyHistory}). An {@link Decision.Execute} obliges the caller to {@link
      * #recordResult} or {@link #release}. 503 when the cluster does not answer within the cluster
-     * timeout (the claim, if written, is released).
+     * timeout; a claim written but not decided in time is left as it is (it may have won: its key
+     * then answers 409 until the claim timeout).
      */
     public Claim claim(IdempotencyKey key, String requestSha256) {
         start();
@@ -417,6 +418,10 @@ public final class IdempotencyLog implements AutoCloseable {
                     return;
                 }
                 log.warn("Reading the idempotency log {} failed: {}", config.topic(), e.toString());
+                pause();
+            } catch (RuntimeException e) {
+                // a defect: keep reading (a dead reader would turn every later key into a 503)
+                log.error("The idempotency log reader of {} failed", config.topic(), e);
                 pause();
             }
         }

@@ -9,6 +9,7 @@ import io.tributary.gateway.idempotency.IdempotencyKey;
 import io.tributary.gateway.idempotency.RequestDigest;
 import io.tributary.gateway.testing.GatewayHttp;
 import io.tributary.gateway.testing.SharedKafka;
+import io.tributary.gateway.testing.TestTopics;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.http.HttpResponse;
@@ -25,7 +26,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -34,7 +34,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -121,29 +120,7 @@ class IdempotentProduceTest {
     }
 
     private static String createTopic(String name, int partitions, Map<String, String> configs) {
-        try {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs)))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError("could not create " + name, e);
-        }
-        Awaitility.await("topic " + name + " has leaders")
-                .atMost(Duration.ofSeconds(30))
-                .until(() -> {
-                    try {
-                        var d = admin.describeTopics(List.of(name))
-                                .allTopicNames()
-                                .get()
-                                .get(name);
-                        return d.partitions().size() == partitions
-                                && d.partitions().stream()
-                                        .allMatch(p -> p.leader() != null
-                                                && !p.leader().isEmpty());
-                    } catch (Exception notYet) {
-                        return false;
-                    }
-                });
+        TestTopics.create(admin, name, partitions, configs);
         return name;
     }
 
@@ -399,12 +376,19 @@ class IdempotentProduceTest {
     }
 
     @Test
-    void aReplicaStartedLaterCreatesAMissingLogAndAnotherStartedAfterItReplaysFromTheLog() throws Exception {
+    void aReplicaCreatesAMissingLogOnItsFirstKeyOnlyAndAReplicaStartedLaterReplaysFromIt() throws Exception {
         String logTopic = "__idempotency-late-" + Long.toHexString(System.nanoTime() & 0xffffff);
         String topic = topic(1, Map.of());
         String body = "{\"value\":\"late\"}";
         try (ConfigurableApplicationContext first = gateway("gateway-c", freePort(), logTopic)) {
             GatewayHttp c = new GatewayHttp(first.getEnvironment().getProperty("local.server.port", Integer.class));
+            HttpResponse<String> plain =
+                    c.post("/v1/topics/" + topic + "/records", "application/json", "{\"value\":0}");
+            assertThat(plain.statusCode()).as(plain.body()).isEqualTo(200);
+            assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS))
+                    .as("without Idempotency-Key the log is not touched")
+                    .doesNotContain(logTopic);
+
             HttpResponse<String> original = post(c, "/v1/topics/" + topic + "/records", body, "late-1");
             assertThat(original.statusCode()).as(original.body()).isEqualTo(200);
             var created = admin.describeTopics(List.of(logTopic))
@@ -431,7 +415,7 @@ class IdempotentProduceTest {
                 assertThat(retry.body()).isEqualTo(original.body());
             }
         }
-        assertThat(readAll(topic)).hasSize(1);
+        assertThat(readAll(topic)).hasSize(2);
     }
 
     @Test
