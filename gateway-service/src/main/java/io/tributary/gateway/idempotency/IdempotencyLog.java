@@ -373,7 +373,11 @@ public final class IdempotencyLog implements AutoCloseable {
                                 Long.toString(config.ttl()
                                         .plus(config.claimTimeout())
                                         .plus(config.maxClockSkew())
-                                        .toMillis())));
+                                        .toMillis()),
+                                // segments roll once a TTL, so retention can delete them about a
+                                // TTL after their last key expired (not after Kafka's default week)
+                                "segment.ms",
+                                Long.toString(config.ttl().toMillis())));
                 admin.createTopics(List.of(t)).all().get(config.clusterTimeout().toMillis(), TimeUnit.MILLISECONDS);
                 log.info("Created the idempotency log {} with {} partitions", config.topic(), config.partitions());
             } catch (ExecutionException e) {

@@ -162,6 +162,17 @@ class IdempotentProduceTest {
                 .toList();
     }
 
+    private static String topicConfig(String topic, String key) throws Exception {
+        var resource = new org.apache.kafka.common.config.ConfigResource(
+                org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic);
+        return admin.describeConfigs(List.of(resource))
+                .all()
+                .get(30, TimeUnit.SECONDS)
+                .get(resource)
+                .get(key)
+                .value();
+    }
+
     private static double claims(ConfigurableApplicationContext gateway, String outcome) {
         var c = gateway.getBean(MeterRegistry.class)
                 .find("tributary.gateway.idempotency.claims")
@@ -396,16 +407,11 @@ class IdempotentProduceTest {
                     .get()
                     .get(logTopic);
             assertThat(created.partitions()).hasSize(LOG_PARTITIONS);
-            assertThat(admin.describeConfigs(List.of(new org.apache.kafka.common.config.ConfigResource(
-                                    org.apache.kafka.common.config.ConfigResource.Type.TOPIC, logTopic)))
-                            .all()
-                            .get()
-                            .values()
-                            .iterator()
-                            .next()
-                            .get("cleanup.policy")
-                            .value())
-                    .isEqualTo("delete");
+            assertThat(topicConfig(logTopic, "cleanup.policy")).isEqualTo("delete");
+            assertThat(topicConfig(logTopic, "retention.ms"))
+                    .as("key-ttl + claim-timeout + max-clock-skew")
+                    .isEqualTo(Long.toString(
+                            Duration.ofHours(24).plusMinutes(2).plusSeconds(30).toMillis()));
 
             try (ConfigurableApplicationContext second = gateway("gateway-d", freePort(), logTopic)) {
                 GatewayHttp d =
