@@ -12,6 +12,7 @@ import io.tributary.gateway.sse.GroupCursorCodec;
 import io.tributary.gateway.testing.GatewayHttp;
 import io.tributary.gateway.testing.GroupStreamReader;
 import io.tributary.gateway.testing.SharedKafka;
+import io.tributary.gateway.testing.TestTopics;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.http.HttpResponse;
@@ -30,7 +31,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -131,26 +131,7 @@ class GroupStreamsTest {
 
     private static String topic(int partitions) {
         String name = unique("groups");
-        try {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError("could not create " + name, e);
-        }
-        await("topic " + name + " has leaders").until(() -> {
-            try {
-                var d = admin.describeTopics(List.of(name))
-                        .allTopicNames()
-                        .get()
-                        .get(name);
-                return d.partitions().size() == partitions
-                        && d.partitions().stream()
-                                .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
-            } catch (Exception notYet) {
-                return false;
-            }
-        });
+        TestTopics.create(admin, name, partitions, Map.of());
         return name;
     }
 
