@@ -206,7 +206,10 @@ final class LeaderKillScenario {
     /** Runs the scenario; the cluster is always brought down. */
     Report run() throws Exception {
         List<Integer> ports = List.of(8080, 8081, 8082, 8083, 9092, 9093, 9094, 8091, 9191, 9291);
-        var environment = new java.util.HashMap<String, String>(Map.of("TRIBUTARY_STOP_GRACE", "5"));
+        // A busy 2-core machine can take over 2 minutes to start five JVMs (bin/tributary waits 120 s by
+        // default; ScriptedCluster gives one command 4 minutes).
+        var environment = new java.util.HashMap<String, String>(
+                Map.of("TRIBUTARY_STOP_GRACE", "5", "TRIBUTARY_READY_TIMEOUT", "200"));
         environment.putAll(settings.environment());
         if (lab != null) {
             environment.putAll(lab.environment());
