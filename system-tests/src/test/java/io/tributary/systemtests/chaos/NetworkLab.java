@@ -173,11 +173,6 @@ final class NetworkLab implements AutoCloseable {
         log.info("network lab {}: healed", tag);
     }
 
-    /** Members currently cut off by {@link #cut}. */
-    synchronized boolean isCut() {
-        return !blackholes.isEmpty();
-    }
-
     private void blackhole(String namespace, String address) {
         var route = Map.entry(namespace, address);
         if (!blackholes.contains(route)) {
