@@ -141,6 +141,16 @@ final class NetworkLab implements AutoCloseable {
         return member(name).address();
     }
 
+    /** {@code name}'s network namespace. */
+    String namespace(String name) {
+        return member(name).namespace();
+    }
+
+    /** What every name this lab made starts with ({@code trl<pid in base 36>}). */
+    String tag() {
+        return tag;
+    }
+
     /** {@code TRIBUTARY_HOSTS} and {@code TRIBUTARY_NETNS} for {@code bin/tributary}. */
     Map<String, String> environment() {
         return Map.of(
