@@ -71,15 +71,10 @@ class NetworkLabChaos {
 
     /** A TCP listener on {@code member}'s address and {@link #PORT}, in its namespace. */
     private void listen(NetworkLab lab, String member) throws IOException {
-        String namespace = lab.namespace(member);
-        listeners.add(new ProcessBuilder(
-                        "ip",
-                        "netns",
-                        "exec",
-                        namespace,
-                        "python3",
-                        "-c",
-                        "import socket, time\n"
+        listeners.add(python(
+                        lab,
+                        member,
+                        "import socket\n"
                                 + "s = socket.socket()\n"
                                 + "s.bind(('%s', %d))\n".formatted(lab.address(member), PORT)
                                 + "s.listen(16)\n"
@@ -115,14 +110,9 @@ class NetworkLabChaos {
 
     /** Whether a TCP connect from {@code from}'s namespace to {@code to}'s listener succeeds. */
     private static boolean reaches(NetworkLab lab, String from, String to) throws Exception {
-        String namespace = lab.namespace(from);
-        Process probe = new ProcessBuilder(
-                        "ip",
-                        "netns",
-                        "exec",
-                        namespace,
-                        "python3",
-                        "-c",
+        Process probe = python(
+                        lab,
+                        from,
                         "import socket\nsocket.create_connection(('%s', %d), timeout=%d).close()"
                                 .formatted(lab.address(to), PORT, CONNECT.toSeconds()))
                 .redirectErrorStream(true)
@@ -131,6 +121,11 @@ class NetworkLabChaos {
         probe.getInputStream().readAllBytes();
         assertThat(probe.waitFor(30, TimeUnit.SECONDS)).as("probe finished").isTrue();
         return probe.exitValue() == 0;
+    }
+
+    /** python3 running {@code script} in {@code member}'s namespace ({@code ip netns exec}: same PID). */
+    private static ProcessBuilder python(NetworkLab lab, String member, String script) {
+        return new ProcessBuilder("ip", "netns", "exec", lab.namespace(member), "python3", "-c", script);
     }
 
     private static String run(String... command) throws Exception {
