@@ -175,6 +175,7 @@ class ReplicationClusterTest {
         await().atMost(WAIT).untilAsserted(() -> {
             List<String> expected =
                     batches(broker(reference).partition(TOPIC, 0).log());
+            assertThat(expected).as("broker %d's batches", reference).isNotEmpty();
             for (int other : others) {
                 assertThat(batches(broker(other).partition(TOPIC, 0).log()))
                         .as("broker %d's log against broker %d's", other, reference)
@@ -212,8 +213,7 @@ class ReplicationClusterTest {
         }
         try {
             ByteBuffer buffer = ByteBuffer.allocate(records.sizeInBytes());
-            ((FileRecords) records).readInto(buffer, 0);
-            buffer.flip();
+            ((FileRecords) records).readInto(buffer, 0); // reads and flips
             return MemoryRecords.readableRecords(buffer);
         } catch (IOException e) {
             throw new IllegalStateException(e);
