@@ -93,10 +93,12 @@ public final class IsrManager {
                 List<Integer> current = partition.info().isr();
                 IntPredicate may = eligible;
                 // Lagging followers go, and so do fenced ones (the coordinators refuse an ISR naming one).
-                List<Integer> kept = partition.shrinkCandidate(lagMs).orElse(current).stream()
+                Optional<List<Integer>> shrink = partition.shrinkCandidate(lagMs);
+                List<Integer> kept = shrink.orElse(current).stream()
                         .filter(r -> r == localBrokerId || may.test(r))
                         .toList();
-                if (kept.size() < current.size()) {
+                // A shrink candidate may only drop members of an ISR whose commit is unknown.
+                if (shrink.isPresent() || kept.size() < current.size()) {
                     propose(partition, kept, "shrink");
                 } else {
                     expand(partition, lagMs);
