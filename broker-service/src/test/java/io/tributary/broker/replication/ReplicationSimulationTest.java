@@ -147,6 +147,9 @@ class ReplicationSimulationTest {
     static final Uuid TOPIC_ID = new Uuid(0x5137, 0x5137);
     static final int STEPS = 1500;
     static final int HEAL_STEPS = 300;
+    /** Steps a healed cluster gets to have every replica in the ISR with the leader's log. */
+    static final int CONVERGE_STEPS = 3000;
+
     static final int MIN_INSYNC_REPLICAS = 2;
 
     static final long HEARTBEAT_INTERVAL_MS = 500;
@@ -199,6 +202,7 @@ class ReplicationSimulationTest {
         try (Simulation sim = new Simulation(seed, brokers, dir.resolve("seed-" + seed))) {
             sim.run(STEPS);
             sim.heal(HEAL_STEPS);
+            sim.converge(CONVERGE_STEPS);
             sim.assertItDidSomething();
         }
     }
@@ -342,6 +346,85 @@ class ReplicationSimulationTest {
             }
         }
 
+        /**
+         * With nothing failing any more, the cluster must end whole: the coordinators' ISR is every
+         * replica, every broker has the leader's log and high watermark, and an acks=all produce is
+         * acknowledged. Ticks and fetcher rounds only, until then or {@code steps}.
+         */
+        void converge(int steps) throws Exception {
+            note("converge");
+            for (int i = 0; i < steps && !converged(); i++, step++) {
+                if (random.nextInt(4) == 0) {
+                    tick(1 + random.nextInt(100));
+                } else {
+                    for (SimBroker broker : brokers.values()) {
+                        fetchRound(broker);
+                    }
+                }
+                checkInvariants();
+            }
+            if (!converged()) {
+                throw failure("the healed cluster did not converge: " + describe());
+            }
+            SimBroker leader = brokers.get(coordinator.partition().leader());
+            List<String> expected = values(leader.partition().log(), 0, Long.MAX_VALUE);
+            for (SimBroker broker : brokers.values()) {
+                List<String> actual = values(broker.partition().log(), 0, Long.MAX_VALUE);
+                if (!actual.equals(expected)) {
+                    throw failure("broker " + broker.id + "'s log differs from leader " + leader.id + "'s");
+                }
+            }
+            int acknowledged = acksAllAcknowledged;
+            produceTo(leader, (short) -1);
+            for (int i = 0; i < 200 && !waiting.isEmpty(); i++, step++) {
+                for (SimBroker broker : brokers.values()) {
+                    fetchRound(broker);
+                }
+                checkInvariants();
+            }
+            if (acksAllAcknowledged != acknowledged + 1) {
+                throw failure("the healed cluster did not acknowledge an acks=all produce: " + describe());
+            }
+        }
+
+        boolean converged() {
+            var p = coordinator.partition();
+            if (!p.hasLeader() || p.isr().size() != brokers.size()) {
+                return false;
+            }
+            SimBroker leader = brokers.get(p.leader());
+            Partition led = leader.partition();
+            if (!leader.up || led == null || !led.isLeader() || led.leaderEpoch() != p.leaderEpoch()) {
+                return false;
+            }
+            for (SimBroker broker : brokers.values()) {
+                Partition replica = broker.partition();
+                if (!broker.up
+                        || replica == null
+                        || !broker.view.isActive()
+                        || replica.info().partitionEpoch() != p.partitionEpoch()
+                        || replica.log().logEndOffset() != led.log().logEndOffset()
+                        || replica.highWatermark() != led.log().logEndOffset()) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        String describe() {
+            StringBuilder out = new StringBuilder("coordinators " + coordinator.partition());
+            for (SimBroker broker : brokers.values()) {
+                Partition replica = broker.up ? broker.partition() : null;
+                out.append("; broker ").append(broker.id).append(": ");
+                out.append(
+                        replica == null
+                                ? (broker.up ? "no replica" : "down")
+                                : replica.info() + " log end " + replica.log().logEndOffset() + " high watermark "
+                                        + replica.highWatermark() + (broker.view.isActive() ? "" : " inactive"));
+            }
+            return out.toString();
+        }
+
         void randomEvent() throws Exception {
             int roll = random.nextInt(100);
             if (roll < 18) {
@@ -477,7 +560,10 @@ class ReplicationSimulationTest {
         // ---- events
 
         void produce(short acks) throws Exception {
-            SimBroker target = produceTarget();
+            produceTo(produceTarget(), acks);
+        }
+
+        void produceTo(SimBroker target, short acks) throws Exception {
             if (target == null) {
                 return;
             }
@@ -1236,6 +1322,10 @@ class ReplicationSimulationTest {
                 throw new IOException("broker " + id + " cannot connect to broker " + target);
             }
             return new SimChannel(sim, this, leader, leader.incarnation);
+        }
+
+        Partition partition() {
+            return replicas.partition(TOPIC, 0).orElse(null);
         }
 
         RequestHandler handler(ApiKeys api) {
