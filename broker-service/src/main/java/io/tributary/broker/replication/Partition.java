@@ -48,7 +48,10 @@ import org.slf4j.LoggerFactory;
  * ({@link #beginIsrChange}, one at a time) and applied when the coordinators committed it ({@link
  * #completeIsrChange} with their answer, or a newer image through {@link #update}); while a
  * change is in flight the high watermark counts the union of the committed and the proposed ISR
- * (Kafka's "maximal ISR"), so a shrink never advances it early.
+ * (Kafka's "maximal ISR"), so a shrink never advances it early. A proposal whose AlterPartition
+ * failed without an answer ({@link #failIsrChange}, not stale) may have been committed, so it keeps
+ * counting until this replica learns the outcome (a newer image, or any committed answer); the
+ * shrink candidate may then drop its lagging members, which asks the coordinators.
  *
  * <h2>As follower</h2>
  *
