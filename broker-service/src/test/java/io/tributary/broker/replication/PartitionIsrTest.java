@@ -222,16 +222,21 @@ class PartitionIsrTest {
      * high watermark (what acks=all acknowledges) must wait for that member meanwhile, as it did
      * while the proposal was in flight (Kafka keeps such a change pending until it knows).
      */
-    @Test
-    void anExpansionWhoseAnswerWasLostCountsForTheHighWatermarkUntilAnImageSettlesIt() {
+    /** ISR [0, 1] at partition epoch 10, both followers at 10; [0, 1, 2] proposed, no answer. */
+    private void proposeAndLoseExpansionOfBroker2() {
         partition.update(new PartitionInfo(0, List.of(0, 1, 2), 0, 4, List.of(0, 1), 10), 1);
         append(10);
         partition.recordFollowerFetch(1, 10);
         partition.recordFollowerFetch(2, 10);
         assertThat(partition.highWatermark()).isEqualTo(10);
         PartitionInfo basis = partition.beginIsrChange(List.of(0, 1, 2)).orElseThrow();
-        // The coordinators commit ISR [0, 1, 2] at partition epoch 11; the answer is lost.
         partition.failIsrChange(basis, false, 100);
+    }
+
+    @Test
+    void anExpansionWhoseAnswerWasLostCountsForTheHighWatermarkUntilAnImageSettlesIt() {
+        // The coordinators commit ISR [0, 1, 2] at partition epoch 11; the answer is lost.
+        proposeAndLoseExpansionOfBroker2();
 
         append(5);
         partition.recordFollowerFetch(1, 15);
@@ -256,12 +261,7 @@ class PartitionIsrTest {
 
     @Test
     void aLaggingMemberOfAnUnansweredExpansionIsProposedOutAndTheAnswerSettlesIt() {
-        partition.update(new PartitionInfo(0, List.of(0, 1, 2), 0, 4, List.of(0, 1), 10), 1);
-        append(10);
-        partition.recordFollowerFetch(1, 10);
-        partition.recordFollowerFetch(2, 10);
-        PartitionInfo basis = partition.beginIsrChange(List.of(0, 1, 2)).orElseThrow();
-        partition.failIsrChange(basis, false, 100); // lost on the way: not committed after all
+        proposeAndLoseExpansionOfBroker2(); // lost on the way: not committed after all
         append(5);
         partition.recordFollowerFetch(1, 15);
         assertThat(partition.highWatermark()).isEqualTo(10);

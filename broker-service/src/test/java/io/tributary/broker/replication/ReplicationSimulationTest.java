@@ -21,7 +21,6 @@ import io.tributary.common.protocol.ConnectionInfo;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -50,15 +49,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.FetchResponseData;
-import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.MessageUtil;
-import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
@@ -812,32 +808,14 @@ class ReplicationSimulationTest {
         }
 
         static MemoryRecords toMemory(Records records) {
-            if (records == null || records instanceof MemoryRecords) {
-                return (MemoryRecords) records;
-            }
-            try {
-                ByteBuffer buffer = ByteBuffer.allocate(records.sizeInBytes());
-                ((FileRecords) records).readInto(buffer, 0); // reads and flips
-                return MemoryRecords.readableRecords(buffer);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            return ReplicationTestRecords.toMemory(records);
         }
 
         static ProduceRequest produceRequest(short acks, List<String> values) {
             SimpleRecord[] records = values.stream()
                     .map(v -> new SimpleRecord(v.getBytes(StandardCharsets.US_ASCII)))
                     .toArray(SimpleRecord[]::new);
-            var topicData = new ProduceRequestData.TopicProduceData().setName(TOPIC);
-            topicData
-                    .partitionData()
-                    .add(new ProduceRequestData.PartitionProduceData()
-                            .setIndex(0)
-                            .setRecords(MemoryRecords.withRecords(Compression.NONE, records)));
-            var topics = new ProduceRequestData.TopicProduceDataCollection();
-            topics.add(topicData);
-            return new ProduceRequest(
-                    new ProduceRequestData().setAcks(acks).setTimeoutMs(600_000).setTopicData(topics), (short) 11);
+            return ReplicationTestRecords.produceRequest(TOPIC, acks, 600_000, records);
         }
 
         static ProduceResponseData.PartitionProduceResponse firstPartition(ProduceResponse response) {
