@@ -97,7 +97,8 @@ public final class IsrManager {
                 List<Integer> kept = shrink.orElse(current).stream()
                         .filter(r -> r == localBrokerId || may.test(r))
                         .toList();
-                // A shrink candidate may only drop members of an ISR whose commit is unknown.
+                // A candidate as large as the committed ISR drops members of an expansion whose
+                // outcome is unknown (its answer was lost): proposing it asks the coordinators.
                 if (shrink.isPresent() || kept.size() < current.size()) {
                     propose(partition, kept, "shrink");
                 } else {

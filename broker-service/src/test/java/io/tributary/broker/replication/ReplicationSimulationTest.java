@@ -350,14 +350,7 @@ class ReplicationSimulationTest {
         void converge(int steps) throws Exception {
             note("converge");
             for (int i = 0; i < steps && !converged(); i++, step++) {
-                if (random.nextInt(4) == 0) {
-                    tick(1 + random.nextInt(100));
-                } else {
-                    for (SimBroker broker : brokers.values()) {
-                        fetchRound(broker);
-                    }
-                }
-                checkInvariants();
+                quietStep();
             }
             if (!converged()) {
                 throw failure("the healed cluster did not converge: " + describe());
@@ -372,15 +365,24 @@ class ReplicationSimulationTest {
             }
             int acknowledged = acksAllAcknowledged;
             produceTo(leader, (short) -1);
-            for (int i = 0; i < 200 && !waiting.isEmpty(); i++, step++) {
-                for (SimBroker broker : brokers.values()) {
-                    fetchRound(broker);
-                }
-                checkInvariants();
+            for (int i = 0; i < steps && !waiting.isEmpty(); i++, step++) {
+                quietStep();
             }
             if (acksAllAcknowledged != acknowledged + 1) {
                 throw failure("the healed cluster did not acknowledge an acks=all produce: " + describe());
             }
+        }
+
+        /** A tick (backoffs run out, messages arrive) or a round of every broker's fetchers. */
+        void quietStep() {
+            if (random.nextInt(4) == 0) {
+                tick(1 + random.nextInt(100));
+            } else {
+                for (SimBroker broker : brokers.values()) {
+                    fetchRound(broker);
+                }
+            }
+            checkInvariants();
         }
 
         boolean converged() {
