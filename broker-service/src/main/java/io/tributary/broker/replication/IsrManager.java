@@ -93,10 +93,13 @@ public final class IsrManager {
                 List<Integer> current = partition.info().isr();
                 IntPredicate may = eligible;
                 // Lagging followers go, and so do fenced ones (the coordinators refuse an ISR naming one).
-                List<Integer> kept = partition.shrinkCandidate(lagMs).orElse(current).stream()
+                Optional<List<Integer>> shrink = partition.shrinkCandidate(lagMs);
+                List<Integer> kept = shrink.orElse(current).stream()
                         .filter(r -> r == localBrokerId || may.test(r))
                         .toList();
-                if (kept.size() < current.size()) {
+                // A candidate as large as the committed ISR drops members of an expansion whose
+                // outcome is unknown (its answer was lost): proposing it asks the coordinators.
+                if (shrink.isPresent() || kept.size() < current.size()) {
                     propose(partition, kept, "shrink");
                 } else {
                     expand(partition, lagMs);

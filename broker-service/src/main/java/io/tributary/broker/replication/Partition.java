@@ -48,7 +48,10 @@ import org.slf4j.LoggerFactory;
  * ({@link #beginIsrChange}, one at a time) and applied when the coordinators committed it ({@link
  * #completeIsrChange} with their answer, or a newer image through {@link #update}); while a
  * change is in flight the high watermark counts the union of the committed and the proposed ISR
- * (Kafka's "maximal ISR"), so a shrink never advances it early.
+ * (Kafka's "maximal ISR"), so a shrink never advances it early. A proposal whose AlterPartition
+ * failed without an answer ({@link #failIsrChange}, not stale) may have been committed, so it keeps
+ * counting until this replica learns the outcome (a newer image, or any committed answer); the
+ * shrink candidate may then drop its lagging members, which asks the coordinators.
  *
  * <h2>As follower</h2>
  *
@@ -101,6 +104,16 @@ public final class Partition {
     private List<Integer> pendingIsr;
     /** The state {@link #pendingIsr} was proposed at (identity: which proposal is in flight). */
     private PartitionInfo pendingBasis;
+    /**
+     * An ISR proposed whose AlterPartition failed without an answer, so it may have been committed
+     * (an answer lost on the way back), and the state it was proposed at; null when none. Until this
+     * replica learns the coordinators' state after it (a newer image, or any committed answer) it
+     * counts for the high watermark as an in-flight proposal does, and a member of it that lags is
+     * proposed out, which settles it (guarded by hwLock).
+     */
+    private List<Integer> unresolvedIsr;
+
+    private PartitionInfo unresolvedBasis;
     /** The partition epoch a proposal was refused as stale at: no new proposal until it changes. */
     private int staleAtPartitionEpoch = -1;
     /** No proposal before this time (ms) after a failed one. */
@@ -305,6 +318,8 @@ public final class Partition {
         followers.clear();
         pendingIsr = null;
         pendingBasis = null;
+        unresolvedIsr = null;
+        unresolvedBasis = null;
         staleAtPartitionEpoch = -1;
         retryIsrChangeAtMs = 0;
         if (next.leader() != localBrokerId) {
@@ -335,15 +350,17 @@ public final class Partition {
             if (!mayProposeLocked(current, now)) {
                 return Optional.empty();
             }
+            Set<Integer> members = new LinkedHashSet<>(current.isr());
+            members.addAll(unresolvedIsrLocked(current));
             List<Integer> kept = new ArrayList<>();
-            for (int replica : current.isr()) {
+            for (int replica : members) {
                 FollowerState state = followers.get(replica);
                 boolean lagging = replica != localBrokerId && (state == null || now - state.lastCaughtUpMs > lagTimeMs);
                 if (!lagging) {
                     kept.add(replica);
                 }
             }
-            return kept.size() < current.isr().size() ? Optional.of(List.copyOf(kept)) : Optional.empty();
+            return kept.size() < members.size() ? Optional.of(List.copyOf(kept)) : Optional.empty();
         }
     }
 
@@ -436,6 +453,13 @@ public final class Partition {
             leadership.writeLock().unlock();
         }
         synchronized (hwLock) {
+            if (unresolvedBasis != null
+                    && committed.leaderEpoch() == unresolvedBasis.leaderEpoch()
+                    && committed.partitionEpoch() >= unresolvedBasis.partitionEpoch()) {
+                // The coordinators' committed state after the unanswered proposal: it is settled.
+                unresolvedIsr = null;
+                unresolvedBasis = null;
+            }
             clearPendingLocked(basis);
             maybeAdvanceHighWatermarkLocked();
             signalLocked();
@@ -459,6 +483,13 @@ public final class Partition {
         synchronized (hwLock) {
             if (pendingBasis != basis) {
                 return; // a proposal of an earlier epoch, already forgotten
+            }
+            if (!stale) {
+                // No answer: it may have been committed. Count it until the outcome is known.
+                Set<Integer> unresolved = new LinkedHashSet<>(unresolvedIsrLocked(basis));
+                unresolved.addAll(pendingIsr);
+                unresolvedIsr = List.copyOf(unresolved);
+                unresolvedBasis = basis;
             }
             clearPendingLocked(basis);
             if (stale) {
@@ -598,6 +629,7 @@ public final class Partition {
         if (pendingIsr != null) {
             maximalIsr.addAll(pendingIsr);
         }
+        maximalIsr.addAll(unresolvedIsrLocked(current));
         for (int replica : maximalIsr) {
             if (replica == localBrokerId) {
                 continue;
@@ -612,6 +644,24 @@ public final class Partition {
             highWatermark = candidate;
             signalLocked();
         }
+    }
+
+    /**
+     * The unresolved ISR while {@code current} is still the state it was proposed at; once this
+     * replica has a newer state (an image or an answer) the outcome is known and it is dropped.
+     */
+    private List<Integer> unresolvedIsrLocked(PartitionInfo current) {
+        if (unresolvedBasis == null) {
+            return List.of();
+        }
+        if (unresolvedBasis.leaderEpoch() != current.leaderEpoch()
+                || unresolvedBasis.partitionEpoch() != current.partitionEpoch()
+                || unresolvedBasis.leader() != current.leader()) {
+            unresolvedIsr = null;
+            unresolvedBasis = null;
+            return List.of();
+        }
+        return unresolvedIsr;
     }
 
     private void signalLocked() {

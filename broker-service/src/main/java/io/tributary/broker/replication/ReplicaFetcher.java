@@ -195,6 +195,14 @@ final class ReplicaFetcher {
                 .start(this::run);
     }
 
+    /**
+     * Marks the fetcher running without starting its thread: the caller drives it by calling {@link
+     * #runOnce} itself (deterministic simulations, {@code ReplicationSimulationTest}).
+     */
+    void startWithoutThread() {
+        running = true;
+    }
+
     /** Stops the thread: closes the connection, wakes it, and waits up to the stop timeout. */
     void stop() {
         running = false;
@@ -282,7 +290,8 @@ final class ReplicaFetcher {
         return Math.max(1, Math.min(next - now, config.fetchBackoff().toMillis()));
     }
 
-    private void closeChannel() {
+    /** Drops the connection (after a failed round; a simulation driving {@link #runOnce} calls it too). */
+    void closeChannel() {
         LeaderChannel current = channel;
         channel = null;
         if (current != null) {

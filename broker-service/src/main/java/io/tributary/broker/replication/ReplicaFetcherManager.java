@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.apache.kafka.common.TopicIdPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +35,7 @@ public final class ReplicaFetcherManager implements AutoCloseable {
     private final LeaderChannel.Connector connector;
     private final InstantSource clock;
     private final ReplicationMetrics metrics;
+    private final Consumer<ReplicaFetcher> starter;
     private final Map<Integer, ReplicaFetcher> fetchers = new HashMap<>();
     private boolean closed;
 
@@ -53,7 +55,22 @@ public final class ReplicaFetcherManager implements AutoCloseable {
             LeaderChannel.Connector connector,
             InstantSource clock,
             ReplicationMetrics metrics) {
+        this(localBrokerId, config, connector, clock, metrics, ReplicaFetcher::start);
+    }
+
+    /**
+     * With {@code starter} instead of {@link ReplicaFetcher#start} for new fetchers: a simulation
+     * passes {@link ReplicaFetcher#startWithoutThread} and runs the fetchers' rounds itself.
+     */
+    ReplicaFetcherManager(
+            int localBrokerId,
+            ReplicationConfig config,
+            LeaderChannel.Connector connector,
+            InstantSource clock,
+            ReplicationMetrics metrics,
+            Consumer<ReplicaFetcher> starter) {
         this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.starter = Objects.requireNonNull(starter, "starter");
         this.localBrokerId = localBrokerId;
         this.config = Objects.requireNonNull(config, "config");
         this.connector = Objects.requireNonNull(connector, "connector");
@@ -111,7 +128,7 @@ public final class ReplicaFetcherManager implements AutoCloseable {
                     fetcher.assign(partition, partition.leaderEpoch());
                 }
                 log.info("Starting {}", fetcher);
-                fetcher.start();
+                starter.accept(fetcher);
             } else {
                 for (Partition partition : entry.getValue().values()) {
                     fetcher.assign(partition, partition.leaderEpoch());
@@ -131,6 +148,11 @@ public final class ReplicaFetcherManager implements AutoCloseable {
         fetchers.forEach(
                 (id, fetcher) -> result.put(id, List.copyOf(fetcher.states().keySet())));
         return result;
+    }
+
+    /** The fetchers by source broker (simulations drive their rounds). */
+    synchronized Map<Integer, ReplicaFetcher> fetchers() {
+        return Map.copyOf(fetchers);
     }
 
     /** Stops every fetcher. */

@@ -28,7 +28,7 @@ public final class Replication implements ReplicaManager.ReplicationListener, Au
     private final ReplicationConfig config;
     private final ReplicaFetcherManager fetchers;
     private final IsrManager isr;
-    private final ExecutorService sender = Executors.newVirtualThreadPerTaskExecutor();
+    private final ExecutorService sender;
     private ScheduledExecutorService scheduler;
 
     public Replication(
@@ -47,9 +47,33 @@ public final class Replication implements ReplicaManager.ReplicationListener, Au
             ReplicationConfig config,
             InstantSource clock,
             ReplicationMetrics metrics) {
+        this(
+                replicas,
+                controlPlane,
+                active,
+                config,
+                new ReplicaFetcherManager(replicas.brokerId(), config, clock, metrics),
+                Executors.newVirtualThreadPerTaskExecutor(),
+                metrics);
+    }
+
+    /**
+     * With the given fetcher manager and AlterPartition sender (a simulation passes ones it drives);
+     * {@link #start} is then optional: a caller that runs the ISR checks itself attaches with {@link
+     * ReplicaManager#setReplicationListener}.
+     */
+    Replication(
+            ReplicaManager replicas,
+            ControlPlane controlPlane,
+            BooleanSupplier active,
+            ReplicationConfig config,
+            ReplicaFetcherManager fetchers,
+            ExecutorService sender,
+            ReplicationMetrics metrics) {
         this.replicas = Objects.requireNonNull(replicas, "replicas");
         this.config = Objects.requireNonNull(config, "config");
-        this.fetchers = new ReplicaFetcherManager(replicas.brokerId(), config, clock, metrics);
+        this.fetchers = Objects.requireNonNull(fetchers, "fetchers");
+        this.sender = Objects.requireNonNull(sender, "sender");
         this.isr = new IsrManager(
                 replicas.brokerId(), controlPlane, replicas::partitions, active, config, sender, metrics);
     }

@@ -216,6 +216,68 @@ class PartitionIsrTest {
         assertThat(partition.pendingIsr()).isEmpty();
     }
 
+    /**
+     * An expansion whose AlterPartition answer was lost may be committed: until an image settles it,
+     * the coordinators may hold an ISR with the new member, and elect it if this leader fails. The
+     * high watermark (what acks=all acknowledges) must wait for that member meanwhile, as it did
+     * while the proposal was in flight (Kafka keeps such a change pending until it knows).
+     */
+    /** ISR [0, 1] at partition epoch 10, both followers at 10; [0, 1, 2] proposed, no answer. */
+    private void proposeAndLoseExpansionOfBroker2() {
+        partition.update(new PartitionInfo(0, List.of(0, 1, 2), 0, 4, List.of(0, 1), 10), 1);
+        append(10);
+        partition.recordFollowerFetch(1, 10);
+        partition.recordFollowerFetch(2, 10);
+        assertThat(partition.highWatermark()).isEqualTo(10);
+        PartitionInfo basis = partition.beginIsrChange(List.of(0, 1, 2)).orElseThrow();
+        partition.failIsrChange(basis, false, 100);
+    }
+
+    @Test
+    void anExpansionWhoseAnswerWasLostCountsForTheHighWatermarkUntilAnImageSettlesIt() {
+        // The coordinators commit ISR [0, 1, 2] at partition epoch 11; the answer is lost.
+        proposeAndLoseExpansionOfBroker2();
+
+        append(5);
+        partition.recordFollowerFetch(1, 15);
+        assertThat(partition.highWatermark())
+                .as("broker 2 may be in the committed ISR: the high watermark waits for it")
+                .isEqualTo(10);
+        partition.recordFollowerFetch(2, 12);
+        assertThat(partition.highWatermark()).isEqualTo(12);
+
+        // Retried, the same proposal is stale (it was committed): still unknown here.
+        clock.advance(Duration.ofMillis(100));
+        PartitionInfo retry = partition.beginIsrChange(List.of(0, 1, 2)).orElseThrow();
+        partition.failIsrChange(retry, true, 100);
+        append(3);
+        partition.recordFollowerFetch(1, 18);
+        assertThat(partition.highWatermark()).isEqualTo(12);
+
+        // The image settles it either way; here: not committed after all, ISR [0, 1] at epoch 11.
+        partition.update(new PartitionInfo(0, List.of(0, 1, 2), 0, 4, List.of(0, 1), 11), 1);
+        assertThat(partition.highWatermark()).isEqualTo(18);
+    }
+
+    @Test
+    void aLaggingMemberOfAnUnansweredExpansionIsProposedOutAndTheAnswerSettlesIt() {
+        proposeAndLoseExpansionOfBroker2(); // lost on the way: not committed after all
+        append(5);
+        partition.recordFollowerFetch(1, 15);
+        assertThat(partition.highWatermark()).isEqualTo(10);
+
+        clock.advance(Duration.ofMillis(LAG_MS + 1));
+        partition.recordFollowerFetch(1, 15);
+        assertThat(partition.shrinkCandidate(LAG_MS))
+                .as("broker 2 lags: proposed out, which asks the coordinators")
+                .contains(List.of(0, 1));
+        PartitionInfo shrink = partition.beginIsrChange(List.of(0, 1)).orElseThrow();
+        // The coordinators still have ISR [0, 1] at partition epoch 10, and answer so.
+        partition.completeIsrChange(shrink, new PartitionInfo(0, List.of(0, 1, 2), 0, 4, List.of(0, 1), 10));
+        assertThat(partition.highWatermark()).isEqualTo(15);
+        assertThat(partition.shrinkCandidate(LAG_MS)).isEmpty();
+    }
+
     @Test
     void aNewLeaderEpochGivesTheIsrMembersTheLagTimeToShowUp() {
         append(3);

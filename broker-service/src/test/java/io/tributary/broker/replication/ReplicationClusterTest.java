@@ -17,16 +17,12 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.FileRecords;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.Records;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -175,6 +171,7 @@ class ReplicationClusterTest {
         await().atMost(WAIT).untilAsserted(() -> {
             List<String> expected =
                     batches(broker(reference).partition(TOPIC, 0).log());
+            assertThat(expected).as("broker %d's batches", reference).isNotEmpty();
             for (int other : others) {
                 assertThat(batches(broker(other).partition(TOPIC, 0).log()))
                         .as("broker %d's log against broker %d's", other, reference)
@@ -207,17 +204,7 @@ class ReplicationClusterTest {
     }
 
     private static MemoryRecords toMemory(Records records) {
-        if (records instanceof MemoryRecords memory) {
-            return memory;
-        }
-        try {
-            ByteBuffer buffer = ByteBuffer.allocate(records.sizeInBytes());
-            ((FileRecords) records).readInto(buffer, 0);
-            buffer.flip();
-            return MemoryRecords.readableRecords(buffer);
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return ReplicationTestRecords.toMemory(records);
     }
 
     private Errors produce(ReplicationTestBroker leader, short acks, int count) throws IOException {
@@ -229,16 +216,7 @@ class ReplicationClusterTest {
                     ("k" + value).getBytes(StandardCharsets.US_ASCII),
                     ("v" + value).getBytes(StandardCharsets.US_ASCII));
         }
-        var topicData = new ProduceRequestData.TopicProduceData().setName(TOPIC);
-        topicData
-                .partitionData()
-                .add(new ProduceRequestData.PartitionProduceData()
-                        .setIndex(0)
-                        .setRecords(MemoryRecords.withRecords(Compression.NONE, records)));
-        var topics = new ProduceRequestData.TopicProduceDataCollection();
-        topics.add(topicData);
-        var request = new ProduceRequest(
-                new ProduceRequestData().setAcks(acks).setTimeoutMs(30_000).setTopicData(topics), (short) 11);
+        var request = ReplicationTestRecords.produceRequest(TOPIC, acks, 30_000, records);
         try (KafkaTestConnection connection = KafkaTestConnection.open(leader.port())) {
             ProduceResponse response = connection.roundTrip(request, ProduceResponse.class);
             ProduceResponseData.PartitionProduceResponse partition = response.data()
