@@ -20,7 +20,7 @@ import org.apache.kafka.common.requests.RequestHeader;
 final class Wire {
 
     private static final ConnectionInfo CONNECTION =
-            new ConnectionInfo("test-connection", new InetSocketAddress("127.0.0.1", 40000));
+            new ConnectionInfo("test-connection", new InetSocketAddress("127.0.0.1", 40000), "test");
 
     private Wire() {}
 
