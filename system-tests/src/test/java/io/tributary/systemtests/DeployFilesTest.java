@@ -150,7 +150,8 @@ class DeployFilesTest {
                             broker)
                     .isEqualTo("60s");
             int id = Integer.parseInt(broker.substring("broker-".length()));
-            assertThat(services.at("/" + broker + "/environment/TRIBUTARY_BROKER_EXTERNAL_LISTENER_ADVERTISED_ADDRESSES")
+            assertThat(services.at("/" + broker
+                                    + "/environment/TRIBUTARY_BROKER_EXTERNAL_LISTENER_ADVERTISED_ADDRESSES")
                             .asString()
                             .split(",")[id])
                     .as("%s advertises its external listener where the host reaches it", broker)

@@ -2,6 +2,7 @@ package io.tributary.broker.app;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tributary.broker.cluster.BrokerListeners;
+import io.tributary.common.app.KafkaListenerConfiguration;
 import io.tributary.common.app.KafkaListenerLifecycle;
 import io.tributary.common.app.KafkaListenerProperties;
 import io.tributary.common.protocol.KafkaProtocolServer;
@@ -10,7 +11,6 @@ import io.tributary.common.protocol.RequestHandler;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
@@ -45,16 +45,7 @@ class ExternalListenerConfiguration {
     @Bean
     @ConditionalOnProperty(prefix = "tributary.broker.external-listener", name = "enabled", havingValue = "true")
     HealthIndicator kafkaExternalListenerHealthIndicator(ExternalKafkaListener listener) {
-        return () -> {
-            KafkaProtocolServer server = listener.server();
-            if (!server.isServing()) {
-                return Health.outOfService().build();
-            }
-            return Health.up()
-                    .withDetail("port", server.port())
-                    .withDetail("connections", server.connectionCount())
-                    .build();
-        };
+        return () -> KafkaListenerConfiguration.health(listener.server());
     }
 
     /**
