@@ -293,3 +293,24 @@ readinessProbe:
 {{- define "tributary.durationSeconds" -}}
 {{- div (add (atoi (include "tributary.durationMillis" .)) 999) 1000 -}}
 {{- end -}}
+
+{{/* The external listener's advertised address of every broker, "host:port,host:port,..." (entry i for broker i; tributary.broker.external-listener.advertised-addresses): broker.external.advertisedAddresses as given, or advertisedHost with {ordinal} replaced and the port clients reach broker i on (NodePort: nodePortBase + i; LoadBalancer: port). Fails when neither is set or there are fewer addresses than brokers. Usage: include "tributary.broker.externalAdvertisedAddresses" . */}}
+{{- define "tributary.broker.externalAdvertisedAddresses" -}}
+{{- $external := .Values.broker.external -}}
+{{- $replicas := int .Values.broker.replicas -}}
+{{- if $external.advertisedAddresses -}}
+{{- if lt (len $external.advertisedAddresses) $replicas -}}
+{{- fail (printf "broker.external.advertisedAddresses has %d entries, broker.replicas is %d: one host:port per broker, entry i for broker i" (len $external.advertisedAddresses) $replicas) -}}
+{{- end -}}
+{{- join "," $external.advertisedAddresses -}}
+{{- else if $external.advertisedHost -}}
+{{- $addresses := list -}}
+{{- range $i := until $replicas -}}
+{{- $port := ternary (add $external.nodePortBase $i) $external.port (eq $external.type "NodePort") -}}
+{{- $addresses = append $addresses (printf "%s:%v" (replace "{ordinal}" (toString $i) $external.advertisedHost) $port) -}}
+{{- end -}}
+{{- join "," $addresses -}}
+{{- else -}}
+{{- fail "broker.external.enabled needs broker.external.advertisedHost or broker.external.advertisedAddresses: the address clients outside the cluster reach each broker at, which the brokers advertise to them" -}}
+{{- end -}}
+{{- end -}}

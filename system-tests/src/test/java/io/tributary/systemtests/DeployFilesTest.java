@@ -113,7 +113,10 @@ class DeployFilesTest {
         Result result = run("docker-compose", "docker-compose", "-f", "docker-compose.yml", "config");
         assertThat(result.exitCode()).as(result.output()).isZero();
         JsonNode services = YAML.readTree(result.output()).get("services");
-        var manifests = HelmChart.render(java.util.Optional.empty(), Map.of());
+        // The chart with its optional external listener on: compose opens it for clients on the host.
+        var manifests = HelmChart.render(
+                java.util.Optional.empty(),
+                Map.of("broker.external.enabled", true, "broker.external.advertisedHost", "nodes.example.com"));
 
         for (String name : TRIBUTARY_SERVICES) {
             String component = name.substring(0, name.indexOf('-'));
@@ -146,6 +149,17 @@ class DeployFilesTest {
                             "%s: 20 s graceful phase + 5 s controlled shutdown + 10 s listener shutdown + 10 s flush",
                             broker)
                     .isEqualTo("60s");
+            int id = Integer.parseInt(broker.substring("broker-".length()));
+            assertThat(services.at("/" + broker
+                                    + "/environment/TRIBUTARY_BROKER_EXTERNAL_LISTENER_ADVERTISED_ADDRESSES")
+                            .asString()
+                            .split(",")[id])
+                    .as("%s advertises its external listener where the host reaches it", broker)
+                    .isEqualTo("127.0.0.1:" + (19092 + id));
+            assertThat(services.at("/" + broker + "/ports").toString())
+                    .as("%s publishes its external listener", broker)
+                    .contains("19092")
+                    .contains(Integer.toString(19092 + id));
         }
     }
 

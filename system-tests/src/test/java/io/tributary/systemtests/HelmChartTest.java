@@ -9,6 +9,7 @@ import static io.tributary.systemtests.HelmChart.podTemplate;
 import static io.tributary.systemtests.HelmChart.render;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.marcnuri.helm.LintResult;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -43,6 +44,7 @@ import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -447,7 +449,7 @@ class HelmChartTest {
     }
 
     @Test
-    void theExternalListenerIsOneServicePerBrokerPinnedToItsPod() throws IOException {
+    void theExternalListenerIsOneServicePerBrokerPinnedToItsPodAtItsExternalContainerPort() throws IOException {
         List<HasMetadata> resources =
                 render(Optional.of(chartDir().resolve("ci/external-listener-values.yaml")), Map.of());
 
@@ -457,15 +459,96 @@ class HelmChartTest {
             assertThat(external.getSpec().getSelector())
                     .containsEntry("statefulset.kubernetes.io/pod-name", "demo-tributary-broker-" + i);
             assertThat(external.getSpec().getLoadBalancerSourceRanges()).containsExactly("10.0.0.0/8");
+            assertThat(external.getSpec().getPorts().getFirst().getTargetPort().getStrVal())
+                    .isEqualTo("external");
         }
+        Container broker = container(resources, StatefulSet.class, "broker");
+        assertThat(broker.getPorts())
+                .extracting(ContainerPort::getName, ContainerPort::getContainerPort)
+                .contains(tuple("kafka", 9092), tuple("external", 9094));
+        assertThat(env(broker))
+                .containsEntry("TRIBUTARY_BROKER_EXTERNAL_LISTENER_ENABLED", "true")
+                .containsEntry("TRIBUTARY_BROKER_EXTERNAL_LISTENER_HOST", "0.0.0.0")
+                .containsEntry("TRIBUTARY_BROKER_EXTERNAL_LISTENER_PORT", "9094")
+                .containsEntry("TRIBUTARY_BROKER_EXTERNAL_LISTENER_MAX_CONNECTIONS", "500")
+                .as("a LoadBalancer broker advertises its name at the Service port")
+                .containsEntry(
+                        "TRIBUTARY_BROKER_EXTERNAL_LISTENER_ADVERTISED_ADDRESSES",
+                        "broker-0.kafka.example.com:9094,broker-1.kafka.example.com:9094,broker-2.kafka.example.com:9094");
+
         List<HasMetadata> nodePorts = render(
-                Optional.empty(), Map.of("broker.external.enabled", true, "broker.external.nodePortBase", 31000));
+                Optional.empty(),
+                Map.of(
+                        "broker.external.enabled",
+                        true,
+                        "broker.external.nodePortBase",
+                        31000,
+                        "broker.external.advertisedHost",
+                        "nodes.example.com"));
         assertThat(named(nodePorts, Service.class, "demo-tributary-broker-2-external")
                         .getSpec()
                         .getPorts()
                         .getFirst()
                         .getNodePort())
                 .isEqualTo(31002);
+        assertThat(env(container(nodePorts, StatefulSet.class, "broker")))
+                .as("a NodePort broker advertises the node address at its own node port")
+                .containsEntry(
+                        "TRIBUTARY_BROKER_EXTERNAL_LISTENER_ADVERTISED_ADDRESSES",
+                        "nodes.example.com:31000,nodes.example.com:31001,nodes.example.com:31002");
+
+        List<HasMetadata> explicit =
+                render(Optional.of(chartDir().resolve("ci/external-nodeport-values.yaml")), Map.of());
+        assertThat(env(container(explicit, StatefulSet.class, "broker")))
+                .containsEntry("TRIBUTARY_BROKER_EXTERNAL_LISTENER_PORT", "19094")
+                .containsEntry(
+                        "TRIBUTARY_BROKER_EXTERNAL_LISTENER_ADVERTISED_ADDRESSES",
+                        "node-a.example.com:30092,node-b.example.com:30093");
+    }
+
+    @Test
+    void withoutTheExternalListenerTheBrokersHaveOneKafkaPortAndNoExternalSettings() throws IOException {
+        Container broker = container(render(Optional.empty(), Map.of()), StatefulSet.class, "broker");
+
+        assertThat(broker.getPorts()).extracting(ContainerPort::getName).containsExactly("http", "kafka");
+        assertThat(env(broker).keySet()).noneMatch(name -> name.startsWith("TRIBUTARY_BROKER_EXTERNAL_LISTENER_"));
+    }
+
+    @Test
+    void anExternalListenerWithoutAnAdvertisedAddressForEveryBrokerFailsTheRender(@TempDir Path dir)
+            throws IOException {
+        assertThatThrownBy(() -> HelmChart.template(Optional.empty(), Map.of("broker.external.enabled", true)))
+                .hasMessageContaining("broker.external.advertisedHost or broker.external.advertisedAddresses");
+        Path tooFew = Files.writeString(dir.resolve("too-few.yaml"), """
+                broker:
+                  replicas: 3
+                  external:
+                    enabled: true
+                    advertisedAddresses: [a.example.com:1, b.example.com:2]
+                """);
+        assertThatThrownBy(() -> HelmChart.template(Optional.of(tooFew), Map.of()))
+                .hasMessageContaining("broker.external.advertisedAddresses has 2 entries, broker.replicas is 3");
+        Path noPort = Files.writeString(dir.resolve("no-port.yaml"), """
+                broker:
+                  external:
+                    advertisedAddresses: [a.example.com]
+                """);
+        assertThatThrownBy(() -> HelmChart.template(Optional.of(noPort), Map.of()))
+                .hasMessageContaining("values don't meet the specifications of the schema")
+                .hasMessageContaining("/broker/external/advertisedAddresses/0");
+    }
+
+    @Test
+    void theNotesListTheAddressesExternalClientsAreTold() {
+        String notes = HelmChart.installDryRunOutput(Map.of(
+                "broker.external.enabled",
+                true,
+                "broker.replicas",
+                2,
+                "broker.external.advertisedHost",
+                "n.example.com"));
+
+        assertThat(notes).contains("n.example.com:31092,n.example.com:31093");
     }
 
     @Test
@@ -650,7 +733,9 @@ class HelmChartTest {
                 Arguments.of("gateway.groups.maxStreams", 0, "maxStreams"),
                 Arguments.of("gateway.groups.sessionTimeout", "45", "sessionTimeout"),
                 Arguments.of("gateway.groups.advertisePodUrl", "yes", "advertisePodUrl"),
-                Arguments.of("gateway.groups.podIpFamily", "IPv5", "podIpFamily"));
+                Arguments.of("gateway.groups.podIpFamily", "IPv5", "podIpFamily"),
+                Arguments.of("broker.external.maxConnections", 0, "maxConnections"),
+                Arguments.of("broker.containerPorts.external", 70000, "external"));
     }
 
     @ParameterizedTest(name = "{0}={1}")

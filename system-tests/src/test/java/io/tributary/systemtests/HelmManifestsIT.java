@@ -63,7 +63,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  * directories, and only these substitutions: per-pod DNS names become 127.0.0.1, bind addresses
  * 0.0.0.0 become 127.0.0.1, and each container port becomes a free local port. Every pod must
  * then pass the probes the manifest declares, tag its metrics with its pod name, serve its Kafka
- * listener on the port the manifest gives it, and read the rendered application.yaml; the three
+ * listener (and the brokers their external listener) on the port the manifest gives it, and read
+ * the rendered application.yaml; the three
  * coordinators elect one Raft leader through the peer list the chart derived from pod names; and a
  * Prometheus run with {@code deploy/prometheus/prometheus.yml} scrapes them all.
  *
@@ -110,6 +111,10 @@ class HelmManifestsIT {
             Map.entry("coordinator.groups.defaultAssignor", "range"),
             Map.entry("coordinator.lag.refreshInterval", "2s"),
             Map.entry("broker.cluster.controlledShutdownTimeout", "3s"),
+            // The external listener on, so that its variables bind and its endpoint is registered.
+            Map.entry("broker.external.enabled", true),
+            Map.entry("broker.external.advertisedHost", "nodes.example.com"),
+            Map.entry("broker.external.maxConnections", 77),
             Map.entry("gateway.groups.maxStreams", 50),
             Map.entry("gateway.groups.sessionTimeout", "20s"),
             Map.entry("gateway.groups.heartbeatInterval", "2s"));
@@ -410,6 +415,21 @@ class HelmManifestsIT {
             assertThat(broker.at("/endpoints/0/port").asInt())
                     .as(pod.name() + ": the port its listener bound")
                     .isEqualTo(pod.port("kafka"));
+            assertThat(broker.at("/endpoints/0/listener").asString()).isEqualTo("PLAINTEXT");
+            assertThat(broker.at("/endpoints/1/listener").asString()).isEqualTo("EXTERNAL");
+            assertThat(broker.at("/endpoints/1/host").asString() + ":"
+                            + broker.at("/endpoints/1/port").asInt())
+                    .as(pod.name() + ": its entry of the advertised addresses (NodePort: nodePortBase + ordinal)")
+                    .isEqualTo("nodes.example.com:" + (31092 + id));
+            JsonNode health =
+                    JSON.readTree(get(pod.port("http"), "/actuator/health").body());
+            assertThat(health.at("/components/kafkaExternalListener/status").asString())
+                    .as(pod.name() + " external listener")
+                    .isEqualTo("UP");
+            assertThat(health.at("/components/kafkaExternalListener/details/port")
+                            .asInt())
+                    .as(pod.name() + " external listener on the local port of its containerPort 'external'")
+                    .isEqualTo(pod.port("external"));
         }
     }
 

@@ -2,8 +2,10 @@ package io.tributary.broker.api;
 
 import io.tributary.broker.cluster.BrokerEndpoint;
 import io.tributary.broker.cluster.BrokerInfo;
+import io.tributary.broker.cluster.BrokerListeners;
 import io.tributary.broker.cluster.ClusterImage;
 import io.tributary.broker.cluster.MetadataView;
+import io.tributary.common.protocol.KafkaRequest;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
@@ -18,14 +20,11 @@ import org.apache.kafka.common.requests.ApiError;
 import org.apache.kafka.common.utils.Utils;
 
 /**
- * What several handlers read from a {@link ClusterImage} the same way: the brokers clients may use,
- * the controller id to report, topic-name validation, authorized-operation bit fields, and waiting
- * for a written version.
+ * What several handlers read from a {@link ClusterImage} the same way: the brokers clients may use
+ * (on the listener a request came in on, {@link BrokerListeners}), the controller id to report,
+ * topic-name validation, authorized-operation bit fields, and waiting for a written version.
  */
 final class ClusterViews {
-
-    /** The listener clients connect to; the only one Tributary brokers register today. */
-    static final String CLIENT_LISTENER = "PLAINTEXT";
 
     /** Kafka's "no controller known" and "no leader" id. */
     static final int NO_NODE = -1;
@@ -61,11 +60,19 @@ final class ClusterViews {
     /** A broker and the endpoint clients use. */
     record ClientBroker(BrokerInfo broker, BrokerEndpoint endpoint) {}
 
-    /** Registered brokers with a client endpoint, by id; fenced ones only when asked for. */
-    static List<ClientBroker> clientBrokers(ClusterImage image, FencedBrokers fenced) {
+    /** The registered name of the listener {@code request} came in on ({@link BrokerListeners}). */
+    static String listenerOf(KafkaRequest request) {
+        return BrokerListeners.registeredName(request.listener());
+    }
+
+    /**
+     * Registered brokers with an endpoint on {@code listener}, by id; fenced ones only when asked
+     * for. A broker without that listener is left out, as Kafka does.
+     */
+    static List<ClientBroker> clientBrokers(ClusterImage image, FencedBrokers fenced, String listener) {
         return image.brokers().values().stream()
                 .filter(b -> fenced == FencedBrokers.INCLUDE || !b.fenced())
-                .flatMap(b -> b.endpoint(CLIENT_LISTENER).map(e -> new ClientBroker(b, e)).stream())
+                .flatMap(b -> b.endpoint(listener).map(e -> new ClientBroker(b, e)).stream())
                 .sorted(Comparator.comparingInt(cb -> cb.broker().id()))
                 .toList();
     }
@@ -75,21 +82,31 @@ final class ClusterViews {
         EXCLUDE
     }
 
-    /** Ids of the brokers that are alive for clients: registered, not fenced, with a client endpoint. */
-    static Set<Integer> aliveBrokerIds(ClusterImage image) {
-        return clientBrokers(image, FencedBrokers.EXCLUDE).stream()
+    /**
+     * Ids of the brokers that are alive for clients of {@code listener}: registered, not fenced,
+     * with an endpoint on that listener.
+     */
+    static Set<Integer> aliveBrokerIds(ClusterImage image, String listener) {
+        return clientBrokers(image, FencedBrokers.EXCLUDE, listener).stream()
                 .map(cb -> cb.broker().id())
                 .collect(Collectors.toUnmodifiableSet());
     }
 
+    /** Ids of the brokers that are alive on the internal listener, which every broker has. */
+    static Set<Integer> aliveBrokerIds(ClusterImage image) {
+        return aliveBrokerIds(image, BrokerListeners.INTERNAL);
+    }
+
     /**
-     * The controller id clients are told: this broker when it is alive, else the lowest alive id, else
-     * -1. Any broker forwards admin writes to the coordinators, so "the controller" only tells the
-     * AdminClient where to send them; answering this broker keeps a client on the broker it already
-     * talks to (Kafka's KRaft brokers answer a random alive broker for the same reason).
+     * The controller id clients of {@code listener} are told: this broker when it is alive on that
+     * listener, else the lowest such id, else -1. Any broker forwards admin writes to the
+     * coordinators, so "the controller" only tells the AdminClient where to send them; answering
+     * this broker keeps a client on the broker it already talks to (Kafka's KRaft brokers answer a
+     * random alive broker for the same reason), and answering only brokers of the listener keeps
+     * it on a node the client was told about.
      */
-    static int controllerId(ClusterImage image, int selfId) {
-        Set<Integer> alive = aliveBrokerIds(image);
+    static int controllerId(ClusterImage image, int selfId, String listener) {
+        Set<Integer> alive = aliveBrokerIds(image, listener);
         if (alive.contains(selfId)) {
             return selfId;
         }

@@ -20,7 +20,8 @@ import org.apache.kafka.common.requests.DescribeClusterResponse;
 /**
  * DescribeCluster (API key 60), versions 0 to 2: the alive brokers (from v2, also the fenced ones
  * when the client asks, marked {@code is_fenced}), the cluster id and the controller id, as {@link
- * MetadataHandler} reports them. Brokers serve the broker endpoints only: a request for controller
+ * MetadataHandler} reports them: each broker at its endpoint on the listener the request came in on,
+ * brokers without one left out. Brokers serve the broker endpoints only: a request for controller
  * endpoints (v1+, {@code endpoint_type} 2) is MISMATCHED_ENDPOINT_TYPE, any other type
  * UNSUPPORTED_ENDPOINT_TYPE, as Kafka's brokers answer.
  *
@@ -66,14 +67,15 @@ public final class DescribeClusterHandler implements RequestHandler {
                     .setClusterId(config.clusterId()));
         }
         ClusterImage image = metadata.image();
+        String listener = ClusterViews.listenerOf(request);
         FencedBrokers fenced =
                 version >= 2 && data.includeFencedBrokers() ? FencedBrokers.INCLUDE : FencedBrokers.EXCLUDE;
         var response = new DescribeClusterResponseData()
                 .setErrorCode(Errors.NONE.code())
                 .setEndpointType(BROKER_ENDPOINTS)
                 .setClusterId(config.clusterId())
-                .setControllerId(ClusterViews.controllerId(image, metadata.brokerId()));
-        for (ClientBroker cb : ClusterViews.clientBrokers(image, fenced)) {
+                .setControllerId(ClusterViews.controllerId(image, metadata.brokerId(), listener));
+        for (ClientBroker cb : ClusterViews.clientBrokers(image, fenced, listener)) {
             response.brokers()
                     .add(new DescribeClusterBroker()
                             .setBrokerId(cb.broker().id())

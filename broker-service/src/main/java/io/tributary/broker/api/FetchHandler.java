@@ -242,7 +242,7 @@ public final class FetchHandler implements RequestHandler {
         }
         if (version >= 16) {
             for (BrokerInfo broker : hinted.values()) {
-                PartitionAccess.endpoint(broker)
+                PartitionAccess.endpoint(broker, request)
                         .ifPresent(endpoint -> response.nodeEndpoints()
                                 .add(new FetchResponseData.NodeEndpoint()
                                         .setNodeId(broker.id())

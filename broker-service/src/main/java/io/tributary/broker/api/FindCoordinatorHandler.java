@@ -9,6 +9,7 @@ import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -23,7 +24,8 @@ import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
  * brokers:
  *
  * <ul>
- *   <li>GROUP keys: this broker itself (its id and client endpoint), which forwards every group
+ *   <li>GROUP keys: this broker itself (its id and its endpoint on the listener the request came in
+ *       on, so a client outside the cluster is told this broker's external address), which forwards every group
  *       request to the coordinator leader ({@link GroupForwardingHandler}), once {@link
  *       GroupCoordinatorLocator} knows a leader (cached; a request never waits longer than its
  *       bound). <b>Why not the coordinator's own address:</b> kafka-clients' AdminClient sends a
@@ -49,25 +51,29 @@ import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
  */
 public final class FindCoordinatorHandler implements RequestHandler {
 
-    /** This broker as clients reach it: its id and client endpoint. */
+    /** This broker as clients of one listener reach it: its id and endpoint on that listener. */
     public record Self(int brokerId, String host, int port) {}
 
     private final Supplier<Lookup> groupCoordinator;
-    private final Supplier<Optional<Self>> self;
+    private final Function<String, Optional<Self>> self;
 
-    /** This broker's id and client endpoint as its cluster image lists it, if it does. */
-    public static Optional<Self> self(MetadataView metadata) {
+    /**
+     * This broker's id and endpoint on {@code listener} (a registered listener name) as its cluster
+     * image lists it, if it does.
+     */
+    public static Optional<Self> self(MetadataView metadata, String listener) {
         int id = metadata.brokerId();
         return Optional.ofNullable(metadata.image().brokers().get(id))
-                .flatMap(broker -> broker.endpoint(ClusterViews.CLIENT_LISTENER))
+                .flatMap(broker -> broker.endpoint(listener))
                 .map(endpoint -> new Self(id, endpoint.host(), endpoint.port()));
     }
 
     /**
      * @param groupCoordinator where groups are served ({@link GroupCoordinatorLocator#lookup})
-     * @param self this broker's id and client endpoint, once its Metadata lists it
+     * @param self this broker's id and endpoint on a listener (by registered name), once its
+     *     Metadata lists it
      */
-    public FindCoordinatorHandler(Supplier<Lookup> groupCoordinator, Supplier<Optional<Self>> self) {
+    public FindCoordinatorHandler(Supplier<Lookup> groupCoordinator, Function<String, Optional<Self>> self) {
         this.groupCoordinator = groupCoordinator;
         this.self = self;
     }
@@ -87,14 +93,15 @@ public final class FindCoordinatorHandler implements RequestHandler {
 
     @Override
     public AbstractResponse handle(KafkaRequest request) {
-        return FindCoordinatorAnswers.respond(request, this::answer);
+        String listener = ClusterViews.listenerOf(request);
+        return FindCoordinatorAnswers.respond(request, keyType -> answer(keyType, listener));
     }
 
-    private Coordinator answer(byte keyType) {
+    private Coordinator answer(byte keyType, String listener) {
         if (keyType == CoordinatorType.GROUP.id()) {
             return switch (groupCoordinator.get()) {
                 case Lookup.Found found ->
-                    self.get()
+                    self.apply(listener)
                             .map(me -> new Coordinator()
                                     .setNodeId(me.brokerId())
                                     .setHost(me.host())

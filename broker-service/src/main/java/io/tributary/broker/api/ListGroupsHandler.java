@@ -66,16 +66,20 @@ public final class ListGroupsHandler implements RequestHandler {
                 ApiKeys.LIST_GROUPS, ApiKeys.LIST_GROUPS.oldestVersion(), ApiKeys.LIST_GROUPS.latestVersion());
     }
 
-    /** The broker that answers with the groups: the lowest alive broker id of the image, if any. */
-    static Optional<Integer> answeringBroker(ClusterImage image) {
-        return ClusterViews.aliveBrokerIds(image).stream().min(Integer::compare);
+    /**
+     * The broker that answers with the groups: the lowest alive broker id of the image with an
+     * endpoint on {@code listener} (the brokers a client of that listener knows and asks), if any.
+     */
+    static Optional<Integer> answeringBroker(ClusterImage image, String listener) {
+        return ClusterViews.aliveBrokerIds(image, listener).stream().min(Integer::compare);
     }
 
     @Override
     public AbstractResponse handle(KafkaRequest request) {
         ListGroupsRequestData data = request.body(ListGroupsRequest.class).data();
         short version = request.header().apiVersion();
-        if (!answeringBroker(metadata.image()).equals(Optional.of(metadata.brokerId()))) {
+        if (!answeringBroker(metadata.image(), ClusterViews.listenerOf(request))
+                .equals(Optional.of(metadata.brokerId()))) {
             return new ListGroupsResponse(new ListGroupsResponseData().setErrorCode(Errors.NONE.code()));
         }
         return switch (locator.lookup()) {

@@ -40,15 +40,19 @@ import org.slf4j.LoggerFactory;
  * cluster image.
  *
  * <ul>
- *   <li>Brokers: the registered, unfenced brokers with a {@code PLAINTEXT} endpoint (Kafka lists only
- *       alive brokers). Cluster id: {@link AdminApiConfig#clusterId()}. Controller id: see {@link
- *       ClusterViews#controllerId}.
+ *   <li>Brokers: the registered, unfenced brokers with an endpoint on the listener the request came
+ *       in on ({@code PLAINTEXT} inside the cluster, {@code EXTERNAL} on the external listener, see
+ *       {@link io.tributary.broker.cluster.BrokerListeners}), at that endpoint; a broker without it
+ *       is left out (Kafka lists only alive brokers, on the request's listener). Cluster id: {@link
+ *       AdminApiConfig#clusterId()}. Controller id: see {@link ClusterViews#controllerId}.
  *   <li>Topics: all of them (null topic list; an empty one at v0), or those asked for by name or, from
  *       v12, by id. An unknown name is UNKNOWN_TOPIC_OR_PARTITION, an unknown id UNKNOWN_TOPIC_ID (name
  *       null), an illegal name INVALID_TOPIC_EXCEPTION. Topic ids from v10.
  *   <li>Partitions: leader, leader epoch, replicas, ISR, offline replicas (replicas on brokers that are
  *       fenced or unknown). A partition without a leader, or whose leader is not alive, has leader -1
- *       and LEADER_NOT_AVAILABLE.
+ *       and LEADER_NOT_AVAILABLE; one whose leader is alive but has no endpoint on the request's
+ *       listener has leader -1 and LISTENER_NOT_FOUND from v6 (LEADER_NOT_AVAILABLE before), as in
+ *       Kafka.
  *   <li>Auto-creation: when {@link AdminApiConfig#autoCreateEnabled()} and the request allows it (always
  *       before v4), a missing topic asked for by name is created through the control plane with the
  *       default partitions and replication factor and answered LEADER_NOT_AVAILABLE, as Kafka does,
@@ -83,7 +87,9 @@ public final class MetadataHandler implements RequestHandler {
         MetadataRequest body = request.body(MetadataRequest.class);
         short version = request.header().apiVersion();
         ClusterImage image = metadata.image();
-        Set<Integer> alive = ClusterViews.aliveBrokerIds(image);
+        String listener = ClusterViews.listenerOf(request);
+        Liveness alive =
+                new Liveness(ClusterViews.aliveBrokerIds(image), ClusterViews.aliveBrokerIds(image, listener), version);
         boolean includeTopicOperations = version >= 8 && body.data().includeTopicAuthorizedOperations();
 
         List<MetadataResponseTopic> topics = new ArrayList<>();
@@ -98,7 +104,7 @@ public final class MetadataHandler implements RequestHandler {
         }
 
         var brokers = new MetadataResponseData.MetadataResponseBrokerCollection();
-        for (ClientBroker cb : ClusterViews.clientBrokers(image, FencedBrokers.EXCLUDE)) {
+        for (ClientBroker cb : ClusterViews.clientBrokers(image, FencedBrokers.EXCLUDE, listener)) {
             brokers.add(new MetadataResponseBroker()
                     .setNodeId(cb.broker().id())
                     .setHost(cb.endpoint().host())
@@ -108,7 +114,7 @@ public final class MetadataHandler implements RequestHandler {
         var data = new MetadataResponseData()
                 .setBrokers(brokers)
                 .setClusterId(config.clusterId())
-                .setControllerId(ClusterViews.controllerId(image, metadata.brokerId()));
+                .setControllerId(ClusterViews.controllerId(image, metadata.brokerId(), listener));
         data.topics().addAll(topics);
         if (version >= 8 && version <= 10 && body.data().includeClusterAuthorizedOperations()) {
             data.setClusterAuthorizedOperations(ClusterViews.CLUSTER_AUTHORIZED_OPERATIONS);
@@ -149,7 +155,7 @@ public final class MetadataHandler implements RequestHandler {
     private MetadataResponseTopic answer(
             MetadataRequestTopic requested,
             ClusterImage image,
-            Set<Integer> alive,
+            Liveness alive,
             boolean allowAutoCreation,
             boolean includeTopicOperations) {
         if (byId(requested)) {
@@ -206,7 +212,16 @@ public final class MetadataHandler implements RequestHandler {
                 .setIsInternal(false);
     }
 
-    static MetadataResponseTopic describe(TopicInfo topic, Set<Integer> alive, boolean includeTopicOperations) {
+    /**
+     * Which brokers count as alive for a request.
+     *
+     * @param alive registered and unfenced (on the internal listener, which every broker has)
+     * @param onListener alive and with an endpoint on the request's listener
+     * @param version the request's version
+     */
+    record Liveness(Set<Integer> alive, Set<Integer> onListener, short version) {}
+
+    static MetadataResponseTopic describe(TopicInfo topic, Liveness alive, boolean includeTopicOperations) {
         var result = new MetadataResponseTopic()
                 .setName(topic.name())
                 .setTopicId(topic.id())
@@ -221,14 +236,23 @@ public final class MetadataHandler implements RequestHandler {
         return result;
     }
 
-    private static MetadataResponsePartition describe(PartitionInfo p, Set<Integer> alive) {
-        boolean leaderAlive = p.hasLeader() && alive.contains(p.leader());
+    private static MetadataResponsePartition describe(PartitionInfo p, Liveness alive) {
+        boolean leaderAlive = p.hasLeader() && alive.alive().contains(p.leader());
+        boolean leaderReachable = leaderAlive && alive.onListener().contains(p.leader());
+        Errors error;
+        if (leaderReachable) {
+            error = Errors.NONE;
+        } else if (leaderAlive && alive.version() >= 6) {
+            error = Errors.LISTENER_NOT_FOUND;
+        } else {
+            error = Errors.LEADER_NOT_AVAILABLE;
+        }
         List<Integer> offline =
-                p.replicas().stream().filter(r -> !alive.contains(r)).toList();
+                p.replicas().stream().filter(r -> !alive.alive().contains(r)).toList();
         return new MetadataResponsePartition()
                 .setPartitionIndex(p.partition())
-                .setErrorCode(leaderAlive ? Errors.NONE.code() : Errors.LEADER_NOT_AVAILABLE.code())
-                .setLeaderId(leaderAlive ? p.leader() : ClusterViews.NO_NODE)
+                .setErrorCode(error.code())
+                .setLeaderId(leaderReachable ? p.leader() : ClusterViews.NO_NODE)
                 .setLeaderEpoch(p.leaderEpoch())
                 .setReplicaNodes(new ArrayList<>(p.replicas()))
                 .setIsrNodes(new ArrayList<>(p.isr()))

@@ -8,6 +8,7 @@ import io.tributary.broker.cluster.PartitionInfo;
 import io.tributary.broker.cluster.TopicInfo;
 import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.common.protocol.KafkaRequest;
 import java.util.Objects;
 import java.util.Optional;
 import org.apache.kafka.common.Uuid;
@@ -123,8 +124,11 @@ final class PartitionAccess {
         return new LeaderHint(leader, epoch, leader < 0 ? Optional.empty() : image.broker(leader));
     }
 
-    /** The endpoint clients use to reach {@code broker}: its first listener. */
-    static Optional<BrokerEndpoint> endpoint(BrokerInfo broker) {
-        return broker.endpoints().stream().findFirst();
+    /**
+     * The endpoint clients of the listener {@code request} came in on use to reach {@code broker};
+     * empty when it has none there (the hint is then left out, as Kafka does).
+     */
+    static Optional<BrokerEndpoint> endpoint(BrokerInfo broker, KafkaRequest request) {
+        return broker.endpoint(ClusterViews.listenerOf(request));
     }
 }

@@ -151,7 +151,8 @@ public final class ProduceHandler implements RequestHandler {
         }
         awaitReplication(waiting, Duration.ofMillis(Math.max(0, produce.timeout())));
         for (BrokerInfo broker : hintedBrokers.values()) {
-            PartitionAccess.endpoint(broker).ifPresent(endpoint -> addNodeEndpoint(response, broker, endpoint));
+            PartitionAccess.endpoint(broker, request)
+                    .ifPresent(endpoint -> addNodeEndpoint(response, broker, endpoint));
         }
         return new ProduceResponse(response);
     }

@@ -102,7 +102,7 @@ public class AdminApiConfiguration {
 
     @Bean
     FindCoordinatorHandler findCoordinatorHandler(MetadataView metadata, GroupCoordinatorLocator locator) {
-        return new FindCoordinatorHandler(locator::lookup, () -> FindCoordinatorHandler.self(metadata));
+        return new FindCoordinatorHandler(locator::lookup, listener -> FindCoordinatorHandler.self(metadata, listener));
     }
 
     // The group APIs, forwarded to the group coordinator (one bean each: the Kafka listener

@@ -3,7 +3,9 @@ package io.tributary.broker.app;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.tributary.broker.app.ExternalListenerConfiguration.ExternalKafkaListener;
 import io.tributary.broker.cluster.BrokerEndpoint;
+import io.tributary.broker.cluster.BrokerListeners;
 import io.tributary.broker.cluster.ControlPlane;
 import io.tributary.broker.cluster.HttpControlPlane;
 import io.tributary.broker.cluster.MetadataFollower;
@@ -12,7 +14,9 @@ import io.tributary.common.app.KafkaListenerLifecycle;
 import io.tributary.common.app.KafkaListenerProperties;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.contributor.Health;
@@ -30,9 +34,6 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(ClusterProperties.class)
 class ClusterConfiguration {
-
-    /** The listener name the broker registers its Kafka endpoint under (Kafka's default). */
-    static final String LISTENER = "PLAINTEXT";
 
     @Bean
     HttpControlPlane controlPlane(BrokerProperties broker, ClusterProperties cluster) {
@@ -54,16 +55,37 @@ class ClusterConfiguration {
     }
 
     /**
-     * Starts the follower after the Kafka listener (it depends on the listener's lifecycle bean, so
-     * Spring starts that first and stops it last): the registered endpoint carries the bound port.
+     * Starts the follower after the Kafka listeners (it depends on the internal listener's lifecycle
+     * bean, so Spring starts that first and stops it last; the external one runs a phase earlier):
+     * the registered endpoints carry the bound ports.
      */
     @Bean
     ClusterMembershipLifecycle clusterMembershipLifecycle(
             MetadataFollower follower,
             KafkaListenerLifecycle listener,
             KafkaListenerProperties kafka,
+            ObjectProvider<ExternalKafkaListener> externalListener,
+            ExternalListenerProperties external,
+            BrokerProperties broker,
             ClusterProperties cluster) {
-        return new ClusterMembershipLifecycle(follower, listener, kafka, cluster.controlledShutdownTimeout());
+        return new ClusterMembershipLifecycle(
+                follower,
+                listener,
+                kafka,
+                Optional.ofNullable(externalListener.getIfAvailable()).map(l -> new External(l, external, broker.id())),
+                cluster.controlledShutdownTimeout());
+    }
+
+    /** The external listener and what its endpoint is made of. */
+    record External(ExternalKafkaListener listener, ExternalListenerProperties properties, int brokerId) {
+
+        BrokerEndpoint endpoint() {
+            if (!listener.server().isServing()) {
+                throw new IllegalStateException(
+                        "the external Kafka listener must be bound before the broker registers");
+            }
+            return properties.endpoint(brokerId, listener.server().port());
+        }
     }
 
     @Bean
@@ -117,7 +139,8 @@ class ClusterConfiguration {
     }
 
     /**
-     * Registers (starts the follower) once the Kafka listener is bound. At a clean stop, before the
+     * Registers (starts the follower) once the Kafka listeners are bound: the internal endpoint
+     * ({@code PLAINTEXT}) and, when enabled, the external one ({@code EXTERNAL}). At a clean stop, before the
      * listener closes: the controlled shutdown (the coordinators fence this broker and move its
      * leaderships at once, bounded by {@code controlled-shutdown-timeout}), then the follower stops.
      * The replication fetchers and the logs close after the listener (bean destruction).
@@ -127,6 +150,7 @@ class ClusterConfiguration {
         private final MetadataFollower follower;
         private final KafkaListenerLifecycle listener;
         private final KafkaListenerProperties kafka;
+        private final Optional<External> external;
         private final Duration controlledShutdownTimeout;
         private volatile boolean running;
 
@@ -134,10 +158,12 @@ class ClusterConfiguration {
                 MetadataFollower follower,
                 KafkaListenerLifecycle listener,
                 KafkaListenerProperties kafka,
+                Optional<External> external,
                 Duration controlledShutdownTimeout) {
             this.follower = follower;
             this.listener = listener;
             this.kafka = kafka;
+            this.external = external;
             this.controlledShutdownTimeout = controlledShutdownTimeout;
         }
 
@@ -147,7 +173,10 @@ class ClusterConfiguration {
                 throw new IllegalStateException("the Kafka listener must be bound before the broker registers");
             }
             int port = kafka.resolvedAdvertisedPort(listener.server().port());
-            follower.start(List.of(new BrokerEndpoint(LISTENER, kafka.resolvedAdvertisedHost(), port)));
+            List<BrokerEndpoint> endpoints = new ArrayList<>();
+            endpoints.add(new BrokerEndpoint(BrokerListeners.INTERNAL, kafka.resolvedAdvertisedHost(), port));
+            external.ifPresent(e -> endpoints.add(e.endpoint()));
+            follower.start(endpoints);
             running = true;
         }
 

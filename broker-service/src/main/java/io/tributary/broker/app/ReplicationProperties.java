@@ -1,5 +1,6 @@
 package io.tributary.broker.app;
 
+import io.tributary.broker.cluster.BrokerListeners;
 import io.tributary.broker.replication.ReplicationConfig;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -48,7 +49,7 @@ public record ReplicationProperties(
 
     public ReplicationConfig toConfig() {
         return new ReplicationConfig(
-                ClusterConfiguration.LISTENER,
+                BrokerListeners.INTERNAL,
                 toIntBytes(fetchMaxBytes, "fetch-max-bytes"),
                 toIntBytes(fetchResponseMaxBytes, "fetch-response-max-bytes"),
                 fetchMaxWait,

@@ -83,7 +83,7 @@ class AdminClientProtocolTest {
                                 controlPlane,
                                 java.time.InstantSource.system(),
                                 io.tributary.broker.cluster.GroupCoordinatorLocator.Config.DEFAULTS)::lookup,
-                        () -> FindCoordinatorHandler.self(metadata)),
+                        listener -> FindCoordinatorHandler.self(metadata, listener)),
                 new InitProducerIdHandler(
                         new ProducerIdAllocator(controlPlane, metadata::brokerId, 100, Runnable::run)));
         var serverConfig = ProtocolServerConfig.defaults("test", "127.0.0.1", 0);

@@ -115,7 +115,7 @@ final class DataPathFixture implements AutoCloseable {
     /** Calls {@code handler} with {@code request} as the listener would. */
     <T extends AbstractResponse> T call(RequestHandler handler, AbstractRequest request, Class<T> type) {
         var header = new RequestHeader(request.apiKey(), request.version(), "test", ++correlationId);
-        var connection = new ConnectionInfo("test-1", new InetSocketAddress("127.0.0.1", 40000));
+        var connection = new ConnectionInfo("test-1", new InetSocketAddress("127.0.0.1", 40000), "test");
         return type.cast(handler.handle(new KafkaRequest(header, request, connection)));
     }
 

@@ -106,7 +106,7 @@ class DataPathVersionsTest {
         AbstractRequest parsed = AbstractRequest.parseRequest(built.apiKey(), v, built.serialize()).request;
         RequestHeader header = new RequestHeader(built.apiKey(), v, "test-client", 7);
         AbstractResponse response = handler.handle(new KafkaRequest(
-                header, parsed, new ConnectionInfo("test", new InetSocketAddress("127.0.0.1", 40000))));
+                header, parsed, new ConnectionInfo("test", new InetSocketAddress("127.0.0.1", 40000), "test")));
         Send send = response.toSend(header.toResponseHeader(), v);
         var out = new CollectingChannel();
         while (!send.completed()) {

@@ -25,7 +25,7 @@ class FindCoordinatorHandlerTest {
     private final AtomicReference<Lookup> lookup =
             new AtomicReference<>(new Lookup.Found(new GroupCoordinator(2, "c2.example", 9193)));
     private final FindCoordinatorHandler handler = new FindCoordinatorHandler(
-            lookup::get, () -> Optional.of(new FindCoordinatorHandler.Self(7, "b7.example", 9097)));
+            lookup::get, listener -> Optional.of(new FindCoordinatorHandler.Self(7, "b7.example", 9097)));
 
     static IntStream allVersions() {
         return IntStream.rangeClosed(
@@ -124,7 +124,7 @@ class FindCoordinatorHandlerTest {
             var locator = new GroupCoordinatorLocator(
                     http, java.time.InstantSource.system(), GroupCoordinatorLocator.Config.DEFAULTS);
             FindCoordinatorHandler overHttp = new FindCoordinatorHandler(
-                    locator::lookup, () -> Optional.of(new FindCoordinatorHandler.Self(3, "127.0.0.1", 9093)));
+                    locator::lookup, listener -> Optional.of(new FindCoordinatorHandler.Self(3, "127.0.0.1", 9093)));
             var data = new FindCoordinatorRequestData()
                     .setKeyType(CoordinatorType.GROUP.id())
                     .setKey("g");

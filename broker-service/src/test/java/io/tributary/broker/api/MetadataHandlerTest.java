@@ -168,7 +168,7 @@ class MetadataHandlerTest {
                                         ApiKeys.METADATA, (short) 11, "c", 1),
                                 request,
                                 new io.tributary.common.protocol.ConnectionInfo(
-                                        "c", new java.net.InetSocketAddress("127.0.0.1", 1)))))
+                                        "c", new java.net.InetSocketAddress("127.0.0.1", 1), "test"))))
                 .isInstanceOf(InvalidRequestException.class);
     }
 

@@ -19,8 +19,7 @@ import org.apache.kafka.common.requests.RequestHeader;
  */
 final class Wire {
 
-    private static final ConnectionInfo CONNECTION =
-            new ConnectionInfo("test-connection", new InetSocketAddress("127.0.0.1", 40000));
+    private static final String DEFAULT_LISTENER = "test";
 
     private Wire() {}
 
@@ -33,6 +32,18 @@ final class Wire {
     /** As {@link #call(RequestHandler, AbstractRequest.Builder, int)}, for a request built at its version. */
     @SuppressWarnings("unchecked")
     static <R extends AbstractResponse> R call(RequestHandler handler, AbstractRequest built) {
+        return callOn(DEFAULT_LISTENER, handler, built);
+    }
+
+    /** As {@link #call(RequestHandler, AbstractRequest.Builder, int)}, on the listener named {@code listener}. */
+    static <R extends AbstractResponse> R callOn(
+            String listener, RequestHandler handler, AbstractRequest.Builder<?> builder, int version) {
+        return callOn(listener, handler, builder.build((short) version));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <R extends AbstractResponse> R callOn(
+            String listener, RequestHandler handler, AbstractRequest built) {
         short v = built.version();
         ApiKeys api = built.apiKey();
         if (!handler.versions().contains(v)) {
@@ -40,7 +51,8 @@ final class Wire {
                     + handler.getClass().getSimpleName());
         }
         AbstractRequest parsed = AbstractRequest.parseRequest(api, v, built.serialize()).request;
-        var request = new KafkaRequest(new RequestHeader(api, v, "test-client", 7), parsed, CONNECTION);
+        var connection = new ConnectionInfo("test-connection", new InetSocketAddress("127.0.0.1", 40000), listener);
+        var request = new KafkaRequest(new RequestHeader(api, v, "test-client", 7), parsed, connection);
         AbstractResponse response = handler.handle(request);
         // toByteBufferAccessor hands back a buffer ready to read
         ByteBuffer bytes = MessageUtil.toByteBufferAccessor(response.data(), v).buffer();

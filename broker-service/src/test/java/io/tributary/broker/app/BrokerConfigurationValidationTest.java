@@ -57,6 +57,27 @@ class BrokerConfigurationValidationTest {
                 .hasStackTraceContaining("messageTimestampType");
     }
 
+    @Test
+    void anExternalListenerPortOutOfRangeStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start(
+                        "--tributary.kafka.port=0",
+                        "--tributary.broker.external-listener.enabled=true",
+                        "--tributary.broker.external-listener.port=70000"))
+                .hasStackTraceContaining("tributary.broker.external-listener.port")
+                .hasStackTraceContaining("70000");
+    }
+
+    @Test
+    void anAdvertisedExternalAddressThatIsNotHostAndPortStopsStartupNamingTheProperty() {
+        assertThatThrownBy(
+                        () -> start(
+                                "--tributary.kafka.port=0",
+                                "--tributary.broker.external-listener.enabled=true",
+                                "--tributary.broker.external-listener.advertised-addresses=kafka.example.com:31092,kafka.example.com"))
+                .hasStackTraceContaining("tributary.broker.external-listener.advertised-addresses")
+                .hasStackTraceContaining("'kafka.example.com'");
+    }
+
     /** Starts with {@code args} after a data directory under {@code target/}, so no run leaves data in the module. */
     private static void start(String... args) {
         String[] all = new String[args.length + 1];

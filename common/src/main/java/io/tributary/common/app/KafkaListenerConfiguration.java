@@ -35,15 +35,20 @@ public class KafkaListenerConfiguration {
 
     @Bean
     HealthIndicator kafkaListenerHealthIndicator(KafkaListenerLifecycle lifecycle) {
-        return () -> {
-            KafkaProtocolServer server = lifecycle.server();
-            if (!server.isServing()) {
-                return Health.outOfService().build();
-            }
-            return Health.up()
-                    .withDetail("port", server.port())
-                    .withDetail("connections", server.connectionCount())
-                    .build();
-        };
+        return () -> health(lifecycle.server());
+    }
+
+    /**
+     * A listener's health: UP with its bound port and open connections while it accepts, else
+     * OUT_OF_SERVICE. For a service's further listeners too.
+     */
+    public static Health health(KafkaProtocolServer server) {
+        if (!server.isServing()) {
+            return Health.outOfService().build();
+        }
+        return Health.up()
+                .withDetail("port", server.port())
+                .withDetail("connections", server.connectionCount())
+                .build();
     }
 }

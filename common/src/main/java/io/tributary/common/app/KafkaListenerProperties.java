@@ -64,19 +64,30 @@ public record KafkaListenerProperties(
      * {@code ::}).
      */
     public String resolvedAdvertisedHost() {
+        return resolveAdvertisedHost(advertisedHost, host, "tributary.kafka.advertised-host");
+    }
+
+    /**
+     * The host clients of a listener are told to connect to: {@code advertisedHost} when set, else
+     * {@code bindHost}, or this machine's host name when {@code bindHost} is a wildcard ({@code
+     * 0.0.0.0}, {@code ::}).
+     *
+     * @param property the advertised host's configuration key, for the error message
+     * @throws IllegalStateException when the host name is needed and cannot be resolved
+     */
+    public static String resolveAdvertisedHost(String advertisedHost, String bindHost, String property) {
         if (advertisedHost != null && !advertisedHost.isBlank()) {
             return advertisedHost.trim();
         }
         try {
-            InetAddress bound = InetAddress.getByName(host);
+            InetAddress bound = InetAddress.getByName(bindHost);
             if (!bound.isAnyLocalAddress()) {
-                return host;
+                return bindHost;
             }
             return InetAddress.getLocalHost().getHostName();
         } catch (UnknownHostException e) {
             throw new IllegalStateException(
-                    "tributary.kafka.advertised-host is empty and this machine's host name cannot be resolved;"
-                            + " set tributary.kafka.advertised-host",
+                    "%s is empty and this machine's host name cannot be resolved; set %s".formatted(property, property),
                     e);
         }
     }

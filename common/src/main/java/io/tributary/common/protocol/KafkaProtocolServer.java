@@ -233,7 +233,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
                 socket.socket().setTcpNoDelay(true);
                 socket.socket()
                         .setSoTimeout(Math.toIntExact(config.idleTimeout().toMillis()));
-                info = new ConnectionInfo(id, (InetSocketAddress) socket.getRemoteAddress());
+                info = new ConnectionInfo(id, (InetSocketAddress) socket.getRemoteAddress(), config.name());
                 DataInputStream in = new DataInputStream(
                         new BufferedInputStream(socket.socket().getInputStream()));
                 SocketTransferableChannel out = new SocketTransferableChannel(socket);

@@ -19,6 +19,11 @@ public record KafkaRequest(RequestHeader header, AbstractRequest body, Connectio
         Objects.requireNonNull(connection, "connection");
     }
 
+    /** The name of the listener the request came in on ({@link ConnectionInfo#listener()}). */
+    public String listener() {
+        return connection.listener();
+    }
+
     /** The body as the request class its API key implies; a mismatch is a programmer error. */
     public <T extends AbstractRequest> T body(Class<T> type) {
         return type.cast(body);

@@ -431,4 +431,29 @@ class KafkaProtocolServerTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("ApiVersions");
     }
+
+    /**
+     * Two listeners sharing one handler (a broker's internal and external listener): each request
+     * names the listener it came in on, which is how a handler answers with that listener's
+     * addresses.
+     */
+    @Test
+    void aHandlerLearnsTheListenerEachRequestCameInOn() throws Exception {
+        List<String> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+        RequestHandler recording = handler(ApiKeys.DESCRIBE_CLUSTER, 0, 1, request -> {
+            seen.add(request.listener() + "/" + request.connection().listener());
+            return describeClusterOk(request);
+        });
+        try (var internal = start(ProtocolServerConfig.defaults("kafka", "127.0.0.1", 0), registry, recording);
+                var external = start(ProtocolServerConfig.defaults("external", "127.0.0.1", 0), registry, recording);
+                var toInternal = KafkaTestConnection.open(internal.port());
+                var toExternal = KafkaTestConnection.open(external.port())) {
+
+            toExternal.roundTrip(TestRequests.describeCluster(0), DescribeClusterResponse.class);
+            toInternal.roundTrip(TestRequests.describeCluster(0), DescribeClusterResponse.class);
+            toExternal.roundTrip(TestRequests.describeCluster(1), DescribeClusterResponse.class);
+        }
+
+        assertThat(seen).containsExactly("external/external", "kafka/kafka", "external/external");
+    }
 }

@@ -59,7 +59,7 @@ class FindCoordinatorHandlerTest {
         var request = new KafkaRequest(
                 new RequestHeader(ApiKeys.FIND_COORDINATOR, v, "test-client", 7),
                 parsed,
-                new ConnectionInfo("test", new InetSocketAddress("127.0.0.1", 40000)));
+                new ConnectionInfo("test", new InetSocketAddress("127.0.0.1", 40000), "test"));
         AbstractResponse response = handler.handle(request);
         var bytes = MessageUtil.toByteBufferAccessor(response.data(), v).buffer();
         return (FindCoordinatorResponse)

@@ -1,0 +1,88 @@
+package io.tributary.broker.app;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.tributary.broker.cluster.BrokerListeners;
+import io.tributary.common.app.KafkaListenerConfiguration;
+import io.tributary.common.app.KafkaListenerLifecycle;
+import io.tributary.common.app.KafkaListenerProperties;
+import io.tributary.common.protocol.KafkaProtocolServer;
+import io.tributary.common.protocol.ProtocolMetrics;
+import io.tributary.common.protocol.RequestHandler;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The broker's optional external Kafka listener ({@code tributary.broker.external-listener.*},
+ * {@link ExternalListenerProperties}): when enabled, a second {@link KafkaProtocolServer} with every
+ * {@link RequestHandler} bean the internal listener serves, its own connection bound, the {@code
+ * listener="external"} tag on the protocol meters, and the health indicator {@code
+ * kafkaExternalListener}. The broker registers its endpoint with the coordinators beside the
+ * internal one ({@link ClusterConfiguration}).
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(ExternalListenerProperties.class)
+class ExternalListenerConfiguration {
+
+    @Bean
+    @ConditionalOnProperty(prefix = "tributary.broker.external-listener", name = "enabled", havingValue = "true")
+    ExternalKafkaListener externalKafkaListener(
+            ExternalListenerProperties properties,
+            KafkaListenerProperties kafka,
+            ObjectProvider<RequestHandler> handlers,
+            MeterRegistry registry) {
+        var server = new KafkaProtocolServer(
+                properties.toConfig(kafka),
+                handlers.orderedStream().toList(),
+                new ProtocolMetrics(registry, BrokerListeners.EXTERNAL_SERVER_NAME));
+        return new ExternalKafkaListener(new KafkaListenerLifecycle(server));
+    }
+
+    @Bean
+    @ConditionalOnProperty(prefix = "tributary.broker.external-listener", name = "enabled", havingValue = "true")
+    HealthIndicator kafkaExternalListenerHealthIndicator(ExternalKafkaListener listener) {
+        return () -> KafkaListenerConfiguration.health(listener.server());
+    }
+
+    /**
+     * The external listener's lifecycle. It runs one phase before the internal listener's (which the
+     * registration shares): it is bound before the broker registers its endpoint, and it closes
+     * after the controlled shutdown and the internal listener.
+     */
+    static final class ExternalKafkaListener implements SmartLifecycle {
+
+        private final KafkaListenerLifecycle lifecycle;
+
+        ExternalKafkaListener(KafkaListenerLifecycle lifecycle) {
+            this.lifecycle = lifecycle;
+        }
+
+        KafkaProtocolServer server() {
+            return lifecycle.server();
+        }
+
+        @Override
+        public void start() {
+            lifecycle.start();
+        }
+
+        @Override
+        public void stop() {
+            lifecycle.stop();
+        }
+
+        @Override
+        public boolean isRunning() {
+            return lifecycle.isRunning();
+        }
+
+        @Override
+        public int getPhase() {
+            return lifecycle.getPhase() - 1;
+        }
+    }
+}
