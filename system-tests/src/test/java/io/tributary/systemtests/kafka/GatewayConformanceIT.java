@@ -2,8 +2,8 @@ package io.tributary.systemtests.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tributary.gateway.testing.SseClient.Event;
 import io.tributary.systemtests.kafka.GatewayTranscript.Answer;
-import io.tributary.systemtests.kafka.GatewayTranscript.Event;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -229,11 +229,7 @@ class GatewayConformanceIT {
             // the topic takes batches of at most 1,000 bytes; the good and the bad record are in
             // different partitions, so in different batches, and the cluster answers each on its own
             String topic = g.topic("partial");
-            Answer created = createTopic(
-                    g,
-                    "{\"name\":\"" + topic
-                            + "\",\"partitions\":2,\"replication_factor\":1,\"configs\":{\"max.message.bytes\":\"1000\"}}");
-            assertThat(created.status()).as(created.body()).isEqualTo(201);
+            createTopic(g, topic, 2, Map.of("max.message.bytes", "1000"));
             Answer answer = g.post(
                     "/v1/topics/" + topic + "/records",
                     JSON,
@@ -248,6 +244,23 @@ class GatewayConformanceIT {
                             .path("records")
                             .size())
                     .isZero();
+        });
+    }
+
+    @Test
+    void minInsyncReplicasAboveTheReplicationFactorIsCappedSoAcksAllWrites() {
+        assertTargetsAgree(g -> {
+            // one replica and min.insync.replicas=2: Kafka 4 caps the minimum at the replica count
+            // (its Partition.effectiveMinIsr), so acks=all writes; a cluster that does not would
+            // refuse every acks=all write (NOT_ENOUGH_REPLICAS, then 503 at the cluster-timeout)
+            String topic = g.topic("isr");
+            createTopic(g, topic, 1, Map.of("min.insync.replicas", "2"));
+            String records = "/v1/topics/" + topic + "/records";
+            Answer all = g.post(records + "?acks=all", JSON, "{\"value\":1,\"timestamp\":1}");
+            assertThat(all.status()).as(all.body()).isEqualTo(200);
+            assertThat(all.json().at("/results/0/offset").asLong()).isZero();
+            Answer leader = g.post(records + "?acks=leader", JSON, "{\"value\":2,\"timestamp\":2}");
+            assertThat(leader.status()).as(leader.body()).isEqualTo(200);
         });
     }
 
@@ -404,7 +417,7 @@ class GatewayConformanceIT {
             }
             assertThat(partition0).extracting(Event::name).containsOnly("record");
             assertThat(partition0)
-                    .extracting(e -> e.json().path("offset").asLong())
+                    .extracting(e -> json(e).path("offset").asLong())
                     .containsExactly(0L, 1L, 2L, 3L);
 
             // both partitions: their interleaving (and so the ids on the way) is the gateway's to
@@ -412,13 +425,13 @@ class GatewayConformanceIT {
             try (var stream = g.quiet().stream(events + "?from=earliest")) {
                 List<Event> both = stream.take(8);
                 assertThat(both)
-                        .extracting(e -> e.json().path("value").asInt())
+                        .extracting(e -> json(e).path("value").asInt())
                         .containsExactlyInAnyOrder(0, 1, 2, 3, 10, 11, 12, 13);
                 for (int p = 0; p < 2; p++) {
                     int partition = p;
                     List<Long> offsets = both.stream()
-                            .filter(e -> e.json().path("partition").asInt() == partition)
-                            .map(e -> e.json().path("offset").asLong())
+                            .filter(e -> json(e).path("partition").asInt() == partition)
+                            .map(e -> json(e).path("offset").asLong())
                             .toList();
                     assertThat(offsets).as("partition %d in order", p).containsExactly(0L, 1L, 2L, 3L);
                 }
@@ -434,32 +447,32 @@ class GatewayConformanceIT {
             String afterSecond = partition0.get(1).id().orElseThrow();
             try (var stream = g.stream(events, "Last-Event-ID: " + afterSecond)) {
                 assertThat(stream.take(2))
-                        .extracting(e -> e.json().path("offset").asLong())
+                        .extracting(e -> json(e).path("offset").asLong())
                         .containsExactly(2L, 3L);
             }
             try (var stream =
                     g.stream(events + "?cursor=" + partition0.get(2).id().orElseThrow())) {
                 assertThat(stream.take(1))
-                        .extracting(e -> e.json().path("offset").asLong())
+                        .extracting(e -> json(e).path("offset").asLong())
                         .containsExactly(3L);
             }
             // Last-Event-ID wins over cursor
             try (var stream = g.stream(
                     events + "?cursor=" + partition0.get(2).id().orElseThrow(), "Last-Event-ID: " + afterSecond)) {
                 assertThat(stream.take(1))
-                        .extracting(e -> e.json().path("offset").asLong())
+                        .extracting(e -> json(e).path("offset").asLong())
                         .containsExactly(2L);
             }
 
             // from a time: the first record at or after it in each partition
             try (var stream = g.stream(events + "?from=1970-01-01T00:00:02.500Z&partitions=1")) {
                 assertThat(stream.take(2))
-                        .extracting(e -> e.json().path("offset").asLong())
+                        .extracting(e -> json(e).path("offset").asLong())
                         .containsExactly(2L, 3L);
             }
             try (var stream = g.stream(events + "?from=4000&partitions=0")) {
                 assertThat(stream.take(1))
-                        .extracting(e -> e.json().path("offset").asLong())
+                        .extracting(e -> json(e).path("offset").asLong())
                         .containsExactly(3L);
             }
 
@@ -468,8 +481,8 @@ class GatewayConformanceIT {
                 assertThat(stream.status()).isEqualTo(200);
                 g.post("/v1/topics/" + topic + "/partitions/1/records", JSON, "{\"value\":\"new\",\"timestamp\":5000}");
                 Event next = stream.take(1).getFirst();
-                assertThat(next.json().path("value").asString()).isEqualTo("new");
-                assertThat(next.json().path("offset").asLong()).isEqualTo(4);
+                assertThat(json(next).path("value").asString()).isEqualTo("new");
+                assertThat(json(next).path("offset").asLong()).isEqualTo(4);
             }
 
             // records deleted under a cursor: a gap event without id, then the rest from the log start
@@ -479,13 +492,9 @@ class GatewayConformanceIT {
                 List<Event> gapThenRest = stream.take(2);
                 assertThat(gapThenRest.getFirst().name()).isEqualTo("gap");
                 assertThat(gapThenRest.getFirst().id()).isEmpty();
-                assertThat(gapThenRest
-                                .getFirst()
-                                .json()
-                                .path("log_start_offset")
-                                .asLong())
+                assertThat(json(gapThenRest.getFirst()).path("log_start_offset").asLong())
                         .isEqualTo(3);
-                assertThat(gapThenRest.get(1).json().path("offset").asLong()).isEqualTo(3);
+                assertThat(json(gapThenRest.get(1)).path("offset").asLong()).isEqualTo(3);
             }
         });
     }
@@ -609,14 +618,31 @@ class GatewayConformanceIT {
 
     // ---- helpers --------------------------------------------------------------------------------
 
+    /** An SSE event's data as JSON. */
+    private static JsonNode json(Event event) {
+        return GatewayTranscript.JSON.readTree(event.data());
+    }
+
     private static Answer createTopic(GatewayTranscript g, String json) {
         return g.post("/v1/topics", JSON, json);
     }
 
     /** Creates {@code topic} through the gateway (replication factor 1) and checks it was. */
     private static void createTopic(GatewayTranscript g, String topic, int partitions) {
-        Answer created = createTopic(
-                g, "{\"name\":\"" + topic + "\",\"partitions\":" + partitions + ",\"replication_factor\":1}");
+        createTopic(g, topic, partitions, Map.of());
+    }
+
+    /** As {@link #createTopic(GatewayTranscript, String, int)}, with topic configs. */
+    private static void createTopic(GatewayTranscript g, String topic, int partitions, Map<String, String> configs) {
+        StringBuilder json = new StringBuilder(
+                "{\"name\":\"" + topic + "\",\"partitions\":" + partitions + ",\"replication_factor\":1,\"configs\":{");
+        configs.forEach((key, value) -> json.append(json.charAt(json.length() - 1) == '{' ? "" : ",")
+                .append('"')
+                .append(key)
+                .append("\":\"")
+                .append(value)
+                .append('"'));
+        Answer created = createTopic(g, json.append("}}").toString());
         assertThat(created.status()).as(created.body()).isEqualTo(201);
         awaitLeaders(g.target(), topic, partitions);
     }

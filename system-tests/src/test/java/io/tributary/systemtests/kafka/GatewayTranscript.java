@@ -1,13 +1,7 @@
 package io.tributary.systemtests.kafka;
 
-import java.io.BufferedReader;
+import io.tributary.gateway.testing.SseClient;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -51,9 +45,6 @@ final class GatewayTranscript {
     /** A safety net so that a gateway that never answers fails the test; not an assertion on speed. */
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-    /** How long one SSE read may wait for the next line: a safety net, not a speed check. */
-    private static final int SSE_READ_TIMEOUT_MS = 30_000;
-
     static final JsonMapper JSON = JsonMapper.builder().build();
 
     private static final HttpClient client = HttpClient.newBuilder()
@@ -80,13 +71,6 @@ final class GatewayTranscript {
                 return "";
             }
             return json().path("type").asString().replace("urn:tributary:problem:", "");
-        }
-    }
-
-    /** One SSE event: its name, its id (absent for control events) and its data. */
-    record Event(String name, Optional<String> id, String data) {
-        JsonNode json() {
-            return JSON.readTree(data);
         }
     }
 
@@ -192,7 +176,13 @@ final class GatewayTranscript {
                 .orElse("");
         Map<String, String> recorded = new LinkedHashMap<>();
         for (String name : RECORDED_HEADERS) {
-            response.headers().firstValue(name).ifPresent(v -> recorded.put(name, v));
+            // Allow lists the methods in no fixed order (the web framework's set): sorted
+            response.headers()
+                    .firstValue(name)
+                    .map(v -> name.equals("allow")
+                            ? String.join(",", new java.util.TreeSet<>(List.of(v.split(",\\s*"))))
+                            : v)
+                    .ifPresent(v -> recorded.put(name, v));
         }
         var answer = new Answer(response.statusCode(), mediaType, recorded, response.body());
         lines.add(normalise(label) + " -> " + answer.status() + " " + mediaType
@@ -201,30 +191,13 @@ final class GatewayTranscript {
         return answer;
     }
 
-    /** Opens an SSE stream (HTTP/1.0 over a raw socket, so the answer is not chunked). */
+    /**
+     * Opens an SSE stream with the gateway tests' {@link SseClient} (HTTP/1.0 over a raw socket, so
+     * the answer is not chunked; {@code headerLines} such as {@code "Last-Event-ID: ..."}).
+     */
     Stream stream(String pathAndQuery, String... headerLines) {
-        URI base = URI.create(baseUrl);
-        try {
-            Socket socket = new Socket();
-            socket.connect(new InetSocketAddress(base.getHost(), base.getPort()), SSE_READ_TIMEOUT_MS);
-            socket.setSoTimeout(SSE_READ_TIMEOUT_MS);
-            StringBuilder request = new StringBuilder("GET " + pathAndQuery + " HTTP/1.0\r\n")
-                    .append("Host: ")
-                    .append(base.getHost())
-                    .append(':')
-                    .append(base.getPort())
-                    .append("\r\nAccept: text/event-stream\r\n");
-            for (String header : headerLines) {
-                request.append(header).append("\r\n");
-            }
-            OutputStream out = socket.getOutputStream();
-            out.write(request.append("\r\n").toString().getBytes(StandardCharsets.UTF_8));
-            out.flush();
-            var stream = new Stream(socket, pathAndQuery + (headerLines.length == 0 ? "" : " " + List.of(headerLines)));
-            return stream;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        SseClient client = SseClient.open(URI.create(baseUrl).getPort(), pathAndQuery, headerLines);
+        return new Stream(client, pathAndQuery + (headerLines.length == 0 ? "" : " " + List.of(headerLines)));
     }
 
     private URI uri(String path) {
@@ -338,124 +311,55 @@ final class GatewayTranscript {
 
     /** An SSE stream of this transcript's gateway; every event read is written down. */
     final class Stream implements AutoCloseable {
-        private final Socket socket;
-        private final BufferedReader in;
-        private final int status;
+        private final SseClient client;
         private final String label;
-        private final Map<String, String> headers = new LinkedHashMap<>();
-        private Optional<String> retry = Optional.empty();
 
-        private Stream(Socket socket, String label) throws IOException {
-            this.socket = socket;
+        private Stream(SseClient client, String label) {
+            this.client = client;
             this.label = label;
-            this.in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
-            String statusLine = in.readLine();
-            if (statusLine == null) {
-                throw new IOException("no answer to SSE " + label);
-            }
-            status = Integer.parseInt(statusLine.split(" ")[1]);
-            String line;
-            while ((line = in.readLine()) != null && !line.isEmpty()) {
-                int colon = line.indexOf(':');
-                headers.put(
-                        line.substring(0, colon).strip().toLowerCase(Locale.ROOT),
-                        line.substring(colon + 1).strip());
-            }
-            String mediaType = headers.getOrDefault("content-type", "")
-                    .split(";")[0]
-                    .strip()
-                    .toLowerCase(Locale.ROOT);
-            lines.add(normalise("SSE " + label) + " -> " + status + " " + mediaType);
+            String mediaType = Optional.ofNullable(client.header("content-type"))
+                    .map(v -> v.split(";")[0].strip().toLowerCase(Locale.ROOT))
+                    .orElse("");
+            lines.add(normalise("SSE " + label) + " -> " + client.status() + " " + mediaType);
         }
 
         int status() {
-            return status;
+            return client.status();
         }
 
         /** The rest of an error answer, written down. */
         Answer errorAnswer() {
-            StringBuilder body = new StringBuilder();
-            try {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    body.append(line).append('\n');
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            String text = body.toString().strip();
+            String text = client.body().strip();
             lines.add("  body " + normaliseBody(text));
-            String mediaType = headers.getOrDefault("content-type", "")
-                    .split(";")[0]
-                    .strip()
-                    .toLowerCase(Locale.ROOT);
-            return new Answer(status, mediaType, Map.copyOf(headers), text);
+            String mediaType = Optional.ofNullable(client.header("content-type"))
+                    .map(v -> v.split(";")[0].strip().toLowerCase(Locale.ROOT))
+                    .orElse("");
+            return new Answer(client.status(), mediaType, Map.of(), text);
         }
 
         Optional<String> retry() {
-            return retry;
+            return client.retry();
         }
 
         /** The next {@code count} events, each written down; fails when the stream ends first. */
-        List<Event> take(int count) {
-            List<Event> events = new ArrayList<>();
+        List<SseClient.Event> take(int count) {
+            List<SseClient.Event> events = new ArrayList<>();
             for (int i = 0; i < count; i++) {
-                Event event = next().orElseThrow(() -> new AssertionError(
-                        "SSE " + label + " ended after " + events.size() + " of " + count + " events: " + events));
+                SseClient.Event event = client.next()
+                        .orElseThrow(() -> new AssertionError("SSE " + label + " ended after " + events.size() + " of "
+                                + count + " events: " + events));
+                event.id().filter(id -> id.startsWith("v1.")).ifPresent(id -> topicId(id.split("\\.")[1]));
+                lines.add("  event " + event.name() + " id="
+                        + event.id().map(GatewayTranscript.this::normalise).orElse("-") + " "
+                        + normaliseBody(event.data()));
                 events.add(event);
             }
             return events;
         }
 
-        /** The next event, written down; empty when the stream ended. */
-        Optional<Event> next() {
-            String name = "message";
-            String id = null;
-            String data = null;
-            try {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    if (line.isEmpty()) {
-                        if (data != null) {
-                            var event = new Event(name, Optional.ofNullable(id), data);
-                            if (id != null && id.startsWith("v1.")) {
-                                topicId(id.split("\\.")[1]);
-                            }
-                            lines.add("  event " + name + " id=" + (id == null ? "-" : normalise(id)) + " "
-                                    + normaliseBody(data));
-                            return Optional.of(event);
-                        }
-                        name = "message";
-                        id = null;
-                    } else if (line.startsWith("retry: ")) {
-                        retry = Optional.of(line.substring(7));
-                    } else if (line.startsWith("event: ")) {
-                        name = line.substring(7);
-                    } else if (line.startsWith("id: ")) {
-                        id = line.substring(4);
-                    } else if (line.startsWith("data: ")) {
-                        data = line.substring(6);
-                    } else if (!line.startsWith(":")) {
-                        throw new AssertionError("not an SSE line: " + line);
-                    }
-                }
-                lines.add("  end of stream");
-                return Optional.empty();
-            } catch (SocketTimeoutException e) {
-                throw new AssertionError("SSE " + label + ": no event within " + SSE_READ_TIMEOUT_MS + " ms");
-            } catch (IOException e) {
-                lines.add("  end of stream (" + e.getClass().getSimpleName() + ")");
-                return Optional.empty();
-            }
-        }
-
         @Override
         public void close() {
-            try {
-                socket.close();
-            } catch (IOException ignored) {
-                // closing
-            }
+            client.close();
         }
     }
 }
