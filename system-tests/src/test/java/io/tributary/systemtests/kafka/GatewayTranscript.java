@@ -34,11 +34,12 @@ import tools.jackson.databind.node.ObjectNode;
  * topic ids ({@code <topic-id-N>} in order of appearance, also inside SSE cursors, which embed
  * them), broker ids ({@code leader}, {@code replicas}, {@code isr}: {@code <broker>}) and
  * timestamps the cluster chose while the scenario ran ({@code <now>}: a {@code timestamp} within
- * the scenario's time window; one outside it stays as it is and shows up in the comparison).
- * Everything else, problem {@code detail}s included, is compared as it is.
+ * the scenario's time window; one outside it stays as it is and shows up in the comparison), and
+ * the {@code detail} of problems the cluster words itself: one record's problem in a 207, and the
+ * answers of a {@link #withClusterDetail()} transcript (the scenario checks those details on each
+ * target). Everything else, the other problem {@code detail}s included, is compared as it is.
  *
- * <p>Not thread-safe: one scenario thread; {@link #note} may be called from a helper thread only
- * while the scenario thread waits for it.
+ * <p>Not thread-safe: one scenario thread.
  */
 final class GatewayTranscript {
 
@@ -176,13 +177,7 @@ final class GatewayTranscript {
                 .orElse("");
         Map<String, String> recorded = new LinkedHashMap<>();
         for (String name : RECORDED_HEADERS) {
-            // Allow lists the methods in no fixed order (the web framework's set): sorted
-            response.headers()
-                    .firstValue(name)
-                    .map(v -> name.equals("allow")
-                            ? String.join(",", new java.util.TreeSet<>(List.of(v.split(",\\s*"))))
-                            : v)
-                    .ifPresent(v -> recorded.put(name, v));
+            response.headers().firstValue(name).ifPresent(v -> recorded.put(name, v));
         }
         var answer = new Answer(response.statusCode(), mediaType, recorded, response.body());
         lines.add(normalise(label) + " -> " + answer.status() + " " + mediaType
