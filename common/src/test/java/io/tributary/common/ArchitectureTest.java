@@ -6,10 +6,13 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 import io.tributary.common.testing.ArchitectureRules;
 
-/** The Kafka-protocol listener is plain Java; only {@code io.tributary.common.app} knows Spring. */
+/** The Kafka-protocol listener and the topic config rules are plain Java; only {@code io.tributary.common.app} knows Spring. */
 @AnalyzeClasses(packages = "io.tributary.common", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
 
     @ArchTest
     static final ArchRule protocolPackageIsSpringFree = ArchitectureRules.springFree("io.tributary.common.protocol..");
+
+    @ArchTest
+    static final ArchRule topicPackageIsSpringFree = ArchitectureRules.springFree("io.tributary.common.topic..");
 }

@@ -24,5 +24,8 @@ class ArchitectureTest {
     static final ArchRule problemsAreSpringFree = ArchitectureRules.springFree("io.tributary.gateway.problem..");
 
     @ArchTest
+    static final ArchRule idempotencyIsSpringFree = ArchitectureRules.springFree("io.tributary.gateway.idempotency..");
+
+    @ArchTest
     static final ArchRule metricsAreSpringFree = ArchitectureRules.springFree("io.tributary.gateway.metrics..");
 }

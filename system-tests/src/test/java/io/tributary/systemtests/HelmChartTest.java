@@ -419,6 +419,34 @@ class HelmChartTest {
     }
 
     @Test
+    void gatewaysGetTheIdempotencySettingsWithAReplicatedTopicByDefault() throws IOException {
+        Container gateway = container(render(Optional.empty(), Map.of()), Deployment.class, "gateway");
+        assertThat(env(gateway))
+                .as("0: the lesser of 3 and broker.replicas (3)")
+                .containsEntry("TRIBUTARY_GATEWAY_IDEMPOTENCY_TOPIC_REPLICATION_FACTOR", "3")
+                .containsEntry("TRIBUTARY_GATEWAY_IDEMPOTENCY_KEY_TTL", "24h")
+                .containsEntry("TRIBUTARY_GATEWAY_IDEMPOTENCY_CLAIM_TIMEOUT", "2m");
+
+        Container oneBroker =
+                container(render(Optional.empty(), Map.of("broker.replicas", 1)), Deployment.class, "gateway");
+        assertThat(env(oneBroker)).containsEntry("TRIBUTARY_GATEWAY_IDEMPOTENCY_TOPIC_REPLICATION_FACTOR", "1");
+
+        Container tuned = container(
+                render(
+                        Optional.empty(),
+                        Map.of(
+                                "gateway.idempotency.topicReplicationFactor", 2,
+                                "gateway.idempotency.keyTtl", "1h",
+                                "gateway.idempotency.claimTimeout", "90s")),
+                Deployment.class,
+                "gateway");
+        assertThat(env(tuned))
+                .containsEntry("TRIBUTARY_GATEWAY_IDEMPOTENCY_TOPIC_REPLICATION_FACTOR", "2")
+                .containsEntry("TRIBUTARY_GATEWAY_IDEMPOTENCY_KEY_TTL", "1h")
+                .containsEntry("TRIBUTARY_GATEWAY_IDEMPOTENCY_CLAIM_TIMEOUT", "90s");
+    }
+
+    @Test
     void theExternalListenerIsOneServicePerBrokerPinnedToItsPod() throws IOException {
         List<HasMetadata> resources =
                 render(Optional.of(chartDir().resolve("ci/external-listener-values.yaml")), Map.of());

@@ -138,6 +138,38 @@ class LocalClusterScriptIT {
     }
 
     @Test
+    @Order(0)
+    void upRefusesABadPlacementAndStartsNothing() {
+        Path otherState = work.resolve("refused-placement-state");
+        Path data = work.resolve("refused-placement-data");
+
+        Result unknownName = tributary(
+                Map.of("TRIBUTARY_STATE", otherState.toString(), "TRIBUTARY_HOSTS", "broker-x=127.0.0.2"),
+                "up",
+                "--data",
+                data.toString());
+        Result missingNamespace = tributary(
+                Map.of(
+                        "TRIBUTARY_STATE",
+                        otherState.toString(),
+                        "TRIBUTARY_NETNS",
+                        "broker-0=tributary-no-such-netns-"
+                                + ProcessHandle.current().pid()),
+                "up",
+                "--data",
+                data.toString());
+
+        assertThat(unknownName.exitCode()).isNotZero();
+        assertThat(unknownName.output()).contains("TRIBUTARY_HOSTS: 'broker-x=127.0.0.2' is not NAME=ADDRESS");
+        assertThat(missingNamespace.exitCode()).isNotZero();
+        assertThat(missingNamespace.output()).contains("network namespace 'tributary-no-such-netns-", "does not exist");
+        assertThat(tributary(Map.of("TRIBUTARY_STATE", otherState.toString()), "status")
+                        .output())
+                .contains("no cluster is recorded");
+        assertThat(data).doesNotExist();
+    }
+
+    @Test
     @Order(1)
     void upBringsOneCoordinatorThreeBrokersAndTheGatewayToReady() {
         Result result = tributary(

@@ -48,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * brokers are alive, ...; see {@link ControlPlaneErrors}).
  *
  * <p>{@code validate_only} runs the same checks and, against this broker's image, whether the topic
- * exists and whether enough brokers are alive for the replication factor, and creates nothing.
+ * exists and whether enough brokers are registered for the replication factor (fenced ones count,
+ * as in the coordinators' placement; at least one must be alive), and creates nothing.
  *
  * <p>After the writes the handler waits (at most {@code timeout_ms}, capped by {@link
  * AdminApiConfig#maxMetadataWait()}) until this broker's image holds the new topics, so that the
@@ -211,14 +212,19 @@ public final class CreateTopicsHandler implements RequestHandler {
             if (image.topic(name).isPresent()) {
                 return new Checked(null, topicExists(name));
             }
+            // The coordinators' placement rule (Kafka's KRaft one): fenced brokers fill what the
+            // alive ones cannot hold, so only the registered brokers bound the replication factor.
             int alive = ClusterViews.aliveBrokerIds(image).size();
-            if (replicationFactor > alive) {
+            int registered = image.brokers().size();
+            if (replicationFactor > registered || alive == 0) {
                 return new Checked(
                         null,
                         new ApiError(
                                 Errors.INVALID_REPLICATION_FACTOR,
-                                "replication factor %d is larger than the %d alive brokers"
-                                        .formatted(replicationFactor, alive)));
+                                alive == 0
+                                        ? "no alive broker"
+                                        : "replication factor %d is larger than the %d registered brokers"
+                                                .formatted(replicationFactor, registered)));
             }
         }
         return new Checked(new Valid(name, partitions, replicationFactor, configs), null);

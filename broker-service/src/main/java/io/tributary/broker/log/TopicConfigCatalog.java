@@ -1,14 +1,11 @@
 package io.tributary.broker.log;
 
-import java.util.Arrays;
+import io.tributary.common.topic.TopicConfigRules;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
-import java.util.TreeMap;
-import java.util.function.UnaryOperator;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
 
@@ -18,13 +15,11 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  * API (CreateTopics, DescribeConfigs, IncrementalAlterConfigs) reads it. The defaults here are
  * Kafka's; a broker may set others for its topics ({@link TopicConfigDefaults}).
  *
- * <p>The accepted keys and values are the coordinator's ({@code
- * io.tributary.coordinator.metadata.TopicConfigs}, which the broker cannot import): a broker
- * validates a request before forwarding it so that {@code validate_only} answers as the real write
- * would, and the coordinator validates again. {@code TopicConfigCatalogDriftTest} reads the
- * coordinator's source and fails when the key sets differ. Values are normalized as the coordinator
- * normalizes them (numbers as {@link Long#toString}, booleans in lower case, {@code cleanup.policy}
- * sorted and distinct).
+ * <p>The accepted keys, their types and valid values are common's {@link TopicConfigRules}, which
+ * the coordinator validates with too: a broker validates a request before forwarding it so that
+ * {@code validate_only} answers as the real write would, and the coordinator validates again with
+ * the same rules. This class adds what only a broker needs: the defaults, their broker synonyms and
+ * DescribeConfigs' documentation.
  *
  * <table>
  *   <caption>Topic configs and defaults</caption>
@@ -46,17 +41,17 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  */
 public final class TopicConfigCatalog {
 
-    public static final String CLEANUP_POLICY = "cleanup.policy";
-    public static final String FLUSH_MESSAGES = "flush.messages";
-    public static final String FLUSH_MS = "flush.ms";
-    public static final String MAX_MESSAGE_BYTES = "max.message.bytes";
-    public static final String MESSAGE_TIMESTAMP_TYPE = "message.timestamp.type";
-    public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
-    public static final String RETENTION_BYTES = "retention.bytes";
-    public static final String RETENTION_MS = "retention.ms";
-    public static final String SEGMENT_BYTES = "segment.bytes";
-    public static final String SEGMENT_MS = "segment.ms";
-    public static final String UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable";
+    public static final String CLEANUP_POLICY = TopicConfigRules.CLEANUP_POLICY;
+    public static final String FLUSH_MESSAGES = TopicConfigRules.FLUSH_MESSAGES;
+    public static final String FLUSH_MS = TopicConfigRules.FLUSH_MS;
+    public static final String MAX_MESSAGE_BYTES = TopicConfigRules.MAX_MESSAGE_BYTES;
+    public static final String MESSAGE_TIMESTAMP_TYPE = TopicConfigRules.MESSAGE_TIMESTAMP_TYPE;
+    public static final String MIN_INSYNC_REPLICAS = TopicConfigRules.MIN_INSYNC_REPLICAS;
+    public static final String RETENTION_BYTES = TopicConfigRules.RETENTION_BYTES;
+    public static final String RETENTION_MS = TopicConfigRules.RETENTION_MS;
+    public static final String SEGMENT_BYTES = TopicConfigRules.SEGMENT_BYTES;
+    public static final String SEGMENT_MS = TopicConfigRules.SEGMENT_MS;
+    public static final String UNCLEAN_LEADER_ELECTION_ENABLE = TopicConfigRules.UNCLEAN_LEADER_ELECTION_ENABLE;
 
     /** Kafka's value of the {@code flush.*} defaults: never flush on count or time. */
     public static final long NEVER = Long.MAX_VALUE;
@@ -64,32 +59,33 @@ public final class TopicConfigCatalog {
     /**
      * One topic config.
      *
-     * @param name the Kafka key
-     * @param type its Kafka type, as DescribeConfigs reports it
+     * @param rule the key, its Kafka type and its valid values (shared with the coordinator)
      * @param defaultValue Kafka's default, as Kafka writes it (a broker may set another: {@link
      *     TopicConfigDefaults})
      * @param brokerSynonym the Kafka broker config the default comes from
      * @param documentation one sentence for DescribeConfigs' {@code documentation}
      */
     public record Definition(
-            String name,
-            ConfigType type,
-            String defaultValue,
-            String brokerSynonym,
-            String documentation,
-            UnaryOperator<String> normalizer) {
+            TopicConfigRules.Rule rule, String defaultValue, String brokerSynonym, String documentation) {
+
+        /** The Kafka key. */
+        public String name() {
+            return rule.name();
+        }
+
+        /** Its Kafka type, as DescribeConfigs reports it. */
+        public ConfigType type() {
+            return rule.type();
+        }
 
         /** Validates and normalizes a value; throws {@link InvalidConfigurationException} naming the key. */
         public String normalize(String value) {
-            if (value == null) {
-                throw new InvalidConfigurationException("topic config '" + name + "' has no value");
-            }
-            return normalizer.apply(value.strip());
+            return rule.normalize(value);
         }
 
         /** Whether the config holds a comma-separated list (APPEND and SUBTRACT apply). */
         public boolean isList() {
-            return type == ConfigType.LIST;
+            return rule.isList();
         }
     }
 
@@ -112,156 +108,84 @@ public final class TopicConfigCatalog {
     }
 
     /**
-     * Validates and normalizes a set of overrides, in key order.
+     * Validates and normalizes a set of overrides, in key order ({@link TopicConfigRules#validate}).
      *
      * @throws InvalidConfigurationException naming the first bad key and why
      */
     public static SortedMap<String, String> validate(Map<String, String> configs) {
-        SortedMap<String, String> normalized = new TreeMap<>();
-        for (Map.Entry<String, String> e : new TreeMap<>(configs).entrySet()) {
-            normalized.put(e.getKey(), normalize(e.getKey(), e.getValue()));
-        }
-        return normalized;
+        return TopicConfigRules.validate(configs);
     }
 
-    /** Validates one key and value, returning the normalized value. */
+    /** Validates one key and value, returning the normalized value ({@link TopicConfigRules#normalize}). */
     public static String normalize(String key, String value) {
-        Definition definition = DEFINITIONS.get(key);
-        if (definition == null) {
-            throw new InvalidConfigurationException("unknown topic config '" + key + "'; accepted keys: " + names());
-        }
-        return definition.normalize(value);
+        return TopicConfigRules.normalize(key, value);
     }
 
     private static Map<String, Definition> definitions() {
         Map<String, Definition> byName = new LinkedHashMap<>();
         List<Definition> list = List.of(
                 new Definition(
-                        CLEANUP_POLICY,
-                        ConfigType.LIST,
+                        rule(CLEANUP_POLICY),
                         "delete",
                         "log.cleanup.policy",
-                        "delete: old segments are deleted by retention; compact: the last record per key is kept.",
-                        TopicConfigCatalog::cleanupPolicy),
+                        "delete: old segments are deleted by retention; compact: the last record per key is kept."),
                 new Definition(
-                        FLUSH_MESSAGES,
-                        ConfigType.LONG,
+                        rule(FLUSH_MESSAGES),
                         Long.toString(NEVER),
                         "log.flush.interval.messages",
-                        "Fsync the log after this many records; replication, not fsync, is the durability mechanism.",
-                        v -> longIn(FLUSH_MESSAGES, v, 1, Long.MAX_VALUE)),
+                        "Fsync the log after this many records; replication, not fsync, is the durability mechanism."),
                 new Definition(
-                        FLUSH_MS,
-                        ConfigType.LONG,
+                        rule(FLUSH_MS),
                         Long.toString(NEVER),
                         "log.flush.interval.ms",
-                        "Fsync the log when this many milliseconds passed since the last fsync.",
-                        v -> longIn(FLUSH_MS, v, 0, Long.MAX_VALUE)),
+                        "Fsync the log when this many milliseconds passed since the last fsync."),
                 new Definition(
-                        MAX_MESSAGE_BYTES,
-                        ConfigType.INT,
+                        rule(MAX_MESSAGE_BYTES),
                         Integer.toString(LogConfig.DEFAULT_MAX_MESSAGE_BYTES),
                         "message.max.bytes",
-                        "The largest record batch a producer may append, in bytes.",
-                        v -> longIn(MAX_MESSAGE_BYTES, v, 0, Integer.MAX_VALUE)),
+                        "The largest record batch a producer may append, in bytes."),
                 new Definition(
-                        MESSAGE_TIMESTAMP_TYPE,
-                        ConfigType.STRING,
+                        rule(MESSAGE_TIMESTAMP_TYPE),
                         "CreateTime",
                         "log.message.timestamp.type",
                         "CreateTime keeps the producer's timestamps; LogAppendTime stamps batches with the broker's"
-                                + " clock.",
-                        TopicConfigCatalog::timestampType),
+                                + " clock."),
                 new Definition(
-                        MIN_INSYNC_REPLICAS,
-                        ConfigType.INT,
+                        rule(MIN_INSYNC_REPLICAS),
                         "1",
                         "min.insync.replicas",
-                        "acks=all producers fail with NOT_ENOUGH_REPLICAS while the ISR is smaller than this.",
-                        v -> longIn(MIN_INSYNC_REPLICAS, v, 1, Integer.MAX_VALUE)),
+                        "acks=all producers fail with NOT_ENOUGH_REPLICAS while the ISR is smaller than this."),
                 new Definition(
-                        RETENTION_BYTES,
-                        ConfigType.LONG,
+                        rule(RETENTION_BYTES),
                         "-1",
                         "log.retention.bytes",
-                        "Old segments are deleted while a partition is larger than this; -1: no size limit.",
-                        v -> longIn(RETENTION_BYTES, v, -1, Long.MAX_VALUE)),
+                        "Old segments are deleted while a partition is larger than this; -1: no size limit."),
                 new Definition(
-                        RETENTION_MS,
-                        ConfigType.LONG,
+                        rule(RETENTION_MS),
                         Long.toString(LogConfig.DEFAULT_RETENTION_TIME.toMillis()),
                         "log.retention.ms",
-                        "Segments whose newest record is older than this are deleted; -1: no time limit.",
-                        v -> longIn(RETENTION_MS, v, -1, Long.MAX_VALUE)),
+                        "Segments whose newest record is older than this are deleted; -1: no time limit."),
                 new Definition(
-                        SEGMENT_BYTES,
-                        ConfigType.INT,
+                        rule(SEGMENT_BYTES),
                         Integer.toString(LogConfig.DEFAULT_SEGMENT_BYTES),
                         "log.segment.bytes",
-                        "A segment file is rolled before it would grow past this many bytes.",
-                        v -> longIn(SEGMENT_BYTES, v, 1L << 20, Integer.MAX_VALUE)),
+                        "A segment file is rolled before it would grow past this many bytes."),
                 new Definition(
-                        SEGMENT_MS,
-                        ConfigType.LONG,
+                        rule(SEGMENT_MS),
                         Long.toString(LogConfig.DEFAULT_SEGMENT_TIME.toMillis()),
                         "log.roll.ms",
-                        "A non-empty segment is rolled once its first record is this many milliseconds old.",
-                        v -> longIn(SEGMENT_MS, v, 1, Long.MAX_VALUE)),
+                        "A non-empty segment is rolled once its first record is this many milliseconds old."),
                 new Definition(
-                        UNCLEAN_LEADER_ELECTION_ENABLE,
-                        ConfigType.BOOLEAN,
+                        rule(UNCLEAN_LEADER_ELECTION_ENABLE),
                         "false",
                         "unclean.leader.election.enable",
                         "Whether a replica outside the ISR may become leader when no ISR member is alive (data"
-                                + " loss).",
-                        TopicConfigCatalog::bool));
+                                + " loss)."));
         list.stream().sorted(java.util.Comparator.comparing(Definition::name)).forEach(d -> byName.put(d.name(), d));
         return byName;
     }
 
-    private static String longIn(String key, String value, long min, long max) {
-        long parsed;
-        try {
-            parsed = Long.parseLong(value);
-        } catch (NumberFormatException e) {
-            throw new InvalidConfigurationException(
-                    "topic config '%s' must be an integer, got '%s'".formatted(key, value));
-        }
-        if (parsed < min || parsed > max) {
-            throw new InvalidConfigurationException(
-                    "topic config '%s' must be in [%d, %d], got %d".formatted(key, min, max, parsed));
-        }
-        return Long.toString(parsed);
-    }
-
-    private static String cleanupPolicy(String value) {
-        List<String> members = Arrays.stream(value.split(","))
-                .map(s -> s.strip().toLowerCase(Locale.ROOT))
-                .filter(s -> !s.isEmpty())
-                .distinct()
-                .sorted()
-                .toList();
-        if (members.isEmpty() || !List.of("compact", "delete").containsAll(members)) {
-            throw new InvalidConfigurationException(
-                    "topic config 'cleanup.policy' must be delete, compact or both, got '" + value + "'");
-        }
-        return String.join(",", members);
-    }
-
-    private static String timestampType(String value) {
-        if (!value.equals("CreateTime") && !value.equals("LogAppendTime")) {
-            throw new InvalidConfigurationException(
-                    "topic config 'message.timestamp.type' must be CreateTime or LogAppendTime, got '" + value + "'");
-        }
-        return value;
-    }
-
-    private static String bool(String value) {
-        String lower = value.toLowerCase(Locale.ROOT);
-        if (!lower.equals("true") && !lower.equals("false")) {
-            throw new InvalidConfigurationException(
-                    "topic config 'unclean.leader.election.enable' must be true or false, got '" + value + "'");
-        }
-        return lower;
+    private static TopicConfigRules.Rule rule(String name) {
+        return TopicConfigRules.rule(name).orElseThrow();
     }
 }

@@ -228,6 +228,22 @@ class CreateTopicsHandlerTest {
     }
 
     @Test
+    void validateOnlyCountsAFencedBrokerForTheReplicationFactorAsThePlacementDoes() {
+        controlPlane.addBroker(3, 9095, true);
+
+        CreateTopicsResponse response =
+                create(7, true, 30_000, topic("with-the-fenced-one", 1, 4), topic("one-too-many", 1, 5));
+
+        assertThat(response.data().topics())
+                .extracting(CreatableTopicResult::name, CreatableTopicResult::errorCode)
+                .containsExactly(
+                        tuple("with-the-fenced-one", Errors.NONE.code()),
+                        tuple("one-too-many", Errors.INVALID_REPLICATION_FACTOR.code()));
+        assertThat(result(response, "one-too-many").errorMessage())
+                .isEqualTo("replication factor 5 is larger than the 4 registered brokers");
+    }
+
+    @Test
     void aTopicThisBrokerDoesNotSeeWithinTheTimeoutIsRequestTimedOut() {
         metadata.freeze();
 

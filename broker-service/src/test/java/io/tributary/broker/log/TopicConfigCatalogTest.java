@@ -3,47 +3,28 @@ package io.tributary.broker.log;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.tributary.common.topic.TopicConfigRules;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The broker's topic-config catalog accepts what the coordinators accept (the same cases as the
- * coordinator's {@code TopicConfigsTest}, and the same keys as its {@code TopicConfigs}, read from its
- * source), and its defaults are the storage engine's.
+ * The broker's topic-config catalog accepts exactly what common's {@link TopicConfigRules} accept
+ * (which the coordinators validate with too), and its defaults are the storage engine's.
  */
 class TopicConfigCatalogTest {
 
-    /** The coordinator's list of accepted keys, relative to this module's directory (the tests' working directory). */
-    private static final Path COORDINATOR_TOPIC_CONFIGS =
-            Path.of("../coordinator-service/src/main/java/io/tributary/coordinator/metadata/TopicConfigs.java");
-
     @Test
-    void acceptsExactlyTheKeysTheCoordinatorsAccept() throws IOException {
-        assertThat(COORDINATOR_TOPIC_CONFIGS)
-                .as("the coordinator's TopicConfigs source, to compare the accepted keys with")
-                .isRegularFile();
-        Matcher keys = Pattern.compile("public static final String \\w+ = \"([a-z.]+)\";")
-                .matcher(Files.readString(COORDINATOR_TOPIC_CONFIGS));
-        Set<String> coordinatorKeys = new TreeSet<>();
-        while (keys.find()) {
-            coordinatorKeys.add(keys.group(1));
+    void definesEveryKeyTheSharedRulesAccept() {
+        assertThat(TopicConfigCatalog.names()).containsExactlyElementsOf(TopicConfigRules.keys());
+        for (TopicConfigCatalog.Definition d : TopicConfigCatalog.all()) {
+            assertThat(d.rule()).isEqualTo(TopicConfigRules.rule(d.name()).orElseThrow());
         }
-
-        assertThat(coordinatorKeys).isNotEmpty();
-        assertThat(TopicConfigCatalog.names()).containsExactlyElementsOf(coordinatorKeys);
     }
 
     @Test

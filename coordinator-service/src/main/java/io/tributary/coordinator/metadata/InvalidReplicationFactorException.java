@@ -1,6 +1,6 @@
 package io.tributary.coordinator.metadata;
 
-/** The replication factor is below 1, above the number of live brokers, or differs between partitions of one topic. */
+/** The replication factor is below 1, above the number of registered brokers (or no broker is live), or differs between partitions of one topic. */
 public final class InvalidReplicationFactorException extends MetadataException {
 
     public InvalidReplicationFactorException(String message) {

@@ -4,7 +4,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A live broker as placement sees it.
+ * A registered broker (live or fenced) as placement sees it.
  *
  * @param id the broker id
  * @param rack its rack; a broker without one is a failure domain of its own

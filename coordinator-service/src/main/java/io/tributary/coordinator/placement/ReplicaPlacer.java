@@ -1,5 +1,6 @@
 package io.tributary.coordinator.placement;
 
+import io.tributary.coordinator.metadata.Broker;
 import io.tributary.coordinator.metadata.InvalidReplicationFactorException;
 import io.tributary.coordinator.metadata.InvalidRequestException;
 import io.tributary.coordinator.metadata.MetadataImage;
@@ -26,6 +27,15 @@ import java.util.TreeMap;
  * already used until every rack is used; the walk starts a further {@code i / n} positions on (n
  * being the broker count) so that partitions with the same leader get different followers.
  *
+ * <p>Fenced brokers (registered, but not heartbeating: down or cut off) are used only when the live
+ * ones are too few for the replication factor, as Kafka's KRaft placement does: the live brokers
+ * get as many replicas as they can hold (the preferred leader always among them, placed as above)
+ * and the fenced ones fill the rest, after the live ones, partition {@code i} starting at fenced
+ * broker {@code i mod f} in id order. So a 3-broker cluster with one broker down still creates a
+ * topic with replication factor 3: its ISR starts as the live replicas and the fenced one catches
+ * up when it returns. A replication factor above the number of registered brokers, or no live
+ * broker at all, is refused.
+ *
  * <p>Thread-safety: stateless.
  */
 public final class ReplicaPlacer {
@@ -50,9 +60,76 @@ public final class ReplicaPlacer {
         return counts;
     }
 
-    /** Places {@code partitions} new partitions on the live brokers of {@code image}. */
+    /** The registered brokers of an image that are fenced, as placement sees them. */
+    public static List<BrokerSlot> fencedBrokers(MetadataImage image) {
+        return image.brokers().values().stream()
+                .filter(Broker::fenced)
+                .map(b -> new BrokerSlot(b.id(), b.rack()))
+                .toList();
+    }
+
+    /**
+     * Places {@code partitions} new partitions on the live brokers of {@code image}, completed with
+     * its fenced brokers when the live ones are fewer than the replication factor.
+     */
     public static List<List<Integer>> place(MetadataImage image, int partitions, int replicationFactor) {
-        return place(liveBrokers(image), partitions, replicationFactor, leaderCounts(image));
+        return place(liveBrokers(image), fencedBrokers(image), partitions, replicationFactor, leaderCounts(image));
+    }
+
+    /**
+     * Places new partitions on live brokers and, when they are too few, fenced ones.
+     *
+     * @param live the live brokers (any order)
+     * @param fenced the registered brokers that are fenced (any order), used only for the replicas
+     *     the live brokers cannot hold
+     * @param partitions how many partitions to place, 1 or more
+     * @param replicationFactor replicas per partition, 1..{@code live.size() + fenced.size()}
+     * @param leaderCounts partitions each broker leads today (absent: none)
+     * @return the replicas of each new partition, preferred leader (a live broker) first
+     * @throws InvalidReplicationFactorException if the replication factor is below 1 or above the
+     *     number of registered brokers, or if no broker is live
+     */
+    public static List<List<Integer>> place(
+            List<BrokerSlot> live,
+            List<BrokerSlot> fenced,
+            int partitions,
+            int replicationFactor,
+            Map<Integer, Integer> leaderCounts) {
+        if (fenced.isEmpty() || replicationFactor <= live.size()) {
+            return place(live, partitions, replicationFactor, leaderCounts);
+        }
+        int registered = live.size() + fenced.size();
+        if (replicationFactor > registered) {
+            throw new InvalidReplicationFactorException(
+                    "replication factor %d is larger than the %d registered broker%s (%d live, %d fenced)"
+                            .formatted(
+                                    replicationFactor,
+                                    registered,
+                                    registered == 1 ? "" : "s",
+                                    live.size(),
+                                    fenced.size()));
+        }
+        if (live.isEmpty()) {
+            throw new InvalidReplicationFactorException(
+                    "no live broker: all %d registered brokers are fenced".formatted(fenced.size()));
+        }
+        List<Integer> fencedIds = fenced.stream().map(BrokerSlot::id).sorted().toList();
+        if (fencedIds.stream().distinct().count() != fencedIds.size()
+                || live.stream().anyMatch(b -> fencedIds.contains(b.id()))) {
+            throw new IllegalArgumentException(
+                    "a broker is listed twice in live %s and fenced %s".formatted(live, fenced));
+        }
+        List<List<Integer>> onLive = place(live, partitions, live.size(), leaderCounts);
+        int missing = replicationFactor - live.size();
+        List<List<Integer>> result = new ArrayList<>(partitions);
+        for (int i = 0; i < partitions; i++) {
+            List<Integer> replicas = new ArrayList<>(onLive.get(i));
+            for (int k = 0; k < missing; k++) {
+                replicas.add(fencedIds.get((i + k) % fencedIds.size()));
+            }
+            result.add(List.copyOf(replicas));
+        }
+        return List.copyOf(result);
     }
 
     /**

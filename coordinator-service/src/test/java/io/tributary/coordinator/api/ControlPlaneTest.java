@@ -544,8 +544,13 @@ class ControlPlaneTest {
         assertProblem(createPartitions(name, "{\"count\":\"many\"}"), 400, "malformed-json");
     }
 
+    /**
+     * Kafka's KRaft placement: while a broker is down (registered, fenced), a replication factor up
+     * to the registered brokers still places, the fenced broker outside the ISR and never leading;
+     * it catches up when it returns. Before, both answered INVALID_REPLICATION_FACTOR.
+     */
     @Test
-    void createPartitionsWithMoreReplicasThanLiveBrokersIsInvalidReplicationFactor() throws Exception {
+    void createTopicsAndPartitionsWithABrokerDownPutTheFencedBrokerOutsideTheIsr() throws Exception {
         int fencedLater = liveBroker("ra");
         liveBroker("rb");
         int live = node.stateMachine().image().liveBrokers().size();
@@ -556,9 +561,31 @@ class ControlPlaneTest {
                 .as("a new incarnation fences the old one")
                 .isEqualTo(200);
         assertThat(broker(fencedLater).get("fenced").asBoolean()).isTrue();
+        MetadataImage image = node.stateMachine().image();
+        assertThat(image.liveBrokers()).hasSize(live - 1);
 
-        assertProblem(createPartitions(name, "{\"count\":2}"), 400, "invalid-replication-factor");
-        assertThat(node.stateMachine().image().topic(name).partitions()).hasSize(1);
+        Answer grown = createPartitions(name, "{\"count\":2}");
+        assertThat(grown.status()).as(grown.raw().body()).isEqualTo(200);
+        String another = topicName();
+        Answer created = createTopic(another, 2, live, "{}");
+        assertThat(created.status()).as(created.raw().body()).isEqualTo(201);
+
+        List<JsonNode> placed = new ArrayList<>();
+        placed.add(grown.body().get("topic").get("partitions").get(1));
+        created.body().get("topic").get("partitions").forEach(placed::add);
+        for (JsonNode p : placed) {
+            List<Integer> replicas = ints(p.get("replicas"));
+            List<Integer> fenced =
+                    replicas.stream().filter(r -> !image.isLive(r)).toList();
+            assertThat(replicas).as(p.toString()).hasSize(live).doesNotHaveDuplicates();
+            assertThat(fenced)
+                    .as("%s: exactly one fenced replica, placed last", p)
+                    .hasSize(1);
+            assertThat(replicas.getLast()).as(p.toString()).isEqualTo(fenced.getFirst());
+            assertThat(p.get("leader").asInt()).as(p.toString()).isEqualTo(replicas.getFirst());
+            assertThat(ints(p.get("isr"))).as(p.toString()).containsExactlyElementsOf(replicas.subList(0, live - 1));
+        }
+        assertProblem(createTopic(topicName(), 1, image.brokers().size() + 1, "{}"), 400, "invalid-replication-factor");
     }
 
     // ---- producer ids

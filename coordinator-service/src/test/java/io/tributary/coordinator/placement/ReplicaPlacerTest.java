@@ -132,4 +132,65 @@ class ReplicaPlacerTest {
                 new BrokerSlot(2, Optional.of("c")));
         assertThat(ReplicaPlacer.place(three, 1, 3, Map.of(0, 4, 1, 2, 2, 1))).containsExactly(List.of(2, 0, 1));
     }
+
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void fencedBrokersOnlyFillWhatTheLiveOnesCannotHoldAndNeverLead(long seed) {
+        var r = new SplittableRandom(seed);
+        Case c = Case.random(r);
+        // Fence a random non-empty proper subset of the case's brokers.
+        List<BrokerSlot> live = new ArrayList<>();
+        List<BrokerSlot> fenced = new ArrayList<>();
+        for (BrokerSlot b : c.brokers()) {
+            (r.nextInt(3) == 0 ? fenced : live).add(b);
+        }
+        if (live.isEmpty() || fenced.isEmpty()) {
+            return; // the other tests cover all-live; no live broker is refused below
+        }
+        int registered = c.brokers().size();
+        int replicationFactor = r.nextInt(1, registered + 1);
+        List<Integer> liveIds = live.stream().map(BrokerSlot::id).toList();
+        List<List<Integer>> placement = ReplicaPlacer.place(live, fenced, c.partitions(), replicationFactor, c.load());
+        assertThat(placement).as("seed %d", seed).hasSize(c.partitions());
+        for (List<Integer> replicas : placement) {
+            String context =
+                    "seed %d: live %s fenced %s rf %d -> %s".formatted(seed, live, fenced, replicationFactor, replicas);
+            assertThat(replicas).as(context).hasSize(replicationFactor).doesNotHaveDuplicates();
+            assertThat(replicas.getFirst()).as(context).isIn(liveIds);
+            long onLive = replicas.stream().filter(liveIds::contains).count();
+            assertThat(onLive).as(context).isEqualTo(Math.min(replicationFactor, live.size()));
+            // Live replicas come first: a fenced one never precedes a live one.
+            assertThat(replicas.subList(0, (int) onLive)).as(context).allMatch(liveIds::contains);
+        }
+        if (replicationFactor <= live.size()) {
+            assertThat(placement)
+                    .as("seed %d: enough live brokers, the same placement as without fenced ones", seed)
+                    .isEqualTo(ReplicaPlacer.place(live, c.partitions(), replicationFactor, c.load()));
+        }
+    }
+
+    @Test
+    void aThreeBrokerClusterWithOneBrokerDownStillPlacesReplicationFactorThree() {
+        List<BrokerSlot> live = List.of(new BrokerSlot(0, Optional.empty()), new BrokerSlot(2, Optional.empty()));
+        List<BrokerSlot> fenced = List.of(new BrokerSlot(1, Optional.empty()));
+        assertThat(ReplicaPlacer.place(live, fenced, 2, 3, Map.of()))
+                .containsExactly(List.of(0, 2, 1), List.of(2, 0, 1));
+    }
+
+    @Test
+    void aReplicationFactorAboveTheRegisteredBrokerCountIsRefused() {
+        List<BrokerSlot> live = List.of(new BrokerSlot(0, Optional.empty()), new BrokerSlot(2, Optional.empty()));
+        List<BrokerSlot> fenced = List.of(new BrokerSlot(1, Optional.empty()));
+        assertThatThrownBy(() -> ReplicaPlacer.place(live, fenced, 1, 4, Map.of()))
+                .isInstanceOf(InvalidReplicationFactorException.class)
+                .hasMessage("replication factor 4 is larger than the 3 registered brokers (2 live, 1 fenced)");
+    }
+
+    @Test
+    void noLiveBrokerIsRefusedEvenWhenEnoughAreRegistered() {
+        List<BrokerSlot> fenced = List.of(new BrokerSlot(0, Optional.empty()), new BrokerSlot(1, Optional.empty()));
+        assertThatThrownBy(() -> ReplicaPlacer.place(List.of(), fenced, 1, 2, Map.of()))
+                .isInstanceOf(InvalidReplicationFactorException.class)
+                .hasMessage("no live broker: all 2 registered brokers are fenced");
+    }
 }

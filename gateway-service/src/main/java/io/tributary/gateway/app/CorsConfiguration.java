@@ -3,6 +3,7 @@ package io.tributary.gateway.app;
 import io.tributary.gateway.metrics.GatewayMetrics;
 import io.tributary.gateway.problem.Problem;
 import io.tributary.gateway.problem.ProblemType;
+import io.tributary.gateway.produce.ProduceController;
 import java.io.IOException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -23,7 +24,7 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * CORS for {@code /v1/**}: the origins of {@code tributary.gateway.cors.allowed-origins} may call
  * every method, send any header (a preflight is answered for them, cached {@code max-age}) and read
- * {@code Retry-After} and {@code Location}; no credentials. A cross-origin request from an origin
+ * {@code Retry-After}, {@code Location} and {@code Idempotent-Replayed}; no credentials. A cross-origin request from an origin
  * not allowed, when some are configured, is 403 {@code origin-not-allowed} (problem+json, like every
  * error); with none configured, nothing is added and browsers keep other origins out themselves.
  */
@@ -50,7 +51,7 @@ class CorsConfiguration implements WebMvcConfigurer {
         }
         v1.allowedMethods("GET", "HEAD", "POST", "DELETE")
                 .allowedHeaders("*")
-                .exposedHeaders(HttpHeaders.RETRY_AFTER, HttpHeaders.LOCATION)
+                .exposedHeaders(HttpHeaders.RETRY_AFTER, HttpHeaders.LOCATION, ProduceController.REPLAYED_HEADER)
                 .allowCredentials(false)
                 .maxAge(cors.maxAge().toSeconds());
     }

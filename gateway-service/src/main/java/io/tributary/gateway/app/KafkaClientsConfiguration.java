@@ -11,8 +11,10 @@ import io.tributary.gateway.consume.SseProperties;
 import io.tributary.gateway.groups.GroupStreamController;
 import io.tributary.gateway.groups.GroupsController;
 import io.tributary.gateway.groups.GroupsProperties;
+import io.tributary.gateway.idempotency.IdempotencyLog;
 import io.tributary.gateway.metrics.GatewayMetrics;
 import io.tributary.gateway.produce.Acks;
+import io.tributary.gateway.produce.IdempotencyProperties;
 import io.tributary.gateway.produce.ProduceController;
 import io.tributary.gateway.produce.ProduceProperties;
 import io.tributary.gateway.produce.Producers;
@@ -21,6 +23,8 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -33,6 +37,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -45,7 +50,8 @@ import tools.jackson.databind.json.JsonMapper;
     ProduceProperties.class,
     FetchProperties.class,
     SseProperties.class,
-    GroupsProperties.class
+    GroupsProperties.class,
+    IdempotencyProperties.class
 })
 class KafkaClientsConfiguration {
 
@@ -235,6 +241,75 @@ class KafkaClientsConfiguration {
         return new GatewayMetrics(registry);
     }
 
+    /** How many cluster timeouts a claim may take at most: its append, its read, the produce, the result. */
+    private static final int CLAIM_STEPS = 4;
+
+    /**
+     * The idempotency log ({@code Idempotency-Key}): appends with the {@code acks=all} producer, tails
+     * the internal topic with a consumer of its own. Its replica id is {@code tributary.instance} and a
+     * random suffix, unique per process even when replicas share an instance name.
+     */
+    @Bean(destroyMethod = "close")
+    IdempotencyLog idempotencyLog(
+            Admin admin,
+            Producers producers,
+            GatewayProperties gateway,
+            IdempotencyProperties idempotency,
+            SseProperties sse,
+            GatewayMetrics metrics,
+            JsonMapper json,
+            Environment environment) {
+        if (idempotency.claimTimeout().compareTo(gateway.clusterTimeout().multipliedBy(CLAIM_STEPS)) < 0) {
+            throw new IllegalArgumentException("tributary.gateway.idempotency.claim-timeout must be at least "
+                    + CLAIM_STEPS + " x tributary.gateway.cluster-timeout ("
+                    + gateway.clusterTimeout().multipliedBy(CLAIM_STEPS) + "), got " + idempotency.claimTimeout());
+        }
+        String replicaId = environment.getProperty("tributary.instance", "gateway") + "-"
+                + Long.toHexString(ThreadLocalRandom.current().nextLong());
+        IdempotencyLog log = new IdempotencyLog(
+                new IdempotencyLog.Config(
+                        idempotency.topic(),
+                        idempotency.topicPartitions(),
+                        idempotency.topicReplicationFactor() < 0
+                                ? Optional.empty()
+                                : Optional.of((short) idempotency.topicReplicationFactor()),
+                        idempotency.keyTtl(),
+                        idempotency.claimTimeout(),
+                        idempotency.maxClockSkew(),
+                        idempotency.cacheMaxEntries(),
+                        idempotency.cacheMaxSize().toBytes(),
+                        idempotency.maxStoredResponseSize().toBytes(),
+                        gateway.clusterTimeout(),
+                        sse.pollWait()),
+                admin,
+                () -> producers.get(Acks.ALL),
+                () -> consumer(
+                        gateway,
+                        "tributary-gateway-idempotency",
+                        SSE_MAX_POLL_RECORDS,
+                        Map.of(
+                                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                                "earliest",
+                                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
+                                (int) sse.pollWait().toMillis())),
+                json,
+                InstantSource.system(),
+                replicaId,
+                new IdempotencyLog.Listener() {
+                    @Override
+                    public void decided(String outcome) {
+                        metrics.idempotencyClaim(outcome);
+                    }
+
+                    @Override
+                    public void scanned() {
+                        metrics.idempotencyScan();
+                    }
+                });
+        metrics.idempotencyCache(log::cachedKeys);
+        return log;
+    }
+
     @Bean
     ProduceController produceController(
             Producers producers,
@@ -242,8 +317,18 @@ class KafkaClientsConfiguration {
             ProduceProperties produce,
             GatewayProperties gateway,
             GatewayMetrics metrics,
-            JsonMapper json) {
-        return new ProduceController(producers, catalog, produce, gateway.clusterTimeout(), metrics, json);
+            JsonMapper json,
+            IdempotencyLog idempotencyLog,
+            IdempotencyProperties idempotency) {
+        return new ProduceController(
+                producers,
+                catalog,
+                produce,
+                gateway.clusterTimeout(),
+                metrics,
+                json,
+                idempotencyLog,
+                idempotency.claimTimeout());
     }
 
     @Bean

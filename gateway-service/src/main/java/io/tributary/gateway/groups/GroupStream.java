@@ -251,6 +251,35 @@ final class GroupStream implements ConsumerRebalanceListener {
         }
     }
 
+    /**
+     * Ends this stream because a newer stream of the same static member opened on this replica (its
+     * client reconnected before this one noticed the old connection was gone): an {@code error}
+     * event {@code member-in-use} is the last frame, what was written is committed (auto), and the
+     * consumer leaves as a static member does, so the newer stream's consumer takes over the
+     * assignment.
+     */
+    void replaced() {
+        if (state.closeFor(GatewayMetrics.REPLACED)) {
+            metrics.groupStreamClosed(GatewayMetrics.REPLACED);
+        }
+        try {
+            state.buffer()
+                    .offer(
+                            SseFrames.control(
+                                    "error",
+                                    problemJson(
+                                            ProblemType.MEMBER_IN_USE,
+                                            "A newer stream of member '%s' of group '%s' opened on this gateway; this one ends."
+                                                    .formatted(member.orElse(memberId), group))),
+                            Duration.ZERO);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        state.buffer().close();
+        state.wake();
+        wakeup();
+    }
+
     private void endWithError(ProblemType type, String detail) {
         if (state.closeFor(GatewayMetrics.ERROR)) {
             metrics.groupStreamClosed(GatewayMetrics.ERROR);

@@ -77,6 +77,9 @@ public class GroupStreamController {
     private final Semaphore slots;
     private final Set<GroupStream> open = ConcurrentHashMap.newKeySet();
 
+    /** How often a request taking over a member's stream checks whether the old one has ended. */
+    private static final Duration TAKE_OVER_POLL = Duration.ofMillis(20);
+
     public GroupStreamController(
             Admin admin,
             ConsumerFactory consumers,
@@ -125,11 +128,8 @@ public class GroupStreamController {
                                 .formatted(id, topicList));
             }
         }
-        if (memberName.isPresent() && find(group, memberName.get()).isPresent()) {
-            throw new ProblemException(
-                    ProblemType.MEMBER_IN_USE,
-                    "Member '%s' of group '%s' already has a stream open on this gateway."
-                            .formatted(memberName.get(), group));
+        if (memberName.isPresent()) {
+            takeOver(group, memberName.get());
         }
         if (!slots.tryAcquire()) {
             throw new ProblemException(
@@ -224,6 +224,45 @@ public class GroupStreamController {
                 Thread.currentThread().interrupt();
             }
             open.remove(stream);
+        }
+    }
+
+    /**
+     * The newer stream of a static member wins on this replica: a client that reconnects (an
+     * {@code EventSource} after a network drop) usually does so before the gateway notices that the
+     * old connection is gone, and a browser's {@code EventSource} gives up for good on a non-2xx
+     * answer. So the old stream is ended ({@link GroupStream#replaced}) and this request waits until
+     * its consumer has left the group, at most the time a stream takes to close (three close
+     * timeouts, plus one write timeout for a last frame to a dead client); if it is still open then,
+     * 409 {@code member-in-use}.
+     */
+    private void takeOver(String group, String member) {
+        Optional<GroupStream> old = find(group, member);
+        if (old.isEmpty()) {
+            return;
+        }
+        old.get().replaced();
+        long waitNanos = limits.closeTimeout()
+                .multipliedBy(3)
+                .plus(sse.slowClientTimeout())
+                .toNanos();
+        long start = System.nanoTime();
+        try {
+            while (open.contains(old.get())) {
+                if (System.nanoTime() - start > waitNanos) {
+                    throw new ProblemException(
+                            ProblemType.MEMBER_IN_USE,
+                            "Member '%s' of group '%s' has a stream on this gateway that is still closing; retry."
+                                    .formatted(member, group));
+                }
+                Thread.sleep(TAKE_OVER_POLL.toMillis());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ProblemException(
+                    ProblemType.MEMBER_IN_USE,
+                    "Member '%s' of group '%s' has a stream on this gateway that is still closing; retry."
+                            .formatted(member, group));
         }
     }
 

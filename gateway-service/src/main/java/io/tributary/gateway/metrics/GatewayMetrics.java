@@ -32,6 +32,11 @@ import io.tributary.gateway.problem.ProblemType;
  *       {@code revoked}): partitions moved to or from group streams.
  *   <li>{@code tributary.sse.shared.readers} (gauge): partitions read by a shared tail reader now.
  *   <li>{@code tributary.sse.shared.streams} (gauge): stream partitions fed by a shared reader now.
+ *   <li>{@code tributary.gateway.idempotency.claims} (tag {@code outcome}: {@code execute}, {@code
+ *       takeover}, {@code replay}, {@code in_progress}, {@code reused}): decided claims of {@code
+ *       Idempotency-Key}s. {@code tributary.gateway.idempotency.scans}: decisions that needed a scan
+ *       of the idempotency log (the cache was full). {@code tributary.gateway.idempotency.cached.keys}
+ *       (gauge): keys in this replica's cache.
  *   <li>{@code tributary.sse.upstream.fetches} (tag {@code mode}: {@code shared}, a shared reader's
  *       poll, or {@code own}, a stream's own poll behind the tail): polls of the cluster for SSE.
  * </ul>
@@ -116,6 +121,9 @@ public final class GatewayMetrics {
     public static final String ERROR = "error";
     public static final String CLIENT_CLOSED = "client_closed";
 
+    /** A group stream ended because a newer stream of the same {@code member=} opened on this replica. */
+    public static final String REPLACED = "replaced";
+
     /** The gateway closed an SSE stream of {@code topic} for {@code reason}. */
     public void streamClosed(String topic, String reason) {
         Counter.builder("tributary.sse.streams.closed")
@@ -146,6 +154,39 @@ public final class GatewayMetrics {
                 .description("Polls of the cluster for SSE streams, by a shared reader or a stream's own")
                 .tag("mode", mode)
                 .register(registry);
+    }
+
+    /** Outcomes of {@code Idempotency-Key} claims, registered up front so each reads 0 before its first. */
+    public static final java.util.List<String> IDEMPOTENCY_OUTCOMES =
+            java.util.List.of("execute", "takeover", "replay", "in_progress", "reused");
+
+    /** A claim of an {@code Idempotency-Key} was decided: one of {@link #IDEMPOTENCY_OUTCOMES}. */
+    public void idempotencyClaim(String outcome) {
+        idempotencyClaims(outcome).increment();
+    }
+
+    private Counter idempotencyClaims(String outcome) {
+        return Counter.builder("tributary.gateway.idempotency.claims")
+                .description(
+                        "Idempotency-Key claims, by decision: executed, taken over, replayed, in progress (409), reused (422)")
+                .tag("outcome", outcome)
+                .register(registry);
+    }
+
+    /** A claim's decision needed a scan of its idempotency-log partition (the cache had dropped live keys). */
+    public void idempotencyScan() {
+        Counter.builder("tributary.gateway.idempotency.scans")
+                .description("Idempotency-log partition scans: decisions the bounded cache could not make")
+                .register(registry)
+                .increment();
+    }
+
+    /** Registers the gauge of the keys in this replica's idempotency cache. */
+    public void idempotencyCache(java.util.function.IntSupplier keys) {
+        io.micrometer.core.instrument.Gauge.builder("tributary.gateway.idempotency.cached.keys", keys::getAsInt)
+                .description("Idempotency keys in this replica's cache of the idempotency log")
+                .register(registry);
+        IDEMPOTENCY_OUTCOMES.forEach(this::idempotencyClaims);
     }
 
     public void produced(String topic, String acks, long records) {

@@ -27,11 +27,14 @@ public enum ProblemType {
     MEMBER_NOT_CONNECTED(409, "Member not connected"),
     MEMBER_IN_USE(409, "Member in use"),
     PARTITION_NOT_ASSIGNED(409, "Partition not assigned"),
+    IDEMPOTENCY_KEY_IN_PROGRESS(409, "Idempotency key in progress"),
     OFFSET_BELOW_LOG_START(410, "Offset below the log start"),
+    IDEMPOTENT_RESPONSE_NOT_STORED(410, "Idempotent response not stored"),
     BODY_TOO_LARGE(413, "Body too large"),
     TOO_MANY_RECORDS(413, "Too many records"),
     RECORD_TOO_LARGE(413, "Record too large"),
     UNSUPPORTED_MEDIA_TYPE(415, "Unsupported media type"),
+    IDEMPOTENCY_KEY_REUSED(422, "Idempotency key reused"),
     TOO_MANY_REQUESTS(429, "Too many requests"),
     TOO_MANY_STREAMS(429, "Too many streams"),
     INTERNAL_ERROR(500, "Internal error"),
@@ -72,6 +75,6 @@ public enum ProblemType {
 
     /** Whether the client should retry after a pause (the answer carries {@code Retry-After}). */
     public boolean retryable() {
-        return status == 503 || status == 429;
+        return status == 503 || status == 429 || this == IDEMPOTENCY_KEY_IN_PROGRESS;
     }
 }

@@ -6,6 +6,11 @@ import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.tributary.gateway.admin.TopicCatalog;
 import io.tributary.gateway.admin.TopicNames;
+import io.tributary.gateway.idempotency.Decision;
+import io.tributary.gateway.idempotency.IdempotencyKey;
+import io.tributary.gateway.idempotency.IdempotencyLog;
+import io.tributary.gateway.idempotency.IdempotencyRecord;
+import io.tributary.gateway.idempotency.RequestDigest;
 import io.tributary.gateway.metrics.GatewayMetrics;
 import io.tributary.gateway.problem.KafkaProblems;
 import io.tributary.gateway.problem.Problem;
@@ -32,6 +37,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
@@ -49,6 +56,11 @@ public class ProduceController {
 
     static final MediaType NDJSON = MediaType.parseMediaType("application/x-ndjson");
 
+    /** On a replayed answer: {@code true}. */
+    public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+
+    private static final Logger log = LoggerFactory.getLogger(ProduceController.class);
+
     private final Producers producers;
     private final TopicCatalog catalog;
     private final RecordJson codec;
@@ -56,6 +68,8 @@ public class ProduceController {
     private final Duration deliveryTimeout;
     private final GatewayMetrics metrics;
     private final JsonMapper json;
+    private final IdempotencyLog idempotency;
+    private final Duration idempotencyClaimTimeout;
 
     public ProduceController(
             Producers producers,
@@ -63,7 +77,11 @@ public class ProduceController {
             ProduceProperties limits,
             Duration deliveryTimeout,
             GatewayMetrics metrics,
-            JsonMapper json) {
+            JsonMapper json,
+            IdempotencyLog idempotency,
+            Duration idempotencyClaimTimeout) {
+        this.idempotency = idempotency;
+        this.idempotencyClaimTimeout = idempotencyClaimTimeout;
         this.producers = producers;
         this.catalog = catalog;
         this.limits = limits;
@@ -107,10 +125,11 @@ public class ProduceController {
             @PathVariable("topic") String topic,
             @RequestParam(name = "acks", required = false, defaultValue = "all") String acks,
             @RequestHeader(name = "Record-Key", required = false) String recordKey,
+            @RequestHeader(name = IdempotencyKey.HEADER, required = false) String idempotencyKey,
             HttpServletRequest request,
             HttpServletResponse response)
             throws IOException {
-        return handle(topic, Optional.empty(), acks, recordKey, request, response);
+        return handle(topic, Optional.empty(), acks, recordKey, idempotencyKey, request, response);
     }
 
     @Operation(
@@ -142,10 +161,11 @@ public class ProduceController {
             @PathVariable("partition") int partition,
             @RequestParam(name = "acks", required = false, defaultValue = "all") String acks,
             @RequestHeader(name = "Record-Key", required = false) String recordKey,
+            @RequestHeader(name = IdempotencyKey.HEADER, required = false) String idempotencyKey,
             HttpServletRequest request,
             HttpServletResponse response)
             throws IOException {
-        return handle(topic, Optional.of(partition), acks, recordKey, request, response);
+        return handle(topic, Optional.of(partition), acks, recordKey, idempotencyKey, request, response);
     }
 
     private ResponseEntity<?> handle(
@@ -153,11 +173,14 @@ public class ProduceController {
             Optional<Integer> pathPartition,
             String acksParam,
             String recordKey,
+            String idempotencyHeader,
             HttpServletRequest request,
             HttpServletResponse response)
             throws IOException {
         TopicNames.requireValid(topic);
         Acks acks = Acks.parse(acksParam);
+        Optional<IdempotencyKey> idempotencyKey =
+                Optional.ofNullable(idempotencyHeader).map(h -> IdempotencyKey.parse(topic, h));
         if (pathPartition.isPresent()) {
             catalog.requirePartition(topic, pathPartition.get());
         } else {
@@ -165,30 +188,126 @@ public class ProduceController {
         }
         MediaType type = contentType(request);
         if (type != null && type.equalsTypeAndSubtype(NDJSON)) {
+            if (idempotencyKey.isPresent()) {
+                throw ProblemException.invalidParameter(
+                        IdempotencyKey.HEADER,
+                        "Idempotency-Key is not supported with application/x-ndjson (its answer is streamed as it"
+                                + " is produced); send the records as application/json {\"records\":[...]}.");
+            }
             streamNdjson(topic, pathPartition, acks, request, response);
             return null;
         }
+        byte[] body = readBody(request);
         List<OutgoingRecord> records;
         if (type != null && type.equalsTypeAndSubtype(MediaType.APPLICATION_JSON)) {
-            records = codec.readBody(readBody(request));
+            records = codec.readBody(body);
         } else {
-            byte[] value = readBody(request);
-            if (value.length > limits.maxRecordSize().toBytes()) {
+            if (body.length > limits.maxRecordSize().toBytes()) {
                 throw new ProblemException(
                         ProblemType.RECORD_TOO_LARGE,
                         "The record has %d bytes; the limit is %d."
-                                .formatted(value.length, limits.maxRecordSize().toBytes()));
+                                .formatted(body.length, limits.maxRecordSize().toBytes()));
             }
             // the servlet container decodes header bytes as ISO-8859-1, one char per byte: this recovers
             // the bytes the client sent (UTF-8 from curl and browsers)
             byte[] key = recordKey == null ? null : recordKey.getBytes(StandardCharsets.ISO_8859_1);
             records = List.of(new OutgoingRecord(
-                    java.util.OptionalInt.empty(), key, value, List.of(), java.util.OptionalLong.empty()));
+                    java.util.OptionalInt.empty(), key, body, List.of(), java.util.OptionalLong.empty()));
         }
         List<OutgoingRecord> pinned = new ArrayList<>(records.size());
         for (int i = 0; i < records.size(); i++) {
             pinned.add(place(topic, pathPartition, records.get(i), records.size() == 1 ? -1 : i));
         }
+        if (idempotencyKey.isEmpty()) {
+            return produce(topic, acks, pinned);
+        }
+        String digest = RequestDigest.of(
+                request.getMethod(),
+                request.getRequestURI(),
+                request.getQueryString(),
+                request.getContentType(),
+                recordKey,
+                body);
+        return idempotently(idempotencyKey.get(), digest, () -> produce(topic, acks, pinned));
+    }
+
+    /**
+     * Claims the key, then does the request once (and records its answer), replays the answer of the
+     * same request done before, or refuses (409 in progress, 422 reused): see {@code
+     * io.tributary.gateway.idempotency}. The answer body is the same bytes for the first answer and
+     * every replay.
+     */
+    private ResponseEntity<byte[]> idempotently(
+            IdempotencyKey key, String digest, java.util.function.Supplier<ResponseEntity<ProduceResponse>> produce) {
+        IdempotencyLog.Claim claim = idempotency.claim(key, digest);
+        return switch (claim.decision()) {
+            case Decision.Replay replay -> replay(key, replay.result());
+            case Decision.InProgress p ->
+                throw new ProblemException(
+                        ProblemType.IDEMPOTENCY_KEY_IN_PROGRESS,
+                        ("The request with Idempotency-Key '%s' on topic %s is being done; retry after Retry-After."
+                                        + " If it has no result %d s after it began, a retry does it again.")
+                                .formatted(key.key(), key.topic(), idempotencyClaimTimeout.toSeconds()));
+            case Decision.Reused r ->
+                throw new ProblemException(
+                        ProblemType.IDEMPOTENCY_KEY_REUSED,
+                        ("Idempotency-Key '%s' on topic %s belongs to another request (its method, path, query,"
+                                        + " Content-Type, Record-Key or body differ); use a new key.")
+                                .formatted(key.key(), key.topic()));
+            case Decision.Execute e -> execute(claim.claimed(), produce);
+        };
+    }
+
+    private ResponseEntity<byte[]> execute(
+            IdempotencyLog.Claimed claimed, java.util.function.Supplier<ResponseEntity<ProduceResponse>> produce) {
+        ResponseEntity<ProduceResponse> answer;
+        try {
+            answer = produce.get();
+        } catch (RuntimeException failed) {
+            // nothing was written (as far as the producer knows): free the key so a retry does it
+            int status = failed instanceof ProblemException p ? p.type().status() : 500;
+            try {
+                idempotency.release(claimed, status);
+            } catch (ProblemException e) {
+                log.warn(
+                        "Could not release an idempotency claim ({}); retries wait for the claim timeout",
+                        e.getMessage());
+            }
+            throw failed;
+        }
+        byte[] body = json.writeValueAsBytes(answer.getBody());
+        try {
+            idempotency.recordResult(claimed, answer.getStatusCode().value(), MediaType.APPLICATION_JSON_VALUE, body);
+        } catch (ProblemException e) {
+            // the records are written: answer that; a retry waits for the claim timeout, then writes again
+            log.warn(
+                    "Could not record the result of an idempotent produce to {} ({}); a retry after the claim"
+                            + " timeout writes again",
+                    claimed.key().topic(),
+                    e.getMessage());
+        }
+        return ResponseEntity.status(answer.getStatusCode())
+                .contentType(MediaType.APPLICATION_JSON)
+                .body(body);
+    }
+
+    private static ResponseEntity<byte[]> replay(IdempotencyKey key, IdempotencyRecord.Result r) {
+        if (r.body().isEmpty()) {
+            throw new ProblemException(
+                    ProblemType.IDEMPOTENT_RESPONSE_NOT_STORED,
+                    ("The request with Idempotency-Key '%s' on topic %s was done (status %d) and its records written"
+                                    + " once, but its answer had %d bytes, more than max-stored-response-size: only"
+                                    + " its SHA-256 %s was kept.")
+                            .formatted(key.key(), key.topic(), r.status(), r.bodyBytes(), r.bodySha256()));
+        }
+        return ResponseEntity.status(r.status())
+                .header(REPLAYED_HEADER, "true")
+                .contentType(MediaType.parseMediaType(r.contentType()))
+                .body(r.body().get());
+    }
+
+    /** Sends every record, then waits for each: 200, 207 when some failed, the first problem when all did. */
+    private ResponseEntity<ProduceResponse> produce(String topic, Acks acks, List<OutgoingRecord> pinned) {
         Producer<byte[], byte[]> producer = producers.get(acks);
         List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>(pinned.size());
         for (OutgoingRecord r : pinned) {

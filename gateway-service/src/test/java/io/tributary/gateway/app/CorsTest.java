@@ -62,6 +62,7 @@ class CorsTest extends GatewayIntegrationTest {
         assertThat(produced.statusCode()).as(produced.body()).isEqualTo(200);
         assertThat(header(produced, "Access-Control-Allow-Origin")).isEqualTo(APP);
         assertThat(header(produced, "Access-Control-Expose-Headers")).contains("Retry-After");
+        assertThat(header(produced, "Access-Control-Expose-Headers")).contains("Idempotent-Replayed");
 
         // a browser page can read the problem of a failed request
         HttpResponse<String> missing = http.send(HttpRequest.newBuilder(http.uri("/v1/topics/no-such-cors-topic"))

@@ -64,6 +64,23 @@ class GatewayConfigurationValidationTest {
                 .hasStackTraceContaining("tributary.gateway.groups.advertised-url");
     }
 
+    @Test
+    void aBadIdempotencySettingStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start(
+                        "--tributary.gateway.cluster-timeout=15s", "--tributary.gateway.idempotency.claim-timeout=59s"))
+                .hasStackTraceContaining(
+                        "tributary.gateway.idempotency.claim-timeout must be at least 4 x tributary.gateway.cluster-timeout");
+        assertThatThrownBy(() -> start(
+                        "--tributary.gateway.idempotency.key-ttl=1m",
+                        "--tributary.gateway.idempotency.claim-timeout=2m"))
+                .hasStackTraceContaining("tributary.gateway.idempotency.claim-timeout must be shorter than key-ttl");
+        assertThatThrownBy(() -> start("--tributary.gateway.idempotency.topic-replication-factor=0"))
+                .hasStackTraceContaining("tributary.gateway.idempotency.topic-replication-factor");
+        assertThatThrownBy(() -> start("--tributary.gateway.idempotency.cache-max-entries=0"))
+                .hasStackTraceContaining("tributary.gateway.idempotency")
+                .hasStackTraceContaining("cacheMaxEntries");
+    }
+
     private static void start(String... args) {
         ServiceStartup.startAndClose(GatewayApplication.class, args);
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.tributary.gateway.app.GatewayApplication;
 import io.tributary.gateway.metrics.GatewayMetrics;
 import io.tributary.gateway.sse.GroupCursor;
@@ -11,6 +12,7 @@ import io.tributary.gateway.sse.GroupCursorCodec;
 import io.tributary.gateway.testing.GatewayHttp;
 import io.tributary.gateway.testing.GroupStreamReader;
 import io.tributary.gateway.testing.SharedKafka;
+import io.tributary.gateway.testing.TestTopics;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.http.HttpResponse;
@@ -29,7 +31,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -130,26 +131,7 @@ class GroupStreamsTest {
 
     private static String topic(int partitions) {
         String name = unique("groups");
-        try {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError("could not create " + name, e);
-        }
-        await("topic " + name + " has leaders").until(() -> {
-            try {
-                var d = admin.describeTopics(List.of(name))
-                        .allTopicNames()
-                        .get()
-                        .get(name);
-                return d.partitions().size() == partitions
-                        && d.partitions().stream()
-                                .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
-            } catch (Exception notYet) {
-                return false;
-            }
-        });
+        TestTopics.create(admin, name, partitions, Map.of());
         return name;
     }
 
@@ -564,11 +546,27 @@ class GroupStreamsTest {
         String foreign = GroupCursorCodec.encode(new GroupCursor(1, other));
         assertProblem(http.get(g + "/events?topics=" + topic + "&cursor=" + foreign), 409, "cursor-topic-changed");
 
-        // one stream per member on a gateway
-        try (GroupStreamReader first = GroupStreamReader.open(
-                "first", portA, g + "/events?topics=" + topic + "&member=solo", new GroupStreamReader.Log())) {
+        // one stream per member on a gateway: the newer one takes over (a reconnecting EventSource
+        // must not get a 409, on which a browser gives up for good)
+        GroupStreamReader.Log soloLog = new GroupStreamReader.Log();
+        try (GroupStreamReader first =
+                GroupStreamReader.open("first", portA, g + "/events?topics=" + topic + "&member=solo", soloLog)) {
             await("joined").until(() -> !first.assignedEvents().isEmpty());
-            assertProblem(http.get(g + "/events?topics=" + topic + "&member=solo"), 409, "member-in-use");
+            try (GroupStreamReader second =
+                    GroupStreamReader.open("second", portA, g + "/events?topics=" + topic + "&member=solo", soloLog)) {
+                await("the older stream ended with member-in-use")
+                        .until(() ->
+                                first.ended() && first.errors().stream().anyMatch(e -> e.contains("member-in-use")));
+                await("the newer stream holds the partition")
+                        .until(() -> !second.assignedEvents().isEmpty());
+                assertThat(second.errors()).isEmpty();
+                assertThat(gatewayA.getBean(MeterRegistry.class)
+                                .get("tributary.gateway.group.streams.closed")
+                                .tag("reason", GatewayMetrics.REPLACED)
+                                .counter()
+                                .count())
+                        .isEqualTo(1.0);
+            }
         }
     }
 

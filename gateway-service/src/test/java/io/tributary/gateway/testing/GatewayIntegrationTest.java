@@ -1,14 +1,9 @@
 package io.tributary.gateway.testing;
 
 import io.tributary.gateway.app.GatewayApplication;
-import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -69,30 +64,7 @@ public abstract class GatewayIntegrationTest {
     /** Creates a topic directly with Kafka's AdminClient and returns its name. */
     protected static String createTopic(String prefix, int partitions, Map<String, String> configs) {
         String name = uniqueTopic(prefix);
-        try {
-            admin.createTopics(java.util.List.of(new NewTopic(name, partitions, (short) 1).configs(configs)))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError("could not create topic " + name, e);
-        }
-        // the controller has it; wait until the broker's metadata shows every partition with a leader
-        Awaitility.await("topic " + name + " ready")
-                .atMost(Duration.ofSeconds(30))
-                .until(() -> {
-                    try {
-                        var d = admin.describeTopics(List.of(name))
-                                .allTopicNames()
-                                .get()
-                                .get(name);
-                        return d.partitions().size() == partitions
-                                && d.partitions().stream()
-                                        .allMatch(p -> p.leader() != null
-                                                && !p.leader().isEmpty());
-                    } catch (Exception notYet) {
-                        return false;
-                    }
-                });
+        TestTopics.create(admin, name, partitions, configs);
         return name;
     }
 

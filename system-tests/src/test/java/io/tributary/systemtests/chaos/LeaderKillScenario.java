@@ -116,7 +116,22 @@ final class LeaderKillScenario {
          * back in the ISR (bounded by {@code isrWait}), then SIGKILL the leader, {@code downtime},
          * start it.
          */
-        FOLLOWER_THEN_LEADER_KILL(4);
+        FOLLOWER_THEN_LEADER_KILL(4),
+        /**
+         * Partition 0's leader cut off from the coordinator and the other brokers ({@link
+         * NetworkLab#cut}) for {@code downtime} (longer than the session timeout) and until the
+         * coordinator has elected another leader in a higher epoch (bounded by {@code isrWait}),
+         * while the test's clients still reach it; then healed, and the round waits (bounded)
+         * until it is back in the ISR. A zombie leader that acknowledged alone would be caught.
+         * Needs the scenario's {@link NetworkLab}.
+         */
+        LEADER_CUT(2),
+        /**
+         * One of partition 0's followers cut off the same way until the coordinator's ISR no longer
+         * has it (it must leave through AlterPartition or its fence; bounded by {@code isrWait}),
+         * then healed; the round waits (bounded) until it has caught up and is back in the ISR.
+         */
+        FOLLOWER_CUT(2);
 
         /** FAULT operations one round records. */
         final int faultsPerRound;
@@ -167,17 +182,38 @@ final class LeaderKillScenario {
     private int leaderMovedRounds;
     /** FOLLOWER_THEN_LEADER_KILL rounds in which the follower was back in the ISR before the leader's kill. */
     private int followerCaughtUpRounds;
+    /** LEADER_CUT and FOLLOWER_CUT rounds in which the cut-off broker was out of the ISR before the heal. */
+    private int leftIsrRounds;
+    /** LEADER_CUT and FOLLOWER_CUT rounds in which the cut-off broker was back in the ISR after the heal. */
+    private int rejoinedRounds;
+    /** Where the processes run; null: all on 127.0.0.1 in this network namespace. */
+    private final NetworkLab lab;
 
     LeaderKillScenario(Path work, Settings settings) {
+        this(work, settings, null);
+    }
+
+    /** A scenario whose coordinator and brokers run in {@code lab}'s namespaces, on its addresses. */
+    LeaderKillScenario(Path work, Settings settings, NetworkLab lab) {
         this.work = work;
         this.settings = settings;
+        this.lab = lab;
+        if ((settings.fault() == Fault.LEADER_CUT || settings.fault() == Fault.FOLLOWER_CUT) && lab == null) {
+            throw new IllegalArgumentException(settings.fault() + " needs a NetworkLab");
+        }
     }
 
     /** Runs the scenario; the cluster is always brought down. */
     Report run() throws Exception {
         List<Integer> ports = List.of(8080, 8081, 8082, 8083, 9092, 9093, 9094, 8091, 9191, 9291);
-        var environment = new java.util.HashMap<String, String>(Map.of("TRIBUTARY_STOP_GRACE", "5"));
+        // A busy 2-core machine can take over 2 minutes to start five JVMs (bin/tributary waits 120 s by
+        // default; ScriptedCluster gives one command 4 minutes).
+        var environment = new java.util.HashMap<String, String>(
+                Map.of("TRIBUTARY_STOP_GRACE", "5", "TRIBUTARY_READY_TIMEOUT", "200"));
         environment.putAll(settings.environment());
+        if (lab != null) {
+            environment.putAll(lab.environment());
+        }
         cluster = ProcessCluster.create(work, settings.name(), ports, environment);
         Path historyFile = cluster.logsDir().resolve("history.jsonl");
         try (var history = new HistoryWriter(historyFile)) {
@@ -193,8 +229,14 @@ final class LeaderKillScenario {
                     "--logs",
                     cluster.logsDir().toString());
             assertThat(up.exitCode()).as(up.output()).isZero();
-            String bootstrap = "127.0.0.1:%d,127.0.0.1:%d,127.0.0.1:%d"
-                    .formatted(9092 + offset(), 9093 + offset(), 9094 + offset());
+            String bootstrap = "%s:%d,%s:%d,%s:%d"
+                    .formatted(
+                            host("broker-0"),
+                            9092 + offset(),
+                            host("broker-1"),
+                            9093 + offset(),
+                            host("broker-2"),
+                            9094 + offset());
             createTopic(bootstrap);
             PartitionView initial = awaitWholeIsr(0, Duration.ofSeconds(60))
                     .orElseThrow(() -> new AssertionError("partition 0 never had a whole ISR"));
@@ -243,7 +285,7 @@ final class LeaderKillScenario {
             String figures = ("scenario %s: %d rounds of %s, %d ms down each, %d s of load, partition 0 leader"
                             + " epoch %d -> %d; leadership moved before the victim was back in %d rounds;"
                             + " follower back in the ISR before the leader's kill in %d rounds;"
-                            + " follower truncations logged by the brokers: %d%n%s%n")
+                            + " follower truncations logged by the brokers: %d%s%n%s%n")
                     .formatted(
                             settings.name(),
                             settings.kills(),
@@ -255,13 +297,20 @@ final class LeaderKillScenario {
                             leaderMovedRounds,
                             followerCaughtUpRounds,
                             truncations(),
+                            lab == null
+                                    ? ""
+                                    : "; the cut-off broker out of the ISR before the heal in %d rounds, back in it after in %d"
+                                            .formatted(leftIsrRounds, rejoinedRounds),
                             report.summary());
             Files.writeString(cluster.logsDir().resolve("report.txt"), figures);
             System.out.println(figures);
             log.info("{}", figures);
-            assertThat(lastEpoch)
-                    .as("partition 0's leader epoch after the kills")
-                    .isGreaterThan(initial.leaderEpoch());
+            if (settings.fault() != Fault.FOLLOWER_CUT) {
+                // A follower's fault moves the partition epoch (the ISR), not the leader epoch.
+                assertThat(lastEpoch)
+                        .as("partition 0's leader epoch after the kills")
+                        .isGreaterThan(initial.leaderEpoch());
+            }
             return report;
         } finally {
             cluster.downAndKillLeftovers();
@@ -276,6 +325,16 @@ final class LeaderKillScenario {
     /** FOLLOWER_THEN_LEADER_KILL rounds whose follower was back in the ISR before the leader's kill. */
     int followerCaughtUpRounds() {
         return followerCaughtUpRounds;
+    }
+
+    /** LEADER_CUT and FOLLOWER_CUT rounds whose cut-off broker was out of the ISR before the heal. */
+    int leftIsrRounds() {
+        return leftIsrRounds;
+    }
+
+    /** LEADER_CUT and FOLLOWER_CUT rounds whose cut-off broker was back in the ISR after the heal. */
+    int rejoinedRounds() {
+        return rejoinedRounds;
     }
 
     /** One round of the fault; {@code before} is partition 0 just before it. */
@@ -312,21 +371,41 @@ final class LeaderKillScenario {
                     Thread.sleep(settings.downtime());
                     // The zombie stays paused until the coordinator has fenced it and elected
                     // another leader (bounded), so that every round tests a deposed leader.
-                    long deadline = System.nanoTime() + settings.isrWait().toNanos();
-                    while (!moved(before) && System.nanoTime() < deadline) {
-                        Thread.sleep(200);
-                    }
+                    awaitView(settings.isrWait(), () -> moved(before));
                     noteLeaderMoved(before);
                 } finally {
                     act("resume", leader, -1);
                 }
             }
-            case FOLLOWER_THEN_LEADER_KILL -> {
-                int followerId = before.isr().stream()
-                        .filter(r -> r != before.leader())
-                        .reduce((first, second) -> second)
-                        .orElse((before.leader() + 1) % 3);
+            case LEADER_CUT -> {
+                act("cut", leader, before.leaderEpoch());
+                try {
+                    Thread.sleep(settings.downtime());
+                    // Cut off until the coordinator has fenced it and elected another leader
+                    // (bounded), so that every round tests a deposed leader its clients still reach.
+                    awaitView(settings.isrWait(), () -> moved(before));
+                    noteLeaderMoved(before);
+                    noteLeftIsr(before.leader());
+                } finally {
+                    act("heal", leader, -1);
+                }
+                noteRejoined(before.leader());
+            }
+            case FOLLOWER_CUT -> {
+                int followerId = follower(before);
                 String follower = "broker-" + followerId;
+                act("cut", follower, before.leaderEpoch());
+                try {
+                    Thread.sleep(settings.downtime());
+                    awaitView(settings.isrWait(), () -> outOfIsr(followerId));
+                    noteLeftIsr(followerId);
+                } finally {
+                    act("heal", follower, -1);
+                }
+                noteRejoined(followerId);
+            }
+            case FOLLOWER_THEN_LEADER_KILL -> {
+                String follower = "broker-" + follower(before);
                 act("kill", follower, before.leaderEpoch());
                 Thread.sleep(settings.downtime());
                 act("start", follower, -1);
@@ -348,16 +427,56 @@ final class LeaderKillScenario {
         }
     }
 
+    /** The last ISR member of partition 0 other than its leader. */
+    private static int follower(PartitionView before) {
+        return before.isr().stream()
+                .filter(r -> r != before.leader())
+                .reduce((first, second) -> second)
+                .orElse((before.leader() + 1) % 3);
+    }
+
+    /** Polls the coordinator's view until {@code condition} holds or {@code timeout} passes. */
+    private static void awaitView(Duration timeout, java.util.function.BooleanSupplier condition)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+    }
+
+    private boolean outOfIsr(int broker) {
+        return view().stream().anyMatch(p -> p.partition() == 0 && !p.isr().contains(broker));
+    }
+
+    private void noteLeftIsr(int broker) {
+        if (outOfIsr(broker)) {
+            leftIsrRounds++;
+        } else {
+            log.warn("broker {} is still in partition 0's ISR at the heal", broker);
+        }
+    }
+
+    /** After a heal: waits (bounded) for a whole ISR again and counts the round if it came. */
+    private void noteRejoined(int broker) throws InterruptedException {
+        if (awaitWholeIsr(0, settings.isrWait()).isPresent()) {
+            rejoinedRounds++;
+        } else {
+            log.warn("broker {} is not back in partition 0's ISR {} after the heal", broker, settings.isrWait());
+        }
+    }
+
     /**
      * One fault action, recorded as a {@code FAULT} operation first: a {@code bin/tributary}
-     * command ({@code kill}, {@code stop}, {@code start}), or {@code pause} / {@code resume}
-     * (SIGSTOP / SIGCONT by PID).
+     * command ({@code kill}, {@code stop}, {@code start}), {@code pause} / {@code resume}
+     * (SIGSTOP / SIGCONT by PID), or {@code cut} / {@code heal} ({@link NetworkLab}).
      */
     private void act(String action, String victim, int epoch) {
         history.append(Operation.ok("nemesis", Type.FAULT, 0, -1, action + " " + victim, epoch, history.now()));
         switch (action) {
             case "pause" -> cluster.signal(victim, "STOP");
             case "resume" -> cluster.signal(victim, "CONT");
+            case "cut" -> lab.cut(victim);
+            case "heal" -> lab.heal();
             default -> {
                 var result = cluster.run(action, victim);
                 assertThat(result.exitCode()).as(result.output()).isZero();
@@ -404,6 +523,11 @@ final class LeaderKillScenario {
         return cluster.portOffset();
     }
 
+    /** The address {@code process} listens on. */
+    private String host(String process) {
+        return lab == null ? "127.0.0.1" : lab.address(process);
+    }
+
     private void createTopic(String bootstrap) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         try (Admin admin = Admin.create(Map.of(
@@ -447,8 +571,8 @@ final class LeaderKillScenario {
 
     /** The coordinator's view of the topic's partitions; empty when it does not answer. */
     List<PartitionView> view() {
-        var request = HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:%d/internal/v1/topics/%s".formatted(8091 + offset(), TOPIC)))
+        var request = HttpRequest.newBuilder(URI.create(
+                        "http://%s:%d/internal/v1/topics/%s".formatted(host("coordinator-0"), 8091 + offset(), TOPIC)))
                 .timeout(Duration.ofSeconds(5))
                 .GET()
                 .build();

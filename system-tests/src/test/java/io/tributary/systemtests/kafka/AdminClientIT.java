@@ -70,15 +70,23 @@ class AdminClientIT {
             assertThat(created.isInternal()).isFalse();
             assertThat(created.topicId()).isNotNull().isNotEqualTo(Uuid.ZERO_UUID);
             assertThat(created.partitions()).hasSize(3);
+            // The cluster's default replication factor; the leader is a live broker, the ISR every
+            // replica but a stopped broker's (on the degraded target: 3 replicas, 2 in sync).
             Set<Integer> brokerIds = target.brokerPorts().keySet();
             created.partitions().forEach(p -> {
                 assertThat(p.leader().id()).isIn(brokerIds);
-                assertThat(p.replicas())
-                        .extracting(Node::id)
-                        .containsExactly(p.leader().id());
+                List<Integer> replicas = p.replicas().stream().map(Node::id).toList();
+                assertThat(replicas)
+                        .as("replicas of %s", p)
+                        .hasSize(target.defaultReplicationFactor())
+                        .doesNotHaveDuplicates()
+                        .startsWith(p.leader().id());
                 assertThat(p.isr())
                         .extracting(Node::id)
-                        .containsExactly(p.leader().id());
+                        .as("ISR of %s", p)
+                        .containsExactlyInAnyOrderElementsOf(replicas.stream()
+                                .filter(r -> !target.stoppedBrokers().contains(r))
+                                .toList());
             });
             // The same topic, found by its id.
             TopicDescription byId = admin.describeTopics(TopicCollection.ofTopicIds(List.of(created.topicId())))

@@ -258,35 +258,39 @@ class BadRequestsIT {
     }
 
     /**
-     * Tributary only: a single Kafka broker leads every partition, so there is no non-leader to
+     * Tributary only (every Tributary kind; on the degraded one the live non-leader is a follower
+     * of the partition): a single Kafka broker leads every partition, so there is no non-leader to
      * ask. Kafka's answer to a Produce at a broker that does not lead the partition is
      * NOT_LEADER_OR_FOLLOWER (code 6), which makes clients refresh their metadata and retry.
      */
     @Test
     void aRawProduceToABrokerThatIsNotTheLeaderIsNotLeaderOrFollower() throws Exception {
-        KafkaTarget target = KafkaTargets.tributaryOrSkip();
-        String topic = Clients.uniqueTopic("not-leader");
-        TopicDescription description;
-        try (Admin admin = target.admin()) {
-            description = Clients.createTopic(admin, topic, 1);
-        }
-        int leader = description.partitions().getFirst().leader().id();
-        Map<Integer, String> errors = new LinkedHashMap<>();
-        for (var broker : target.brokerPorts().entrySet()) {
-            if (broker.getKey() != leader) {
-                try (RawKafka raw = RawKafka.open(broker.getValue())) {
-                    errors.put(
-                            broker.getKey(),
-                            produceError(raw, topic, description.topicId(), 0).name());
+        for (KafkaTargets.Kind kind : KafkaTargets.tributaryKindsOrSkip()) {
+            KafkaTarget target = KafkaTargets.get(kind);
+            String topic = Clients.uniqueTopic("not-leader");
+            TopicDescription description;
+            try (Admin admin = target.admin()) {
+                description = Clients.createTopic(admin, topic, 1);
+            }
+            int leader = description.partitions().getFirst().leader().id();
+            Map<Integer, String> errors = new LinkedHashMap<>();
+            for (var broker : target.brokerPorts().entrySet()) {
+                if (broker.getKey() != leader) {
+                    try (RawKafka raw = RawKafka.open(broker.getValue())) {
+                        errors.put(
+                                broker.getKey(),
+                                produceError(raw, topic, description.topicId(), 0)
+                                        .name());
+                    }
                 }
             }
+            assertThat(errors)
+                    .as("%s: broker id -> Produce error; the leader is %d", kind, leader)
+                    .hasSize(target.brokerCount() - 1);
+            assertThat(errors.values())
+                    .as("%s: errors %s; %s", kind, errors, target.logsHint())
+                    .containsOnly("NOT_LEADER_OR_FOLLOWER");
         }
-        assertThat(errors)
-                .as("broker id -> Produce error; the leader is %d", leader)
-                .hasSize(target.brokerCount() - 1);
-        assertThat(errors.values())
-                .as("errors %s; %s", errors, target.logsHint())
-                .containsOnly("NOT_LEADER_OR_FOLLOWER");
     }
 
     /** Sends one record to {@code partition} of the topic (by name or, from v13, by id) with acks=all. */

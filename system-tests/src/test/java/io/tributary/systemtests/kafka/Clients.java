@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
@@ -61,11 +62,13 @@ public final class Clients {
     }
 
     /**
-     * Creates a topic with replication factor 1 and waits until every partition has a leader in
-     * the metadata (Kafka creates asynchronously too), returning its description.
+     * Creates a topic with the cluster's default replication factor (the request says -1: 1 on
+     * the healthy targets, 3 on the degraded one, see {@link KafkaTarget#defaultReplicationFactor})
+     * and waits until every partition has a leader in the metadata (Kafka creates asynchronously
+     * too), returning its description.
      */
     public static TopicDescription createTopic(Admin admin, String name, int partitions) throws Exception {
-        admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
+        admin.createTopics(List.of(new NewTopic(name, Optional.of(partitions), Optional.empty())))
                 .all()
                 .get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
         return awaitLeaders(admin, name, partitions);

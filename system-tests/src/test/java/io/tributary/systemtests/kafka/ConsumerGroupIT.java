@@ -78,7 +78,7 @@ class ConsumerGroupIT {
         KafkaTarget target = KafkaTargets.get(kind);
         String topic = Clients.uniqueTopic("group-scenario");
         String group = "group-scenario-" + UUID.randomUUID().toString().substring(0, 8);
-        short replication = (short) Math.min(3, target.brokerCount());
+        short replication = (short) Math.min(3, target.registeredBrokerCount());
         GroupHistory history = new GroupHistory();
         Path logs = Path.of(System.getProperty("tributary.build.dir", "target"), "consumer-group-it");
         Files.createDirectories(logs);

@@ -105,7 +105,7 @@ class GroupAdminIT {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         String group = "group-admin-" + suffix;
         String newGroup = "group-admin-new-" + suffix;
-        short replication = (short) Math.min(3, target.brokerCount());
+        short replication = (short) Math.min(3, target.registeredBrokerCount());
         try (Admin admin = target.admin()) {
             admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, replication)))
                     .all()

@@ -3,6 +3,7 @@ package io.tributary.systemtests.kafka;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -18,11 +19,29 @@ public interface KafkaTarget extends AutoCloseable {
     /** Which kind of cluster this is. */
     KafkaTargets.Kind kind();
 
-    /** {@code host:port,...} of every broker's Kafka listener. */
+    /** {@code host:port,...} of every broker's Kafka listener (a stopped broker's too). */
     String bootstrapServers();
 
-    /** The Kafka listener port of each broker, by broker id. */
+    /** The Kafka listener port of each live broker, by broker id. */
     Map<Integer, Integer> brokerPorts();
+
+    /** Registered brokers that are down (killed by the target), by id; none on a healthy target. */
+    default Set<Integer> stoppedBrokers() {
+        return Set.of();
+    }
+
+    /**
+     * The cluster's default replication factor ({@code default.replication.factor}), which {@link
+     * Clients#createTopic} uses: 1 on the healthy targets, 3 on the degraded one.
+     */
+    default int defaultReplicationFactor() {
+        return 1;
+    }
+
+    /** Brokers registered in the cluster, live or stopped: the most a replication factor can be. */
+    default int registeredBrokerCount() {
+        return brokerCount() + stoppedBrokers().size();
+    }
 
     /** Where the processes' logs are, for the failure messages. */
     String logsHint();
@@ -34,7 +53,7 @@ public interface KafkaTarget extends AutoCloseable {
      */
     String gatewayUrl();
 
-    /** How many brokers serve data (the most a topic's replication factor can be). */
+    /** How many brokers are live (in the cluster's metadata). */
     default int brokerCount() {
         return brokerPorts().size();
     }

@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * the other system tests' clusters.
  *
  * <p>Which targets are enabled comes from the system property {@code tributary.systest.targets}
- * ({@code kafka}, {@code tributary} or both, comma-separated; the POM's {@code systest.targets}).
+ * ({@code kafka}, {@code tributary}, {@code tributary_degraded}, comma-separated; the POM's {@code
+ * systest.targets}).
  * A target that fails to start fails every test that needs it, with the reason, and is not
  * started again.
  */
@@ -36,7 +37,18 @@ public final class KafkaTargets implements BeforeAllCallback {
         /** A real Apache Kafka broker: the reference behaviour. */
         KAFKA,
         /** A Tributary cluster from {@code bin/tributary}. */
-        TRIBUTARY
+        TRIBUTARY,
+        /**
+         * The same Tributary cluster with default replication factor 3, {@code
+         * min.insync.replicas} 2 and one broker killed before the tests start (see {@link
+         * TributaryTarget}): every test topic has a dead replica.
+         */
+        TRIBUTARY_DEGRADED;
+
+        /** Whether this is one of Tributary's kinds. */
+        public boolean isTributary() {
+            return this != KAFKA;
+        }
     }
 
     private static final Map<Kind, KafkaTarget> started = new EnumMap<>(Kind.class);
@@ -49,7 +61,7 @@ public final class KafkaTargets implements BeforeAllCallback {
 
     /** The enabled kinds, Kafka first. */
     public static List<Kind> enabledList() {
-        String property = System.getProperty("tributary.systest.targets", "kafka,tributary");
+        String property = System.getProperty("tributary.systest.targets", "kafka,tributary,tributary_degraded");
         List<Kind> kinds = Arrays.stream(property.split(","))
                 .map(String::trim)
                 .filter(s -> !s.isEmpty())
@@ -83,7 +95,7 @@ public final class KafkaTargets implements BeforeAllCallback {
             long start = System.nanoTime();
             target = switch (kind) {
                 case KAFKA -> ApacheKafkaTarget.start();
-                case TRIBUTARY -> TributaryTarget.start();
+                case TRIBUTARY, TRIBUTARY_DEGRADED -> TributaryTarget.start(kind);
             };
             log.info("{} started in {} ms", target, (System.nanoTime() - start) / 1_000_000);
             started.put(kind, target);
@@ -95,10 +107,11 @@ public final class KafkaTargets implements BeforeAllCallback {
         }
     }
 
-    /** The Tributary target, or the test is skipped when this run does not include Tributary. */
-    public static KafkaTarget tributaryOrSkip() {
-        Assumptions.assumeTrue(isEnabled(Kind.TRIBUTARY), "the Tributary target is not enabled in this run");
-        return get(Kind.TRIBUTARY);
+    /** The enabled Tributary kinds; the test is skipped when this run includes none. */
+    public static List<Kind> tributaryKindsOrSkip() {
+        List<Kind> kinds = enabledList().stream().filter(Kind::isTributary).toList();
+        Assumptions.assumeFalse(kinds.isEmpty(), "no Tributary target is enabled in this run");
+        return kinds;
     }
 
     @Override

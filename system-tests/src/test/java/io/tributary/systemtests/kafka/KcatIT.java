@@ -9,8 +9,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.BeforeAll;
@@ -65,8 +68,21 @@ class KcatIT {
         assertThat(metadata)
                 .contains("topic \"" + topic + "\" with " + PARTITIONS + " partitions:")
                 .contains(target.brokerCount() + " brokers:");
+        // The cluster's default replication factor, led by a live broker, in sync but for a stopped one.
         for (int p = 0; p < PARTITIONS; p++) {
-            assertThat(metadata).containsPattern("partition " + p + ", leader \\d+, replicas: \\d+, isrs: \\d+");
+            Matcher line = Pattern.compile("partition " + p + ", leader (\\d+), replicas: ([\\d,]+), isrs: ([\\d,]+)")
+                    .matcher(metadata);
+            assertThat(line.find()).as("partition %d in:%n%s", p, metadata).isTrue();
+            List<Integer> replicas = ids(line.group(2));
+            assertThat(replicas).as(line.group()).hasSize(target.defaultReplicationFactor());
+            assertThat(Integer.parseInt(line.group(1)))
+                    .as(line.group())
+                    .isIn(target.brokerPorts().keySet());
+            assertThat(ids(line.group(3)))
+                    .as(line.group())
+                    .containsExactlyInAnyOrderElementsOf(replicas.stream()
+                            .filter(r -> !target.stoppedBrokers().contains(r))
+                            .toList());
         }
 
         List<String> lines =
@@ -104,6 +120,10 @@ class KcatIT {
                 .isEqualTo(IntStream.range(0, offsets.size())
                         .mapToObj(i -> (long) i)
                         .toList());
+    }
+
+    private static List<Integer> ids(String commaSeparated) {
+        return Arrays.stream(commaSeparated.split(",")).map(Integer::valueOf).toList();
     }
 
     /** Runs kcat against the target; returns its standard output, fails on a non-zero exit. */

@@ -9,12 +9,18 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.Node;
+import org.awaitility.Awaitility;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,8 +28,18 @@ import org.slf4j.LoggerFactory;
  * A Tributary cluster started by the real {@code bin/tributary up}: one coordinator, {@link
  * #BROKERS} brokers (so that one of them is not the leader of a given partition) and the gateway,
  * on a free port offset, data in a temporary directory, logs in {@code
- * target/kafka-target-tributary-logs}. {@link #close()} runs {@code bin/tributary down} and then
+ * target/kafka-target-<kind>-logs}. {@link #close()} runs {@code bin/tributary down} and then
  * kills by PID whatever it left.
+ *
+ * <p>The {@link KafkaTargets.Kind#TRIBUTARY_DEGRADED} kind is the same cluster with Kafka's
+ * durable settings as the brokers' defaults ({@code default.replication.factor} 3, {@code
+ * min.insync.replicas} 2) and broker {@link #DEGRADED_VICTIM} down for the whole run: before any
+ * test runs, a canary topic with replication factor 3 (one partition led by each broker) is
+ * created, the victim gets SIGKILL ({@code bin/tributary kill}), and the target is ready once the
+ * coordinator has fenced it and moved the leadership of its canary partition to a live replica. The
+ * tests' topics, created afterwards with the default replication factor, hold 3 replicas of which
+ * the dead broker is one (placed last, outside the ISR, as Kafka's KRaft placement does), so
+ * every write with acks=all has exactly {@code min.insync.replicas} in-sync replicas.
  */
 final class TributaryTarget implements KafkaTarget {
 
@@ -38,21 +54,36 @@ final class TributaryTarget implements KafkaTarget {
      */
     private static final Duration REGISTRATION_WAIT = Duration.ofSeconds(60);
 
+    /**
+     * The broker the degraded kind kills: broker 0, the first address of the bootstrap list, so
+     * that every client also has to get past a dead bootstrap server.
+     */
+    static final int DEGRADED_VICTIM = 0;
+
+    /** The degraded kind's cluster defaults: Kafka's durable settings for a 3-broker cluster. */
+    static final int DEGRADED_REPLICATION_FACTOR = 3;
+
+    static final int DEGRADED_MIN_INSYNC_REPLICAS = 2;
+
+    private final KafkaTargets.Kind kind;
     private final ScriptedCluster cluster;
     private final Path work;
-    private final Map<Integer, Integer> brokerPorts;
+    private final Map<Integer, Integer> allBrokerPorts;
+    private volatile Set<Integer> stopped = Set.of();
 
-    private TributaryTarget(ScriptedCluster cluster, Path work) {
+    private TributaryTarget(KafkaTargets.Kind kind, ScriptedCluster cluster, Path work) {
+        this.kind = kind;
         this.cluster = cluster;
         this.work = work;
         Map<Integer, Integer> ports = new LinkedHashMap<>();
         for (int i = 0; i < BROKERS; i++) {
             ports.put(i, 9092 + i + cluster.portOffset());
         }
-        this.brokerPorts = Map.copyOf(ports);
+        this.allBrokerPorts = Map.copyOf(ports);
     }
 
-    static TributaryTarget start() throws IOException {
+    static TributaryTarget start(KafkaTargets.Kind kind) throws Exception {
+        boolean degraded = kind == KafkaTargets.Kind.TRIBUTARY_DEGRADED;
         Path work = Files.createTempDirectory("systest-tributary-");
         List<Integer> basePorts = new ArrayList<>(List.of(8080, 8091, 9191, 9291));
         for (int i = 0; i < BROKERS; i++) {
@@ -63,15 +94,18 @@ final class TributaryTarget implements KafkaTarget {
         // Groups heartbeat every 1 s and expire after 10 s, as on the Apache Kafka target, so a
         // crashed member's partitions move in seconds (the coordinator's defaults are Kafka's 5 s/45 s;
         // the other processes ignore these keys).
+        String javaOptions = "-Xmx512m -Dtributary.coordinator.groups.session-timeout=10s"
+                + " -Dtributary.coordinator.groups.heartbeat-interval=1s";
+        if (degraded) {
+            javaOptions += " -Dtributary.broker.admin.default-replication-factor=" + DEGRADED_REPLICATION_FACTOR
+                    + " -Dtributary.broker.log.min-insync-replicas=" + DEGRADED_MIN_INSYNC_REPLICAS;
+        }
         ScriptedCluster cluster = ScriptedCluster.create(
                 work,
-                "kafka-target-tributary-logs",
+                "kafka-target-" + kind.name().toLowerCase(Locale.ROOT).replace('_', '-') + "-logs",
                 basePorts,
-                Map.of(
-                        "TRIBUTARY_JAVA_OPTS",
-                        "-Xmx512m -Dtributary.coordinator.groups.session-timeout=10s"
-                                + " -Dtributary.coordinator.groups.heartbeat-interval=1s"));
-        var target = new TributaryTarget(cluster, work);
+                Map.of("TRIBUTARY_JAVA_OPTS", javaOptions));
+        var target = new TributaryTarget(kind, cluster, work);
         ScriptedCluster.Result up = cluster.run(
                 "up",
                 "--coordinators",
@@ -87,7 +121,63 @@ final class TributaryTarget implements KafkaTarget {
             throw new IllegalStateException("bin/tributary up failed (exit " + up.exitCode() + "):\n" + up.output());
         }
         target.awaitBrokersInMetadata();
+        if (degraded) {
+            try {
+                target.killOneBroker();
+            } catch (Exception | AssertionError e) {
+                target.close();
+                throw e;
+            }
+        }
         return target;
+    }
+
+    /**
+     * The degraded kind's fault: a canary topic with replication factor 3 and one partition per
+     * broker (so the victim leads one), then SIGKILL of {@link #DEGRADED_VICTIM}; returns once the
+     * coordinator has fenced it (it is gone from DescribeCluster) and every canary partition has a
+     * live leader and an ISR without it.
+     */
+    private void killOneBroker() throws Exception {
+        String canary = "degraded-canary";
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(canary, BROKERS, (short) DEGRADED_REPLICATION_FACTOR)))
+                    .all()
+                    .get(Clients.PATIENCE.toSeconds(), TimeUnit.SECONDS);
+            TopicDescription before = Clients.awaitLeaders(admin, canary, BROKERS);
+            log.info("canary before the kill: {}", before);
+            if (before.partitions().stream().noneMatch(p -> p.leader().id() == DEGRADED_VICTIM)) {
+                throw new IllegalStateException("broker " + DEGRADED_VICTIM
+                        + " leads no canary partition, so its kill would move no leadership: " + before);
+            }
+            ScriptedCluster.Result kill = cluster.run("kill", "broker-" + DEGRADED_VICTIM);
+            if (kill.exitCode() != 0) {
+                throw new IllegalStateException("bin/tributary kill broker-" + DEGRADED_VICTIM + " failed (exit "
+                        + kill.exitCode() + "):\n" + kill.output());
+            }
+            stopped = Set.of(DEGRADED_VICTIM);
+            TopicDescription[] after = new TopicDescription[1];
+            Awaitility.await("broker " + DEGRADED_VICTIM + " fenced and out of the canary's leaders and ISRs")
+                    .atMost(Clients.PATIENCE)
+                    .pollInterval(Duration.ofMillis(500))
+                    .ignoreExceptions()
+                    .until(() -> {
+                        Set<Integer> nodes = admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).stream()
+                                .map(Node::id)
+                                .collect(Collectors.toSet());
+                        after[0] = admin.describeTopics(Set.of(canary))
+                                .allTopicNames()
+                                .get(10, TimeUnit.SECONDS)
+                                .get(canary);
+                        return !nodes.contains(DEGRADED_VICTIM)
+                                && after[0].partitions().stream()
+                                        .allMatch(p -> p.leader() != null
+                                                && !p.leader().isEmpty()
+                                                && p.leader().id() != DEGRADED_VICTIM
+                                                && p.isr().stream().noneMatch(n -> n.id() == DEGRADED_VICTIM));
+                    });
+            log.info("canary after the kill of broker {}: {}", DEGRADED_VICTIM, after[0]);
+        }
     }
 
     private void awaitBrokersInMetadata() {
@@ -117,17 +207,35 @@ final class TributaryTarget implements KafkaTarget {
 
     @Override
     public KafkaTargets.Kind kind() {
-        return KafkaTargets.Kind.TRIBUTARY;
+        return kind;
     }
 
+    /** Every broker's address, a stopped one's too: a client configured before the outage has it. */
     @Override
     public String bootstrapServers() {
-        return ports().stream().map(port -> "127.0.0.1:" + port).collect(Collectors.joining(","));
+        return allBrokerPorts.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey())
+                .map(e -> "127.0.0.1:" + e.getValue())
+                .collect(Collectors.joining(","));
+    }
+
+    /** The live brokers' listeners. */
+    @Override
+    public Map<Integer, Integer> brokerPorts() {
+        Set<Integer> down = stopped;
+        return allBrokerPorts.entrySet().stream()
+                .filter(e -> !down.contains(e.getKey()))
+                .collect(Collectors.toUnmodifiableMap(Map.Entry::getKey, Map.Entry::getValue));
     }
 
     @Override
-    public Map<Integer, Integer> brokerPorts() {
-        return brokerPorts;
+    public Set<Integer> stoppedBrokers() {
+        return stopped;
+    }
+
+    @Override
+    public int defaultReplicationFactor() {
+        return kind == KafkaTargets.Kind.TRIBUTARY_DEGRADED ? DEGRADED_REPLICATION_FACTOR : 1;
     }
 
     @Override
@@ -155,6 +263,7 @@ final class TributaryTarget implements KafkaTarget {
 
     @Override
     public String toString() {
-        return "Tributary at " + bootstrapServers();
+        return (stopped.isEmpty() ? "Tributary at " : "Tributary with broker(s) " + stopped + " down at ")
+                + bootstrapServers();
     }
 }
