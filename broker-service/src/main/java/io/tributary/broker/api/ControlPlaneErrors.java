@@ -6,7 +6,7 @@ import org.apache.kafka.common.requests.ApiError;
 
 /**
  * How a refused or failed control-plane call becomes a Kafka error, with the coordinator's detail as
- * the error message.
+ * the error message ({@link ControlPlaneException#clientMessage()}: not the HTTP call behind it).
  *
  * <table>
  *   <caption>{@link ControlPlaneException.Kind} to Kafka error</caption>
@@ -43,7 +43,7 @@ public final class ControlPlaneErrors {
             case INVALID_REQUEST -> Errors.INVALID_REQUEST;
             case STALE_EPOCH, UNAVAILABLE, NOT_COMMITTED -> Errors.NOT_CONTROLLER;
         };
-        return new ApiError(error, e.getMessage());
+        return new ApiError(error, e.clientMessage());
     }
 
     /** Whether the call may be retried as is (the coordinators were unreachable or could not commit). */

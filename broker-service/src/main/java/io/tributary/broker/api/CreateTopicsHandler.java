@@ -126,7 +126,11 @@ public final class CreateTopicsHandler implements RequestHandler {
                 created.add(result);
                 results.add(result);
             } catch (ControlPlaneException e) {
-                results.add(failed(topic.name(), ControlPlaneErrors.toApiError(e)));
+                results.add(failed(
+                        topic.name(),
+                        e.kind() == ControlPlaneException.Kind.TOPIC_EXISTS
+                                ? topicExists(topic.name())
+                                : ControlPlaneErrors.toApiError(e)));
             }
         }
 
@@ -206,8 +210,7 @@ public final class CreateTopicsHandler implements RequestHandler {
         }
         if (validateOnly) {
             if (image.topic(name).isPresent()) {
-                return new Checked(
-                        null, new ApiError(Errors.TOPIC_ALREADY_EXISTS, "topic '" + name + "' already exists"));
+                return new Checked(null, topicExists(name));
             }
             // The coordinators' placement rule (Kafka's KRaft one): fenced brokers fill what the
             // alive ones cannot hold, so only the registered brokers bound the replication factor.
@@ -254,5 +257,13 @@ public final class CreateTopicsHandler implements RequestHandler {
                 .setNumPartitions(valid.partitions())
                 .setReplicationFactor(valid.replicationFactor())
                 .setConfigs(configs);
+    }
+
+    /**
+     * TOPIC_ALREADY_EXISTS with Kafka's own message (its controller's wording), not the
+     * coordinator's: clients show it, and it must not name the control plane's HTTP call.
+     */
+    static ApiError topicExists(String name) {
+        return new ApiError(Errors.TOPIC_ALREADY_EXISTS, "Topic '" + name + "' already exists.");
     }
 }

@@ -40,7 +40,9 @@ import org.apache.kafka.common.requests.ProduceResponse;
  *       answered once the high watermark passes the batch, waiting parked (no polling) up to the
  *       request's {@code timeout_ms}, bounded by {@code maxTimeout}, then {@code
  *       REQUEST_TIMED_OUT}; refused before appending with {@code NOT_ENOUGH_REPLICAS} when the ISR
- *       is smaller than {@code min.insync.replicas}; {@code NOT_LEADER_OR_FOLLOWER} when, by the
+ *       is smaller than {@code min.insync.replicas} (capped at the partition's replica count, as
+ *       Kafka does: {@link io.tributary.broker.replication.Partition#effectiveMinInsyncReplicas()});
+ *       {@code NOT_LEADER_OR_FOLLOWER} when, by the
  *       time the ISR has it, this broker is no longer active (fenced) or no longer leads in the
  *       epoch it appended in; {@code NOT_ENOUGH_REPLICAS_AFTER_APPEND} when the ISR shrank below
  *       {@code min.insync.replicas} while waiting. Other acks: {@code INVALID_REQUIRED_ACKS}.
@@ -169,11 +171,11 @@ public final class ProduceHandler implements RequestHandler {
             slot.fail(Errors.forException(e), e.getMessage());
             return;
         }
-        if (acks == -1 && partition.info().isr().size() < partition.minInsyncReplicas()) {
+        if (acks == -1 && partition.info().isr().size() < partition.effectiveMinInsyncReplicas()) {
             slot.fail(
                     Errors.NOT_ENOUGH_REPLICAS,
                     "the ISR has " + partition.info().isr().size() + " replicas, min.insync.replicas is "
-                            + partition.minInsyncReplicas());
+                            + partition.effectiveMinInsyncReplicas());
             return;
         }
         long bytes = records.sizeInBytes();
@@ -223,14 +225,14 @@ public final class ProduceHandler implements RequestHandler {
                             "this broker stopped leading (or was fenced) while waiting for the in-sync replicas");
                 } else if (!reached) {
                     slot.fail(Errors.REQUEST_TIMED_OUT, "the in-sync replicas did not all get the batch in time");
-                } else if (slot.partition.info().isr().size() < slot.partition.minInsyncReplicas()) {
+                } else if (slot.partition.info().isr().size() < slot.partition.effectiveMinInsyncReplicas()) {
                     // The ISR shrank below min.insync.replicas while waiting (Kafka's
                     // checkEnoughReplicasReachOffset): written, but not to enough replicas.
                     slot.fail(
                             Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
                             "the ISR shrank to " + slot.partition.info().isr().size()
                                     + " replicas, below min.insync.replicas "
-                                    + slot.partition.minInsyncReplicas() + ", after the append");
+                                    + slot.partition.effectiveMinInsyncReplicas() + ", after the append");
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

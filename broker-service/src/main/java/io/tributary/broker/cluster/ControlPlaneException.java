@@ -4,7 +4,8 @@ import java.util.Objects;
 
 /**
  * A control-plane call the coordinators refused or that could not be made. {@link #kind()} is
- * what a Kafka handler maps to an error code; the message carries the coordinator's problem detail.
+ * what a Kafka handler maps to an error code; the message (for logs) names the call, the
+ * coordinator and its problem detail; {@link #clientMessage()} is what a Kafka client is told.
  */
 public final class ControlPlaneException extends RuntimeException {
 
@@ -33,18 +34,40 @@ public final class ControlPlaneException extends RuntimeException {
     }
 
     private final Kind kind;
+    private final String refusal;
 
     public ControlPlaneException(Kind kind, String message) {
         super(message);
         this.kind = Objects.requireNonNull(kind, "kind");
+        this.refusal = null;
+    }
+
+    /**
+     * A refusal a coordinator answered with a problem detail: {@code message} for logs, {@code
+     * refusal} (the coordinator's detail, such as "replication factor 4 is larger than the 3 live
+     * brokers") for clients.
+     */
+    public ControlPlaneException(Kind kind, String message, String refusal) {
+        super(message);
+        this.kind = Objects.requireNonNull(kind, "kind");
+        this.refusal = Objects.requireNonNull(refusal, "refusal");
     }
 
     public ControlPlaneException(Kind kind, String message, Throwable cause) {
         super(message, cause);
         this.kind = Objects.requireNonNull(kind, "kind");
+        this.refusal = null;
     }
 
     public Kind kind() {
         return kind;
+    }
+
+    /**
+     * The message for a Kafka client's error: the coordinator's own detail when it refused with
+     * one (the HTTP call behind it is the broker's business, not the client's), else the message.
+     */
+    public String clientMessage() {
+        return refusal != null ? refusal : getMessage();
     }
 }

@@ -602,7 +602,9 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
                         status,
                         slug == null ? "" : " " + slug,
                         detail == null ? "" : ": " + detail);
-        return new ControlPlaneException(kind, message);
+        return detail == null || detail.isBlank()
+                ? new ControlPlaneException(kind, message)
+                : new ControlPlaneException(kind, message, detail);
     }
 
     /** The kind for a problem {@code slug} (null when the body had none) and HTTP status. */

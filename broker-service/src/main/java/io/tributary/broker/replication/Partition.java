@@ -195,6 +195,16 @@ public final class Partition {
         return minInsyncReplicas;
     }
 
+    /**
+     * The ISR size acks=all needs: {@code min.insync.replicas}, but never more than the
+     * partition's replicas. Kafka (4.x, {@code Partition.effectiveMinIsr}) caps it the same way,
+     * so a topic whose {@code min.insync.replicas} is above its replication factor takes acks=all
+     * writes once every replica is in sync, rather than refusing them for ever.
+     */
+    public int effectiveMinInsyncReplicas() {
+        return Math.min(minInsyncReplicas, info.replicas().size());
+    }
+
     /** Whether this replica leads and some replica is outside the ISR. */
     public boolean isUnderReplicated() {
         PartitionInfo current = info;

@@ -33,6 +33,16 @@ class ControlPlaneErrorsTest {
         assertThat(mapped.message()).isEqualTo("detail of " + kind);
     }
 
+    @org.junit.jupiter.api.Test
+    void aCoordinatorsRefusalIsToldToTheClientWithoutTheCallBehindIt() {
+        ApiError mapped = ControlPlaneErrors.toApiError(new ControlPlaneException(
+                Kind.INVALID_CONFIG,
+                "POST /topics: 127.0.0.1:8091 answered 400 invalid-config: unknown topic config 'x'",
+                "unknown topic config 'x'"));
+
+        assertThat(mapped.message()).isEqualTo("unknown topic config 'x'");
+    }
+
     @ParameterizedTest
     @EnumSource(Kind.class)
     void whatMayBeRetriedMapsToARetriableKafkaErrorAndNothingIsAnUnknownServerError(Kind kind) {

@@ -187,6 +187,17 @@ class CreateTopicsHandlerTest {
     }
 
     @Test
+    void anExistingTopicIsRefusedWithKafkasOwnMessageWhetherValidatingOrCreating() {
+        create(7, false, 30_000, topic("exists", 1, 1));
+
+        CreateTopicsResponse created = create(7, false, 30_000, topic("exists", 1, 1));
+        CreateTopicsResponse validated = create(7, true, 30_000, topic("exists", 1, 1));
+
+        assertThat(result(created, "exists").errorMessage()).isEqualTo("Topic 'exists' already exists.");
+        assertThat(result(validated, "exists").errorMessage()).isEqualTo("Topic 'exists' already exists.");
+    }
+
+    @Test
     void anUnreachableCoordinatorIsNotControllerWhichTheAdminClientRetries() {
         controlPlane.failNext(Kind.UNAVAILABLE, "no leader among the coordinators");
 

@@ -47,6 +47,7 @@ import org.apache.kafka.common.requests.RequestHeader;
  *   <li>{@code remote}: replicas [1, 0], led by broker 1 at epoch 2 (broker 0 follows).
  *   <li>{@code replicated}: replicas and ISR [0, 1], led by 0 at epoch 1.
  *   <li>{@code strict}: replicas [0, 1], ISR [0], {@code min.insync.replicas=2}.
+ *   <li>{@code lonely}: replicas [0], ISR [0], {@code min.insync.replicas=2} (above the replicas).
  * </ul>
  */
 final class DataPathFixture implements AutoCloseable {
@@ -56,6 +57,7 @@ final class DataPathFixture implements AutoCloseable {
     static final Uuid REMOTE = new Uuid(10, 2);
     static final Uuid REPLICATED = new Uuid(10, 3);
     static final Uuid STRICT = new Uuid(10, 4);
+    static final Uuid LONELY = new Uuid(10, 5);
     static final int ORDERS_EPOCH = 5;
     static final int OTHER_BROKER_PORT = 19093;
 
@@ -97,11 +99,17 @@ final class DataPathFixture implements AutoCloseable {
                 STRICT,
                 Map.of("min.insync.replicas", "2"),
                 List.of(new PartitionInfo(0, List.of(0, 1), 0, 0, List.of(0), 0)));
+        TopicInfo lonely = new TopicInfo(
+                "lonely",
+                LONELY,
+                Map.of("min.insync.replicas", "2"),
+                List.of(new PartitionInfo(0, List.of(0), 0, 0, List.of(0), 0)));
         return List.of(
                 topic("orders", ORDERS, 2, List.of(ME), ORDERS_EPOCH, Map.of()),
                 topic("remote", REMOTE, 1, List.of(1, ME), 2, Map.of()),
                 topic("replicated", REPLICATED, 1, List.of(ME, 1), 1, Map.of()),
-                strict);
+                strict,
+                lonely);
     }
 
     List<RequestHandler> handlers() {

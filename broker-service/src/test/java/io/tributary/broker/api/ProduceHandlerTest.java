@@ -172,6 +172,16 @@ class ProduceHandlerTest {
     }
 
     @Test
+    void minInsyncReplicasAboveTheReplicaCountIsCappedAtItAsKafkaDoes() {
+        // one replica, min.insync.replicas=2: Kafka 4 takes acks=all (the effective minimum is the
+        // replica count); refusing with NOT_ENOUGH_REPLICAS would refuse every acks=all write for ever
+        var answer = produce(9, (short) -1, "lonely", DataPathFixture.LONELY, 0, records(2));
+
+        assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.NONE);
+        assertThat(broker.partition("lonely", 0).highWatermark()).isEqualTo(2);
+    }
+
+    @Test
     void acksAllTimesOutWhenTheIsrDoesNotCatchUp() {
         var answer = broker.produceOne(
                 produceRequest(9, (short) -1, 0, "replicated", DataPathFixture.REPLICATED, 0, records(1)));

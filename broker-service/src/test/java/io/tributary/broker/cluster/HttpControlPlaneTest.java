@@ -242,6 +242,19 @@ class HttpControlPlaneTest {
     }
 
     @Test
+    void aRefusalTellsClientsOnlyTheCoordinatorsDetailAndLogsTheCall() throws Exception {
+        StubCoordinator coordinator = stub();
+        coordinator.respond(
+                r -> Answer.problem(400, "invalid-replication-factor", "replication factor 9 is too large"));
+
+        assertThatThrownBy(() -> client(coordinator).createPartitions("orders", 4))
+                .isInstanceOfSatisfying(ControlPlaneException.class, e -> {
+                    assertThat(e.clientMessage()).isEqualTo("replication factor 9 is too large");
+                    assertThat(e.getMessage()).contains("invalid-replication-factor", "replication factor 9");
+                });
+    }
+
+    @Test
     void anErrorWithoutProblemJsonMapsByItsStatus() throws Exception {
         StubCoordinator coordinator = stub();
         coordinator.respond(r -> new Answer(400, Map.of("Content-Type", "text/html"), "<html>".getBytes(), false));

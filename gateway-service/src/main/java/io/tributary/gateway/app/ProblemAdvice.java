@@ -95,7 +95,10 @@ class ProblemAdvice {
         HttpHeaders headers = new HttpHeaders();
         headers.putAll(answer.getHeaders());
         if (e.getSupportedHttpMethods() != null) {
-            headers.setAllow(e.getSupportedHttpMethods());
+            // in name order: the framework's set has none, so each process would list them its own way
+            headers.setAllow(e.getSupportedHttpMethods().stream()
+                    .sorted(java.util.Comparator.comparing(org.springframework.http.HttpMethod::name))
+                    .collect(Collectors.toCollection(java.util.LinkedHashSet::new)));
         }
         return new ResponseEntity<>(answer.getBody(), headers, answer.getStatusCode());
     }

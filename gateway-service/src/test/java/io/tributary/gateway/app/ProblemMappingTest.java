@@ -69,7 +69,8 @@ class ProblemMappingTest extends GatewayIntegrationTest {
                 HttpRequest.newBuilder(http.uri("/v1/topics")).method("PATCH", HttpRequest.BodyPublishers.noBody()));
 
         assertProblem(r, 405, "method-not-allowed");
-        assertThat(r.headers().firstValue("Allow")).isPresent();
+        // in name order, the same in every gateway process (the differential system test compares two)
+        assertThat(r.headers().firstValue("Allow")).hasValue("GET,POST");
     }
 
     @Test

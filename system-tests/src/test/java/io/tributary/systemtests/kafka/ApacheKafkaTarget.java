@@ -7,6 +7,7 @@ import java.util.Map;
 final class ApacheKafkaTarget implements KafkaTarget {
 
     private final KafkaBroker broker;
+    private GatewayProcess gateway;
 
     private ApacheKafkaTarget(KafkaBroker broker) {
         this.broker = broker;
@@ -42,14 +43,34 @@ final class ApacheKafkaTarget implements KafkaTarget {
         return Map.of(1, broker.port());
     }
 
+    /** The gateway in front of this broker, started on first use (only the gateway tests need it). */
     @Override
-    public String logsHint() {
-        return "Apache Kafka (pid " + broker.pid() + ") logs in " + broker.home();
+    public synchronized String gatewayUrl() {
+        if (gateway == null) {
+            try {
+                gateway = GatewayProcess.start(bootstrapServers(), "kafka-target-kafka-gateway.log");
+            } catch (Exception e) {
+                throw new IllegalStateException("could not start a gateway in front of " + this + ": " + e, e);
+            }
+        }
+        return gateway.url();
     }
 
     @Override
-    public void close() {
-        broker.close();
+    public synchronized String logsHint() {
+        return "Apache Kafka (pid " + broker.pid() + ") logs in " + broker.home()
+                + (gateway == null ? "" : "; " + gateway + " logs in " + gateway.logFile());
+    }
+
+    @Override
+    public synchronized void close() {
+        try {
+            if (gateway != null) {
+                gateway.close();
+            }
+        } finally {
+            broker.close();
+        }
     }
 
     @Override

@@ -46,6 +46,13 @@ public interface KafkaTarget extends AutoCloseable {
     /** Where the processes' logs are, for the failure messages. */
     String logsHint();
 
+    /**
+     * The base URL ({@code http://127.0.0.1:<port>}) of a Tributary gateway in front of this
+     * target: the cluster's own gateway for Tributary, a gateway process started on first use for
+     * Kafka.
+     */
+    String gatewayUrl();
+
     /** How many brokers are live (in the cluster's metadata). */
     default int brokerCount() {
         return brokerPorts().size();

@@ -239,6 +239,11 @@ final class TributaryTarget implements KafkaTarget {
     }
 
     @Override
+    public String gatewayUrl() {
+        return "http://127.0.0.1:" + (8080 + cluster.portOffset());
+    }
+
+    @Override
     public String logsHint() {
         return "Tributary cluster logs in " + cluster.logsDir();
     }
