@@ -209,7 +209,7 @@ class ReplicationSimulationTest {
     static final class Simulation implements AutoCloseable {
 
         private static final ConnectionInfo CONNECTION =
-                new ConnectionInfo("sim", new InetSocketAddress("127.0.0.1", 40000));
+                new ConnectionInfo("sim", new InetSocketAddress("127.0.0.1", 40000), "kafka");
 
         final long seed;
         final Random random;
