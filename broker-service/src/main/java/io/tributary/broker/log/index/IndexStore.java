@@ -45,8 +45,9 @@ import org.rocksdb.WriteOptions;
  *
  * <p>Offset- and time-index entries are buffered per partition ({@link IndexBuffer}) and written
  * to RocksDB in batches of {@link #bufferedEntriesPerPartition()}, and at every {@link
- * #flushIndex()} and {@link #close()}: a RocksDB write per appended record batch cost more than the
- * rest of the append but the write itself. Lookups consult the buffer too.
+ * #flushIndex()} and {@link #close()}: a RocksDB write per appended record batch was, after the
+ * file write itself, the largest cost of an append (docs/benchmarks.md). Lookups consult the buffer
+ * too.
  *
  * <p>Thread-safe: RocksDB handles concurrent readers and writers; each partition has one writer.
  */

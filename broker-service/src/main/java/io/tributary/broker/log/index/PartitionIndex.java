@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.ToLongFunction;
 import org.apache.kafka.common.Uuid;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDB;
@@ -103,12 +104,17 @@ public final class PartitionIndex {
     /** The entry with the greatest offset at or below {@code offset}. */
     public Optional<OffsetPosition> floorOffset(long offset) {
         // The buffer first, RocksDB second: a write-out puts entries in RocksDB before dropping them
-        // from the buffer, so this order never misses one. On equal keys the buffered entry is the
-        // newer one.
+        // from the buffer, so this order never misses one.
         Map.Entry<Long, OffsetPosition> buffered = buffer.offsets.floorEntry(offset);
-        Optional<OffsetPosition> persisted =
-                floor(store.offsetIndex, offsetKey(offset)).map(PartitionIndex::offsetEntry);
-        if (buffered != null && (persisted.isEmpty() || persisted.get().offset() <= buffered.getKey())) {
+        return greater(
+                buffered,
+                floor(store.offsetIndex, offsetKey(offset)).map(PartitionIndex::offsetEntry),
+                OffsetPosition::offset);
+    }
+
+    /** Of a buffered and a persisted entry, the one with the greater key; on equal keys the buffered (newer) one. */
+    private static <V> Optional<V> greater(Map.Entry<Long, V> buffered, Optional<V> persisted, ToLongFunction<V> key) {
+        if (buffered != null && (persisted.isEmpty() || key.applyAsLong(persisted.get()) <= buffered.getKey())) {
             return Optional.of(buffered.getValue());
         }
         return persisted;
@@ -155,12 +161,10 @@ public final class PartitionIndex {
     public Optional<TimestampOffset> floorTime(long timestamp) {
         // The same order as floorOffset.
         Map.Entry<Long, TimestampOffset> buffered = buffer.times.floorEntry(timestamp);
-        Optional<TimestampOffset> persisted =
-                floor(store.timeIndex, timeKey(timestamp)).map(PartitionIndex::timeEntry);
-        if (buffered != null && (persisted.isEmpty() || persisted.get().timestamp() <= buffered.getKey())) {
-            return Optional.of(buffered.getValue());
-        }
-        return persisted;
+        return greater(
+                buffered,
+                floor(store.timeIndex, timeKey(timestamp)).map(PartitionIndex::timeEntry),
+                TimestampOffset::timestamp);
     }
 
     /** The entry with the greatest timestamp (and offset). */
