@@ -50,8 +50,8 @@ public class ReplicaConfiguration {
     static final String INDEX_DIR = "index";
 
     @Bean(destroyMethod = "close")
-    IndexStore indexStore(DataDirectory dataDirectory) {
-        return IndexStore.open(dataDirectory.path().resolve(INDEX_DIR));
+    IndexStore indexStore(DataDirectory dataDirectory, ReplicaProperties properties) {
+        return IndexStore.open(dataDirectory.path().resolve(INDEX_DIR), properties.indexBufferedEntries());
     }
 
     /**

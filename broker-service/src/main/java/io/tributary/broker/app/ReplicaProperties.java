@@ -26,6 +26,9 @@ import org.springframework.validation.annotation.Validated;
  *     (Kafka's {@code replica.high.watermark.checkpoint.interval.ms}, 5 seconds); a restarted
  *     replica starts from its last checkpoint
  * @param deleteThreads threads that delete the data of deleted topics, off the metadata thread
+ * @param indexBufferedEntries offset- and time-index entries of one partition kept in memory and
+ *     written to RocksDB together (one RocksDB write per this many entries instead of one per
+ *     appended batch); they are also written at every flush, roll and close. 1 writes each at once
  */
 @Validated
 @ConfigurationProperties("tributary.broker.replica")
@@ -36,7 +39,8 @@ public record ReplicaProperties(
         @DefaultValue("30s") @NotNull Duration fetchMaxWait,
         @DefaultValue("60s") @NotNull Duration produceMaxTimeout,
         @DefaultValue("5s") @NotNull Duration highWatermarkCheckpointInterval,
-        @DefaultValue("1") @Min(1) @Max(64) int deleteThreads) {
+        @DefaultValue("1") @Min(1) @Max(64) int deleteThreads,
+        @DefaultValue("64") @Min(1) @Max(1_000_000) int indexBufferedEntries) {
 
     public ReplicaProperties {
         requirePositive(retentionCheckInterval, "retention-check-interval");

@@ -261,10 +261,10 @@ public final class PartitionLog implements AutoCloseable {
         }
         long ageMs;
         if (active.rollsByRecordTime()) {
-            long incomingMax = append.batches().stream()
-                    .mapToLong(BatchHeader::maxTimestamp)
-                    .max()
-                    .orElse(RecordBatch.NO_TIMESTAMP);
+            long incomingMax = Long.MIN_VALUE; // a validated append has at least one batch
+            for (BatchHeader header : append.batches()) {
+                incomingMax = Math.max(incomingMax, header.maxTimestamp());
+            }
             ageMs = incomingMax - active.rollBaseMs();
         } else {
             ageMs = nowMs - active.rollBaseMs();
@@ -677,6 +677,9 @@ public final class PartitionLog implements AutoCloseable {
                 return;
             }
             flushLocked(clock.millis());
+            // Index entries made while opening (recovery re-indexes from its segment's start) may be
+            // buffered even when the recovery point did not move: the clean state promises them.
+            index.flushIndex();
             index.writeProducerSnapshot(producers.encode(end.nextOffset()));
             persistState(PartitionState.Shutdown.CLEAN, Durability.SYNC);
             segments.values().forEach(LogSegment::close);

@@ -5,8 +5,12 @@ import io.tributary.broker.log.PartitionLog;
 import io.tributary.broker.log.index.IndexStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.InstantSource;
@@ -74,8 +78,81 @@ final class BenchSupport {
     }
 
     /**
-     * A network stand-in that accepts and drops every byte. {@code transferFrom} goes through
-     * {@code FileChannel.transferTo}, as a socket send of a fetch response would.
+     * A loopback TCP connection whose far end a thread of its own reads and drops: the sink a
+     * broker's fetch response really goes to. {@code transferFrom} is {@code FileChannel.transferTo}
+     * into the socket, which the kernel does without copying through the JVM (sendfile), as the
+     * broker's listener does ({@code SocketTransferableChannel} in common).
+     */
+    static final class LoopbackSocketSink implements TransferableChannel {
+        private final ServerSocketChannel server;
+        private final SocketChannel sending;
+        private final SocketChannel receiving;
+        private final Thread drain;
+
+        LoopbackSocketSink() throws IOException {
+            server = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            sending = SocketChannel.open(server.getLocalAddress());
+            receiving = server.accept();
+            drain = Thread.ofPlatform().name("loopback-sink-drain").daemon(true).start(() -> {
+                ByteBuffer buffer = ByteBuffer.allocateDirect(1024 * 1024);
+                try {
+                    while (receiving.read(buffer.clear()) >= 0) {
+                        // dropped
+                    }
+                } catch (IOException e) {
+                    // closed by close()
+                }
+            });
+        }
+
+        @Override
+        public boolean hasPendingWrites() {
+            return false;
+        }
+
+        @Override
+        public long transferFrom(FileChannel fileChannel, long position, long count) throws IOException {
+            return fileChannel.transferTo(position, count, sending);
+        }
+
+        @Override
+        public int write(ByteBuffer src) throws IOException {
+            return sending.write(src);
+        }
+
+        @Override
+        public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+            return sending.write(srcs, offset, length);
+        }
+
+        @Override
+        public long write(ByteBuffer[] srcs) throws IOException {
+            return sending.write(srcs);
+        }
+
+        @Override
+        public boolean isOpen() {
+            return sending.isOpen();
+        }
+
+        @Override
+        public void close() throws IOException {
+            sending.close();
+            try {
+                drain.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            receiving.close();
+            server.close();
+        }
+    }
+
+    /**
+     * A stand-in for the network that accepts and drops every byte. {@code transferFrom} goes
+     * through {@code FileChannel.transferTo}, but into a Java channel, for which the JDK has no
+     * zero-copy path: it reads the region into a temporary buffer and hands that to {@link
+     * #write(ByteBuffer)}, one copy a socket send would not make.
      */
     static final class DiscardingChannel implements TransferableChannel {
         long bytes;

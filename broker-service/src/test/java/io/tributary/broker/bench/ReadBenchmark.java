@@ -11,6 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 import java.util.random.RandomGeneratorFactory;
+import org.apache.kafka.common.network.TransferableChannel;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -27,10 +28,12 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Sequential consumption of a 256 MiB log (16 KiB batches of 1 KiB records, one segment, in the page
  * cache) in 1 MiB fetches: region lookup ({@code PartitionLog.read}) plus {@code transferTo} into a
- * discarding channel, against two raw baselines over the same segment file in the same run: a
- * sequential {@code FileChannel.read} into a 1 MiB buffer, and a sequential {@code transferTo} of
- * 1 MiB regions into the same discarding channel. MB/s = ops/s x {@link #FETCH_BYTES} (each op
- * moves about that much).
+ * sink, against raw baselines over the same segment file in the same run: a sequential {@code
+ * FileChannel.read} into a 1 MiB buffer, and a sequential {@code transferTo} of 1 MiB regions into
+ * the same sink. Two sinks: a Java channel that drops the bytes ({@link
+ * BenchSupport.DiscardingChannel}; the JDK copies through a buffer to reach it) and a loopback TCP
+ * socket drained by another thread ({@link BenchSupport.LoopbackSocketSink}; zero-copy, as a
+ * broker's fetch response). MB/s = ops/s x {@link #FETCH_BYTES} (each op moves about that much).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -51,6 +54,7 @@ public class ReadBenchmark {
     private FileChannel raw;
     private ByteBuffer readBuffer;
     private final BenchSupport.DiscardingChannel sink = new BenchSupport.DiscardingChannel();
+    private BenchSupport.LoopbackSocketSink socket;
     private long nextOffset;
     private long rawPosition;
     private long rawSize;
@@ -68,19 +72,31 @@ public class ReadBenchmark {
         raw = FileChannel.open(log.directory().resolve("00000000000000000000.log"), StandardOpenOption.READ);
         rawSize = raw.size();
         readBuffer = ByteBuffer.allocateDirect(FETCH_BYTES);
+        socket = new BenchSupport.LoopbackSocketSink();
     }
 
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
+        socket.close();
         raw.close();
         log.close();
         store.close();
         BenchSupport.deleteRecursively(dir);
     }
 
-    /** Locate the region for the next offset, then send it with transferTo. */
+    /** Locate the region for the next offset, then send it with transferTo into the Java sink. */
     @Benchmark
     public long partitionLogReadTransferTo() throws IOException {
+        return readAndSend(sink);
+    }
+
+    /** Locate the region for the next offset, then send it with transferTo into the socket. */
+    @Benchmark
+    public long partitionLogReadToSocket() throws IOException {
+        return readAndSend(socket);
+    }
+
+    private long readAndSend(TransferableChannel destination) throws IOException {
         if (nextOffset >= log.logEndOffset()) {
             nextOffset = 0;
         }
@@ -88,7 +104,7 @@ public class ReadBenchmark {
         int size = result.records().sizeInBytes();
         long sent = 0;
         while (sent < size) {
-            sent += result.records().writeTo(sink, (int) sent, (int) (size - sent));
+            sent += result.records().writeTo(destination, (int) sent, (int) (size - sent));
         }
         // Every batch holds 16 records and has the same size: advance without decoding.
         nextOffset += (size / AppendBenchmark.BATCH_BYTES) * 16L;
@@ -116,5 +132,20 @@ public class ReadBenchmark {
         long n = raw.transferTo(rawPosition, Math.min(FETCH_BYTES, rawSize - rawPosition), sink);
         rawPosition += n;
         return n;
+    }
+
+    /** Baseline: sequential transferTo of 1 MiB regions of the same file into the socket. */
+    @Benchmark
+    public long rawFileChannelTransferToSocket() throws IOException {
+        if (rawPosition >= rawSize) {
+            rawPosition = 0;
+        }
+        long count = Math.min(FETCH_BYTES, rawSize - rawPosition);
+        long sent = 0;
+        while (sent < count) {
+            sent += socket.transferFrom(raw, rawPosition + sent, count - sent);
+        }
+        rawPosition += sent;
+        return sent;
     }
 }

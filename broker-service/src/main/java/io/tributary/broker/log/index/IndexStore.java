@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.Uuid;
 import org.rocksdb.ColumnFamilyDescriptor;
@@ -14,6 +15,7 @@ import org.rocksdb.DBOptions;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
@@ -41,6 +43,12 @@ import org.rocksdb.WriteOptions;
  * Partition-state writes go through the WAL; the ones that must survive power loss (clean
  * shutdown, truncation) are synced.
  *
+ * <p>Offset- and time-index entries are buffered per partition ({@link IndexBuffer}) and written
+ * to RocksDB in batches of {@link #bufferedEntriesPerPartition()}, and at every {@link
+ * #flushIndex()} and {@link #close()}: a RocksDB write per appended record batch was, after the
+ * file write itself, the largest cost of an append (docs/benchmarks.md). Lookups consult the buffer
+ * too.
+ *
  * <p>Thread-safe: RocksDB handles concurrent readers and writers; each partition has one writer.
  */
 public final class IndexStore implements AutoCloseable {
@@ -52,6 +60,13 @@ public final class IndexStore implements AutoCloseable {
     static {
         RocksDB.loadLibrary();
     }
+
+    /**
+     * The default of {@link #bufferedEntriesPerPartition()}: with the default {@code
+     * index.interval.bytes} (4 KiB) and 16 KiB batches, 64 entries are about 1 MiB of log, and
+     * buffering them costs a few KiB of heap per partition that is being written.
+     */
+    public static final int DEFAULT_BUFFERED_ENTRIES_PER_PARTITION = 64;
 
     private final Path directory;
     private final DBOptions dbOptions;
@@ -68,8 +83,15 @@ public final class IndexStore implements AutoCloseable {
     /** Index writes made since the last memtable flush began; see {@link #flushIndex()}. */
     private final AtomicLong unflushedIndexWrites = new AtomicLong();
 
-    private IndexStore(Path directory) throws RocksDBException {
+    private final int bufferedEntriesPerPartition;
+    /** One view per partition replica, so that every caller shares its buffer. */
+    private final ConcurrentHashMap<TopicIdPartitionKey, PartitionIndex> partitions = new ConcurrentHashMap<>();
+
+    private record TopicIdPartitionKey(Uuid topicId, int partition) {}
+
+    private IndexStore(Path directory, int bufferedEntriesPerPartition) throws RocksDBException {
         this.directory = directory;
+        this.bufferedEntriesPerPartition = bufferedEntriesPerPartition;
         this.dbOptions = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
         this.cfOptions = new ColumnFamilyOptions();
         List<ColumnFamilyDescriptor> descriptors = List.of(
@@ -88,11 +110,29 @@ public final class IndexStore implements AutoCloseable {
         this.flushOptions = new FlushOptions().setWaitForFlush(true);
     }
 
-    /** Opens (creating if needed) the store in {@code directory}. One process may hold it at a time. */
+    /**
+     * Opens (creating if needed) the store in {@code directory}, buffering {@link
+     * #DEFAULT_BUFFERED_ENTRIES_PER_PARTITION} index entries per partition. One process may hold it
+     * at a time.
+     */
     public static IndexStore open(Path directory) {
+        return open(directory, DEFAULT_BUFFERED_ENTRIES_PER_PARTITION);
+    }
+
+    /**
+     * Opens (creating if needed) the store in {@code directory}.
+     *
+     * @param bufferedEntriesPerPartition how many index entries of a partition are kept in memory
+     *     before they are written to RocksDB together (1: every entry is written at once)
+     */
+    public static IndexStore open(Path directory, int bufferedEntriesPerPartition) {
+        if (bufferedEntriesPerPartition < 1) {
+            throw new IllegalArgumentException(
+                    "bufferedEntriesPerPartition must be at least 1: " + bufferedEntriesPerPartition);
+        }
         try {
             Files.createDirectories(directory);
-            return new IndexStore(directory);
+            return new IndexStore(directory, bufferedEntriesPerPartition);
         } catch (RocksDBException e) {
             throw new IndexStoreException("cannot open the index store in " + directory, e);
         } catch (java.io.IOException e) {
@@ -100,20 +140,28 @@ public final class IndexStore implements AutoCloseable {
         }
     }
 
-    /** The view of one partition replica's entries. */
+    /** The view of one partition replica's entries (the same object for the same partition). */
     public PartitionIndex partition(Uuid topicId, int partition) {
         Objects.requireNonNull(topicId, "topicId");
         if (partition < 0) {
             throw new IllegalArgumentException("negative partition " + partition);
         }
-        return new PartitionIndex(this, db, topicId, partition);
+        return partitions.computeIfAbsent(
+                new TopicIdPartitionKey(topicId, partition), key -> new PartitionIndex(this, db, topicId, partition));
+    }
+
+    /** How many index entries of a partition are buffered before they are written to RocksDB. */
+    public int bufferedEntriesPerPartition() {
+        return bufferedEntriesPerPartition;
     }
 
     /**
-     * Writes the offset- and time-index memtables to SST files and waits: afterwards every index
-     * write made so far survives a crash. Called before a recovery point is persisted.
+     * Writes every partition's buffered index entries, then the offset- and time-index memtables to
+     * SST files, and waits: afterwards every index write made so far survives a crash. Called before
+     * a recovery point is persisted.
      */
     public synchronized void flushIndex() {
+        partitions.values().forEach(PartitionIndex::writeBuffered);
         // One flush makes every partition's index writes durable, so a partition with nothing new
         // since the last flush (say, at the close of thousands of idle partitions) skips it.
         // Synchronized: a caller that finds nothing to flush waits for a flush in progress, which
@@ -126,6 +174,17 @@ public final class IndexStore implements AutoCloseable {
         } catch (RocksDBException e) {
             throw new IndexStoreException("cannot flush the index in " + directory, e);
         }
+    }
+
+    /** Writes a batch of index entries (without the WAL) and counts it as an index write. */
+    void write(WriteBatch batch) throws RocksDBException {
+        db.write(indexWrites, batch);
+        indexWritten();
+    }
+
+    /** Forgets a partition whose entries were all deleted (its view stays usable, with an empty buffer). */
+    void forget(Uuid topicId, int partition, PartitionIndex index) {
+        partitions.remove(new TopicIdPartitionKey(topicId, partition), index);
     }
 
     /** Counts an index write; called after the write, so a flush that starts later includes it. */
@@ -148,6 +207,8 @@ public final class IndexStore implements AutoCloseable {
 
     @Override
     public void close() {
+        // RocksDB writes its memtables out when it closes; the buffered entries go there first.
+        partitions.values().forEach(PartitionIndex::writeBuffered);
         flushOptions.close();
         indexWrites.close();
         syncedWrites.close();

@@ -1,10 +1,12 @@
 package io.tributary.broker.log.index;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.ToLongFunction;
 import org.apache.kafka.common.Uuid;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDB;
@@ -51,7 +53,8 @@ import org.rocksdb.RocksIterator;
  * prefix then the byte {@code 0x02} (21 bytes): the high-watermark checkpoint, an int64 (8 bytes).
  *
  * <p>Lookups are {@code seekForPrev} (the greatest key at or below the probe) checked against the
- * prefix. Thread-safe; index writes skip the WAL (see {@link IndexStore}).
+ * prefix, and a look at the partition's {@link IndexBuffer} of entries not yet written to RocksDB
+ * (the greater key wins). Thread-safe; index writes skip the WAL (see {@link IndexStore}).
  */
 public final class PartitionIndex {
 
@@ -64,10 +67,16 @@ public final class PartitionIndex {
     private final byte[] prefix;
     private final byte[] producerSnapshotKey;
     private final byte[] highWatermarkKey;
+    private final IndexBuffer buffer;
+    private final Uuid topicId;
+    private final int partition;
 
     PartitionIndex(IndexStore store, RocksDB db, Uuid topicId, int partition) {
+        this.topicId = topicId;
+        this.partition = partition;
         this.store = store;
         this.db = db;
+        this.buffer = new IndexBuffer(store);
         this.prefix = ByteBuffer.allocate(PREFIX_BYTES)
                 .putLong(topicId.getMostSignificantBits())
                 .putLong(topicId.getLeastSignificantBits())
@@ -89,16 +98,26 @@ public final class PartitionIndex {
 
     /** Records that the batch with base offset {@code entry.offset()} starts at the given place. */
     public void putOffset(OffsetPosition entry) {
-        byte[] value = ByteBuffer.allocate(OFFSET_VALUE_BYTES)
-                .putLong(entry.segmentBaseOffset())
-                .putInt(entry.position())
-                .array();
-        put(store.offsetIndex, offsetKey(entry.offset()), value);
+        buffer.putOffset(this, entry);
     }
 
     /** The entry with the greatest offset at or below {@code offset}. */
     public Optional<OffsetPosition> floorOffset(long offset) {
-        return floor(store.offsetIndex, offsetKey(offset)).map(PartitionIndex::offsetEntry);
+        // The buffer first, RocksDB second: a write-out puts entries in RocksDB before dropping them
+        // from the buffer, so this order never misses one.
+        Map.Entry<Long, OffsetPosition> buffered = buffer.offsets.floorEntry(offset);
+        return greater(
+                buffered,
+                floor(store.offsetIndex, offsetKey(offset)).map(PartitionIndex::offsetEntry),
+                OffsetPosition::offset);
+    }
+
+    /** Of a buffered and a persisted entry, the one with the greater key; on equal keys the buffered (newer) one. */
+    private static <V> Optional<V> greater(Map.Entry<Long, V> buffered, Optional<V> persisted, ToLongFunction<V> key) {
+        if (buffered != null && (persisted.isEmpty() || key.applyAsLong(persisted.get()) <= buffered.getKey())) {
+            return Optional.of(buffered.getValue());
+        }
+        return persisted;
     }
 
     /** The entry with the greatest offset. */
@@ -108,33 +127,44 @@ public final class PartitionIndex {
 
     /** Removes entries with offset at or above {@code offset}. */
     public void deleteOffsetsFrom(long offset) {
-        deleteRange(store.offsetIndex, offsetKey(offset), upperBound());
+        buffer.delete(() -> {
+            buffer.offsets.tailMap(offset).clear();
+            deleteRange(store.offsetIndex, offsetKey(offset), upperBound());
+        });
     }
 
     /** Removes entries with offset below {@code offset}. */
     public void deleteOffsetsBefore(long offset) {
-        deleteRange(store.offsetIndex, offsetKey(0), offsetKey(offset));
+        buffer.delete(() -> {
+            buffer.offsets.headMap(offset).clear();
+            deleteRange(store.offsetIndex, offsetKey(0), offsetKey(offset));
+        });
     }
 
     /** Every offset entry in order (for recovery checks and tests; proportional to the log). */
     public List<OffsetPosition> offsetEntries() {
-        List<OffsetPosition> entries = new ArrayList<>();
-        forEach(store.offsetIndex, (key, value) -> entries.add(offsetEntry(key, value)));
-        return entries;
+        TreeMap<Long, OffsetPosition> entries = new TreeMap<>(buffer.offsets);
+        forEach(store.offsetIndex, (key, value) -> {
+            OffsetPosition entry = offsetEntry(key, value);
+            entries.putIfAbsent(entry.offset(), entry);
+        });
+        return List.copyOf(entries.values());
     }
 
     // ---- time index ----
 
     public void putTime(TimestampOffset entry) {
-        put(
-                store.timeIndex,
-                timeKey(entry.timestamp()),
-                ByteBuffer.allocate(8).putLong(entry.offset()).array());
+        buffer.putTime(this, entry);
     }
 
     /** The entry with the greatest timestamp at or below {@code timestamp}. */
     public Optional<TimestampOffset> floorTime(long timestamp) {
-        return floor(store.timeIndex, timeKey(timestamp)).map(PartitionIndex::timeEntry);
+        // The same order as floorOffset.
+        Map.Entry<Long, TimestampOffset> buffered = buffer.times.floorEntry(timestamp);
+        return greater(
+                buffered,
+                floor(store.timeIndex, timeKey(timestamp)).map(PartitionIndex::timeEntry),
+                TimestampOffset::timestamp);
     }
 
     /** The entry with the greatest timestamp (and offset). */
@@ -144,6 +174,13 @@ public final class PartitionIndex {
 
     /** Removes entries whose offset is at or above {@code offset} (the newest entries). */
     public void deleteTimesFrom(long offset) {
+        buffer.delete(() -> {
+            buffer.times.values().removeIf(entry -> entry.offset() >= offset);
+            deletePersistedTimesFrom(offset);
+        });
+    }
+
+    private void deletePersistedTimesFrom(long offset) {
         try (RocksIterator it = db.newIterator(store.timeIndex)) {
             for (it.seekForPrev(timeKey(Long.MAX_VALUE)); it.isValid() && hasPrefix(it.key()); it.prev()) {
                 if (ByteBuffer.wrap(it.value()).getLong() < offset) {
@@ -156,6 +193,13 @@ public final class PartitionIndex {
 
     /** Removes entries whose offset is below {@code offset} (the oldest entries). */
     public void deleteTimesBefore(long offset) {
+        buffer.delete(() -> {
+            buffer.times.values().removeIf(entry -> entry.offset() < offset);
+            deletePersistedTimesBefore(offset);
+        });
+    }
+
+    private void deletePersistedTimesBefore(long offset) {
         try (RocksIterator it = db.newIterator(store.timeIndex)) {
             for (it.seek(timeKey(Long.MIN_VALUE)); it.isValid() && hasPrefix(it.key()); it.next()) {
                 if (ByteBuffer.wrap(it.value()).getLong() >= offset) {
@@ -167,9 +211,12 @@ public final class PartitionIndex {
     }
 
     public List<TimestampOffset> timeEntries() {
-        List<TimestampOffset> entries = new ArrayList<>();
-        forEach(store.timeIndex, (key, value) -> entries.add(timeEntry(key, value)));
-        return entries;
+        TreeMap<Long, TimestampOffset> entries = new TreeMap<>(buffer.times);
+        forEach(store.timeIndex, (key, value) -> {
+            TimestampOffset entry = timeEntry(key, value);
+            entries.putIfAbsent(entry.timestamp(), entry);
+        });
+        return List.copyOf(entries.values());
     }
 
     // ---- partition state ----
@@ -254,8 +301,13 @@ public final class PartitionIndex {
 
     /** Removes every entry of this partition: offsets, times, state and producer snapshot. */
     public void deleteAll() {
-        deleteRange(store.offsetIndex, prefix, upperBound());
-        deleteRange(store.timeIndex, prefix, upperBound());
+        buffer.delete(() -> {
+            buffer.offsets.clear();
+            buffer.times.clear();
+            deleteRange(store.offsetIndex, prefix, upperBound());
+            deleteRange(store.timeIndex, prefix, upperBound());
+        });
+        store.forget(topicId, partition, this);
         try {
             db.delete(store.partitionState, store.unsyncedWrites, producerSnapshotKey);
             db.delete(store.partitionState, store.unsyncedWrites, highWatermarkKey);
@@ -265,12 +317,36 @@ public final class PartitionIndex {
         }
     }
 
+    /** Entries in memory, not yet written to RocksDB (for tests). */
+    int bufferedEntries() {
+        return buffer.size();
+    }
+
     /** See {@link IndexStore#flushIndex()}. */
     public void flushIndex() {
         store.flushIndex();
     }
 
+    /**
+     * Writes this partition's buffered entries to RocksDB now (to the memtable, without the WAL,
+     * as every index write); {@link #flushIndex()} does it for every partition and makes them durable.
+     */
+    public void writeBuffered() {
+        buffer.write(this);
+    }
+
     // ---- encoding ----
+
+    static byte[] offsetValue(OffsetPosition entry) {
+        return ByteBuffer.allocate(OFFSET_VALUE_BYTES)
+                .putLong(entry.segmentBaseOffset())
+                .putInt(entry.position())
+                .array();
+    }
+
+    static byte[] timeValue(TimestampOffset entry) {
+        return ByteBuffer.allocate(Long.BYTES).putLong(entry.offset()).array();
+    }
 
     byte[] offsetKey(long offset) {
         return ByteBuffer.allocate(KEY_BYTES).put(prefix).putLong(offset).array();
@@ -328,15 +404,6 @@ public final class PartitionIndex {
             for (it.seek(prefix); it.isValid() && hasPrefix(it.key()); it.next()) {
                 action.accept(it.key(), it.value());
             }
-        }
-    }
-
-    private void put(ColumnFamilyHandle cf, byte[] key, byte[] value) {
-        try {
-            db.put(cf, store.indexWrites, key, value);
-            store.indexWritten();
-        } catch (RocksDBException e) {
-            throw new IndexStoreException("cannot write the index", e);
         }
     }
 

@@ -172,4 +172,64 @@ class PartitionIndexTest {
         assertThat(index.timeEntries()).isEmpty();
         assertThat(index.readState()).isEmpty();
     }
+
+    @Test
+    void entriesAreBufferedUntilTheBoundThenWrittenTogetherAndFoundThroughout() {
+        store.close();
+        store = IndexStore.open(dir.resolve("index"), 3);
+        PartitionIndex index = store.partition(TOPIC, 0);
+        assertThat(store.partition(TOPIC, 0)).as("one view per partition").isSameAs(index);
+
+        index.putOffset(new OffsetPosition(10, 0, 0));
+        index.putTime(new TimestampOffset(100, 10));
+        assertThat(index.bufferedEntries()).isEqualTo(2);
+        assertThat(index.floorOffset(15)).contains(new OffsetPosition(10, 0, 0));
+        assertThat(index.lastTime()).contains(new TimestampOffset(100, 10));
+
+        index.putOffset(new OffsetPosition(20, 0, 500));
+        assertThat(index.bufferedEntries())
+                .as("the third entry writes all three")
+                .isZero();
+        index.putOffset(new OffsetPosition(30, 0, 900));
+        assertThat(index.bufferedEntries()).isEqualTo(1);
+
+        assertThat(index.floorOffset(25)).contains(new OffsetPosition(20, 0, 500));
+        assertThat(index.floorOffset(35))
+                .as("buffered, above the written ones")
+                .contains(new OffsetPosition(30, 0, 900));
+        assertThat(index.offsetEntries())
+                .containsExactly(
+                        new OffsetPosition(10, 0, 0), new OffsetPosition(20, 0, 500), new OffsetPosition(30, 0, 900));
+
+        index.deleteOffsetsFrom(20);
+        assertThat(index.offsetEntries()).containsExactly(new OffsetPosition(10, 0, 0));
+        assertThat(index.bufferedEntries()).isZero();
+    }
+
+    @Test
+    void flushIndexAndCloseWriteEveryPartitionsBufferedEntries() {
+        PartitionIndex first = store.partition(TOPIC, 0);
+        PartitionIndex second = store.partition(TOPIC, 1);
+        first.putOffset(new OffsetPosition(1, 0, 0));
+        second.putTime(new TimestampOffset(5, 2));
+        store.flushIndex();
+        assertThat(first.bufferedEntries()).isZero();
+        assertThat(second.bufferedEntries()).isZero();
+
+        second.putOffset(new OffsetPosition(2, 0, 64));
+        assertThat(second.bufferedEntries()).isEqualTo(1);
+        store.close();
+        store = IndexStore.open(dir.resolve("index"));
+
+        assertThat(store.partition(TOPIC, 0).offsetEntries()).containsExactly(new OffsetPosition(1, 0, 0));
+        assertThat(store.partition(TOPIC, 1).offsetEntries()).containsExactly(new OffsetPosition(2, 0, 64));
+        assertThat(store.partition(TOPIC, 1).timeEntries()).containsExactly(new TimestampOffset(5, 2));
+    }
+
+    @Test
+    void aBufferOfLessThanOneEntryIsRefused() {
+        assertThatThrownBy(() -> IndexStore.open(dir.resolve("other"), 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least 1");
+    }
 }
