@@ -73,13 +73,15 @@ public class ReplicaConfiguration {
             DataDirectory dataDirectory,
             LogProperties logProperties,
             IndexStore indexStore,
-            ExecutorService replicaDeleteExecutor) {
+            ExecutorService replicaDeleteExecutor,
+            ReplicaProperties replicaProperties) {
         var config = new ReplicaManagerConfig(
                 broker.id(),
                 dataDirectory.path(),
                 logProperties.toLogConfig(),
                 logProperties.minInsyncReplicas(),
-                logProperties.toProducerStateConfig());
+                logProperties.toProducerStateConfig(),
+                replicaProperties.rollFlushQueue());
         return new ReplicaManager(config, indexStore, Clock.systemUTC(), replicaDeleteExecutor);
     }
 

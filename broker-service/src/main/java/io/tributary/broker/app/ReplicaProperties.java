@@ -29,6 +29,10 @@ import org.springframework.validation.annotation.Validated;
  * @param indexBufferedEntries offset- and time-index entries of one partition kept in memory and
  *     written to RocksDB together (one RocksDB write per this many entries instead of one per
  *     appended batch); they are also written at every flush, roll and close. 1 writes each at once
+ * @param rollFlushQueue rolled segments whose fsync may wait for the broker's roll-flusher thread
+ *     (a roll hands its closed segment to it instead of fsyncing on the appending thread); when
+ *     this many wait, a roll fsyncs on the appending thread, so a slow disk slows appends instead
+ *     of letting unflushed segments pile up
  */
 @Validated
 @ConfigurationProperties("tributary.broker.replica")
@@ -40,7 +44,8 @@ public record ReplicaProperties(
         @DefaultValue("60s") @NotNull Duration produceMaxTimeout,
         @DefaultValue("5s") @NotNull Duration highWatermarkCheckpointInterval,
         @DefaultValue("1") @Min(1) @Max(64) int deleteThreads,
-        @DefaultValue("64") @Min(1) @Max(1_000_000) int indexBufferedEntries) {
+        @DefaultValue("64") @Min(1) @Max(1_000_000) int indexBufferedEntries,
+        @DefaultValue("16") @Min(1) @Max(10_000) int rollFlushQueue) {
 
     public ReplicaProperties {
         requirePositive(retentionCheckInterval, "retention-check-interval");

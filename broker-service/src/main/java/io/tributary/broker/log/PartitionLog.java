@@ -9,6 +9,7 @@ import io.tributary.broker.log.index.PartitionState;
 import io.tributary.broker.log.index.TimestampOffset;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.InstantSource;
@@ -23,7 +24,9 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Spliterator;
 import java.util.Spliterators;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.Executor;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 import org.apache.kafka.common.TopicIdPartition;
@@ -53,8 +56,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Everything below the recovery point is fsynced and its index entries are durable (the index
  * memtables are flushed before a recovery point is persisted; see {@link IndexStore}). The recovery
- * point advances on every flush ({@code flush.messages}, {@code flush.ms}, {@link #flush()}), at
- * each roll (the closed segment is fsynced) and at clean close. A clean close records that the log
+ * point advances on every flush ({@code flush.messages}, {@code flush.ms}, {@link #flush()}), after
+ * each roll and at clean close. A roll does not fsync on the appending thread: it hands the closed
+ * segments to the roll flusher (an {@link Executor}, usually the broker's {@link RollFlusher}),
+ * which fsyncs them and the index and then, under the writer lock, moves the recovery point to the
+ * rolled segment's end, never past the log end nor past the end of a truncation made meanwhile
+ * (a full truncation cancels the move), and persists it. A clean close flushes everything itself,
+ * pending roll flushes included, before recording the clean shutdown; a roll flush finishing after
+ * the close changes nothing. A clean close records that the log
  * needs no rescan; opening after it reads only the partition state and the file sizes. After any
  * other stop, opening validates the segment containing the recovery point and every later one,
  * batch by batch, truncates at the first bad byte, deletes the segments after it, and rebuilds the
@@ -93,6 +102,7 @@ public final class PartitionLog implements AutoCloseable {
     private final ProducerStateConfig producerConfig;
     private final PartitionIndex index;
     private final InstantSource clock;
+    private final Executor rollFlusher;
     private final ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
     private final Object writeLock = new Object();
 
@@ -111,6 +121,22 @@ public final class PartitionLog implements AutoCloseable {
     private long lastFlushMs;
     private boolean closed;
     private final ProducerState producers = new ProducerState();
+    private final List<PendingRollFlush> pendingRollFlushes = new ArrayList<>();
+    private CompletableFuture<Long> lastRollFlush = CompletableFuture.completedFuture(0L);
+
+    /**
+     * A roll's flush handed to the roll flusher, guarded by the writer lock: the recovery point it
+     * may move to, lowered by a truncation below it; {@code cancelled} by a full truncation.
+     */
+    private static final class PendingRollFlush {
+        long target;
+        boolean cancelled;
+        final CompletableFuture<Long> done = new CompletableFuture<>();
+
+        PendingRollFlush(long target) {
+            this.target = target;
+        }
+    }
 
     private PartitionLog(
             TopicIdPartition partition,
@@ -118,8 +144,10 @@ public final class PartitionLog implements AutoCloseable {
             LogConfig config,
             ProducerStateConfig producerConfig,
             IndexStore store,
-            InstantSource clock) {
+            InstantSource clock,
+            Executor rollFlusher) {
         this.partition = partition;
+        this.rollFlusher = rollFlusher;
         this.dir = dir;
         this.config = config;
         this.producerConfig = producerConfig;
@@ -141,7 +169,10 @@ public final class PartitionLog implements AutoCloseable {
         return open(dataDir, partition, config, ProducerStateConfig.defaults(), store, clock);
     }
 
-    /** {@link #open(Path, TopicIdPartition, LogConfig, IndexStore, InstantSource)} with producer-state bounds. */
+    /**
+     * {@link #open(Path, TopicIdPartition, LogConfig, IndexStore, InstantSource)} with producer-state
+     * bounds; a roll fsyncs the closed segment on the appending thread.
+     */
     public static PartitionLog open(
             Path dataDir,
             TopicIdPartition partition,
@@ -149,6 +180,21 @@ public final class PartitionLog implements AutoCloseable {
             ProducerStateConfig producerConfig,
             IndexStore store,
             InstantSource clock) {
+        return open(dataDir, partition, config, producerConfig, store, clock, Runnable::run);
+    }
+
+    /**
+     * Opens the log with a roll flusher that fsyncs rolled segments off the appending thread (the
+     * broker's {@link RollFlusher}); {@code Runnable::run} flushes on the appending thread.
+     */
+    public static PartitionLog open(
+            Path dataDir,
+            TopicIdPartition partition,
+            LogConfig config,
+            ProducerStateConfig producerConfig,
+            IndexStore store,
+            InstantSource clock,
+            Executor rollFlusher) {
         Objects.requireNonNull(partition.topicId(), "topic id");
         Path dir = dataDir.resolve(partition.topic() + "-" + partition.partition());
         try {
@@ -162,7 +208,8 @@ public final class PartitionLog implements AutoCloseable {
                 Objects.requireNonNull(config),
                 Objects.requireNonNull(producerConfig),
                 store,
-                Objects.requireNonNull(clock));
+                Objects.requireNonNull(clock),
+                Objects.requireNonNull(rollFlusher, "rollFlusher"));
     }
 
     // ------------------------------------------------------------------------------------------
@@ -294,9 +341,85 @@ public final class PartitionLog implements AutoCloseable {
                 old.sizeInBytes(),
                 segment.path().getFileName());
         // The closed segment will not change again: make it durable and move the recovery point past
-        // it, so that a crash never rescans closed segments (Kafka flushes on roll too).
-        flushLocked(nowMs);
+        // it, so that a crash never rescans closed segments. Off the appending thread, as Kafka's
+        // roll schedules its flush.
+        scheduleRollFlush(baseOffset);
         return segment;
+    }
+
+    /**
+     * Hands the segments below {@code target} not yet under the recovery point to the roll flusher.
+     * Writer lock held.
+     */
+    private void scheduleRollFlush(long target) {
+        if (target <= recoveryPoint) {
+            return;
+        }
+        Long from = segments.floorKey(recoveryPoint);
+        List<LogSegment> toFlush =
+                List.copyOf(segments.subMap(from == null ? segments.firstKey() : from, true, target, false)
+                        .values());
+        PendingRollFlush pending = new PendingRollFlush(target);
+        pendingRollFlushes.add(pending);
+        lastRollFlush = pending.done;
+        rollFlusher.execute(() -> runRollFlush(pending, toFlush));
+    }
+
+    /**
+     * Fsyncs {@code toFlush} and the index without the writer lock, then moves the recovery point
+     * to what is still valid of the pending flush's target. A segment deleted meanwhile (truncation,
+     * retention, DeleteRecords) or closed with the log fails its fsync with {@link
+     * ClosedChannelException}: its data is gone or the close flushed it, so it is skipped.
+     */
+    private void runRollFlush(PendingRollFlush pending, List<LogSegment> toFlush) {
+        try {
+            List<LogSegment> unflushed = new ArrayList<>();
+            for (LogSegment segment : toFlush) {
+                try {
+                    segment.flush();
+                } catch (UncheckedIOException e) {
+                    if (!(e.getCause() instanceof ClosedChannelException)) {
+                        throw e;
+                    }
+                    unflushed.add(segment);
+                }
+            }
+            index.flushIndex();
+            synchronized (writeLock) {
+                pendingRollFlushes.remove(pending);
+                if (closed || pending.cancelled) {
+                    pending.done.complete(recoveryPoint);
+                    return;
+                }
+                for (LogSegment segment : unflushed) {
+                    if (segments.get(segment.baseOffset()) == segment) {
+                        throw new IllegalStateException(segment.path() + " was closed while still in the log");
+                    }
+                }
+                long target = Math.min(pending.target, end.nextOffset());
+                if (target > recoveryPoint) {
+                    recoveryPoint = target;
+                    persistState(PartitionState.Shutdown.UNCLEAN, Durability.NO_SYNC);
+                }
+                pending.done.complete(recoveryPoint);
+            }
+        } catch (RuntimeException e) {
+            log.error("{}: flush of rolled segments failed; the recovery point stays", partition, e);
+            synchronized (writeLock) {
+                pendingRollFlushes.remove(pending);
+            }
+            pending.done.completeExceptionally(e);
+        }
+    }
+
+    /**
+     * The newest roll's flush: completes with the recovery point after it ran (for tests; a roll
+     * without anything to flush leaves the previous one).
+     */
+    CompletableFuture<Long> lastRollFlush() {
+        synchronized (writeLock) {
+            return lastRollFlush;
+        }
     }
 
     /**
@@ -373,6 +496,9 @@ public final class PartitionLog implements AutoCloseable {
                     .filter(e -> e.startOffset() < truncatedEnd)
                     .toList();
             recoveryPoint = Math.min(recoveryPoint, newEnd);
+            // A pending roll flush may move the recovery point only to what is left of its segments:
+            // batches appended from here on are not in what it fsyncs.
+            pendingRollFlushes.forEach(p -> p.target = Math.min(p.target, newEnd));
             persistState(PartitionState.Shutdown.UNCLEAN, Durability.SYNC);
             end = new LogEnd(newEnd, active, cut);
             restoreIndexingState();
@@ -397,6 +523,8 @@ public final class PartitionLog implements AutoCloseable {
         synchronized (writeLock) {
             ensureOpen();
             long oldEnd = end.nextOffset();
+            // Every segment a pending roll flush covers goes; the recovery point restarts at offset.
+            pendingRollFlushes.forEach(p -> p.cancelled = true);
             for (Long base : List.copyOf(segments.keySet())) {
                 segments.remove(base).delete();
             }

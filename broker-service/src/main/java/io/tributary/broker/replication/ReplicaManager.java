@@ -7,6 +7,7 @@ import io.tributary.broker.cluster.TopicInfo;
 import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.PartitionLog;
 import io.tributary.broker.log.RetentionResult;
+import io.tributary.broker.log.RollFlusher;
 import io.tributary.broker.log.index.IndexStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -67,6 +68,7 @@ public final class ReplicaManager implements MetadataListener, AutoCloseable {
     private final IndexStore store;
     private final InstantSource clock;
     private final Executor deleteExecutor;
+    private final RollFlusher rollFlusher;
     private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
     private volatile ReplicationListener replication = ReplicationListener.NONE;
     private boolean closed;
@@ -103,6 +105,7 @@ public final class ReplicaManager implements MetadataListener, AutoCloseable {
         this.store = Objects.requireNonNull(store, "store");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.deleteExecutor = Objects.requireNonNull(deleteExecutor, "deleteExecutor");
+        this.rollFlusher = new RollFlusher(config.rollFlushQueue());
         try {
             Files.createDirectories(config.dataDir());
         } catch (IOException e) {
@@ -215,7 +218,7 @@ public final class ReplicaManager implements MetadataListener, AutoCloseable {
             throw new UncheckedIOException("cannot prepare " + dir, e);
         }
         PartitionLog partitionLog =
-                PartitionLog.open(config.dataDir(), id, logConfig, config.producerState(), store, clock);
+                PartitionLog.open(config.dataDir(), id, logConfig, config.producerState(), store, clock, rollFlusher);
         log.info(
                 "{}: opened as {} (leader {}, epoch {}), log [{}, {})",
                 id,
@@ -411,6 +414,8 @@ public final class ReplicaManager implements MetadataListener, AutoCloseable {
         }
         log.info("Closed {} partition logs", partitions.size());
         partitions.clear();
+        // Each log's close flushed its pending roll flushes itself; this stops the thread.
+        rollFlusher.close();
         if (!failures.isEmpty()) {
             throw failures.getFirst();
         }

@@ -2,6 +2,7 @@ package io.tributary.broker.bench;
 
 import io.tributary.broker.log.AppendResult;
 import io.tributary.broker.log.PartitionLog;
+import io.tributary.broker.log.RollFlusher;
 import io.tributary.broker.log.index.IndexStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -28,7 +29,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * Appending 1 KiB records in 16 KiB batches (16 records, 16.6 KB with headers) as the leader,
  * against writing the same bytes to a plain {@code FileChannel}. Each iteration starts from an
  * empty log and an empty file; MB/s = ops/s x {@link #BATCH_BYTES}. Kafka's defaults (1 GiB
- * segments, no fsync policy), so a roll (with its fsync) happens about once per GiB.
+ * segments, no fsync policy), so a roll happens about once per GiB; as in the broker, the rolled
+ * segment is fsynced by a {@link RollFlusher} thread, not by the appending thread.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -48,6 +50,7 @@ public class AppendBenchmark {
 
     private Path dir;
     private IndexStore store;
+    private RollFlusher rollFlusher;
     private PartitionLog log;
     private MemoryRecords batch;
     private FileChannel raw;
@@ -57,7 +60,8 @@ public class AppendBenchmark {
     public void setUp() throws IOException {
         dir = BenchSupport.tempDir("append");
         store = IndexStore.open(dir.resolve("index"));
-        log = BenchSupport.openLog(dir, store);
+        rollFlusher = new RollFlusher(RollFlusher.DEFAULT_QUEUE_CAPACITY);
+        log = BenchSupport.openLog(dir, store, rollFlusher);
         batch = BenchSupport.batch(
                 RandomGeneratorFactory.of("L64X128MixRandom").create(42),
                 RECORDS_PER_BATCH,
@@ -70,6 +74,7 @@ public class AppendBenchmark {
     @TearDown(Level.Iteration)
     public void tearDown() throws IOException {
         log.close();
+        rollFlusher.close();
         store.close();
         raw.close();
         BenchSupport.deleteRecursively(dir);

@@ -2,6 +2,7 @@ package io.tributary.broker.bench;
 
 import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.PartitionLog;
+import io.tributary.broker.log.ProducerStateConfig;
 import io.tributary.broker.log.index.IndexStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.Comparator;
+import java.util.concurrent.Executor;
 import java.util.random.RandomGenerator;
 import java.util.stream.Stream;
 import org.apache.kafka.common.TopicIdPartition;
@@ -45,12 +47,19 @@ final class BenchSupport {
 
     /** A fresh partition log of a new topic id under {@code dir/data}, default config, system clock. */
     static PartitionLog openLog(Path dir, IndexStore store) {
+        return openLog(dir, store, Runnable::run);
+    }
+
+    /** A log whose rolled segments {@code rollFlusher} fsyncs (the broker passes its {@code RollFlusher}). */
+    static PartitionLog openLog(Path dir, IndexStore store, Executor rollFlusher) {
         return PartitionLog.open(
                 dir.resolve("data"),
                 new TopicIdPartition(Uuid.randomUuid(), 0, "bench"),
                 LogConfig.defaults(),
+                ProducerStateConfig.defaults(),
                 store,
-                InstantSource.system());
+                InstantSource.system(),
+                rollFlusher);
     }
 
     static Path tempDir(String prefix) {

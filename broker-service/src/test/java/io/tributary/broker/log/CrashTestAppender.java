@@ -45,7 +45,11 @@ public final class CrashTestAppender {
         // The edge of this program: the real clock is injected here.
         InstantSource clock = InstantSource.system();
         IndexStore store = IndexStore.open(indexDir);
-        PartitionLog log = PartitionLog.open(data, PARTITION, CONFIG, store, clock);
+        // As in the broker: rolled segments are fsynced by a roll-flusher thread, so kills also land
+        // while a roll's flush is pending or running (never closed: the process is killed).
+        RollFlusher rollFlusher = new RollFlusher(RollFlusher.DEFAULT_QUEUE_CAPACITY);
+        PartitionLog log =
+                PartitionLog.open(data, PARTITION, CONFIG, ProducerStateConfig.defaults(), store, clock, rollFlusher);
         System.out.println("OPENED " + log.logEndOffset() + " " + log.openReport());
         System.out.flush();
         while (true) {
