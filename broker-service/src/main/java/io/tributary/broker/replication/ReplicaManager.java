@@ -105,13 +105,14 @@ public final class ReplicaManager implements MetadataListener, AutoCloseable {
         this.store = Objects.requireNonNull(store, "store");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.deleteExecutor = Objects.requireNonNull(deleteExecutor, "deleteExecutor");
-        this.rollFlusher = new RollFlusher(config.rollFlushQueue());
         try {
             Files.createDirectories(config.dataDir());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + config.dataDir(), e);
         }
         deleteLeftovers();
+        // last, so that a constructor failing above leaves no flusher thread behind
+        this.rollFlusher = new RollFlusher(config.rollFlushQueue());
     }
 
     public int brokerId() {
