@@ -259,9 +259,6 @@ final class GroupStream implements ConsumerRebalanceListener {
      * assignment.
      */
     void replaced() {
-        if (state.closeFor(GatewayMetrics.REPLACED)) {
-            metrics.groupStreamClosed(GatewayMetrics.REPLACED);
-        }
         try {
             state.buffer()
                     .offer(
@@ -274,6 +271,17 @@ final class GroupStream implements ConsumerRebalanceListener {
                             Duration.ZERO);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        end(GatewayMetrics.REPLACED);
+    }
+
+    /**
+     * Ends this stream from outside its threads, counted once under {@code reason}: the writer sends
+     * what the buffer holds and stops, and the reader commits (auto) and leaves the group.
+     */
+    void end(String reason) {
+        if (state.closeFor(reason)) {
+            metrics.groupStreamClosed(reason);
         }
         state.buffer().close();
         state.wake();

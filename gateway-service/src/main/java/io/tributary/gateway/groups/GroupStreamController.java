@@ -250,20 +250,21 @@ public class GroupStreamController {
         try {
             while (open.contains(old.get())) {
                 if (System.nanoTime() - start > waitNanos) {
-                    throw new ProblemException(
-                            ProblemType.MEMBER_IN_USE,
-                            "Member '%s' of group '%s' has a stream on this gateway that is still closing; retry."
-                                    .formatted(member, group));
+                    throw stillClosing(group, member);
                 }
                 Thread.sleep(TAKE_OVER_POLL.toMillis());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new ProblemException(
-                    ProblemType.MEMBER_IN_USE,
-                    "Member '%s' of group '%s' has a stream on this gateway that is still closing; retry."
-                            .formatted(member, group));
+            throw stillClosing(group, member);
         }
+    }
+
+    private static ProblemException stillClosing(String group, String member) {
+        return new ProblemException(
+                ProblemType.MEMBER_IN_USE,
+                "Member '%s' of group '%s' has a stream on this gateway that is still closing; retry."
+                        .formatted(member, group));
     }
 
     private static boolean timedOut(Throwable e) {
@@ -292,12 +293,7 @@ public class GroupStreamController {
      */
     public void closeAllStreams() {
         for (GroupStream s : List.copyOf(open)) {
-            if (s.state().closeFor(GatewayMetrics.SHUTDOWN)) {
-                metrics.groupStreamClosed(GatewayMetrics.SHUTDOWN);
-            }
-            s.state().buffer().close();
-            s.state().wake();
-            s.wakeup();
+            s.end(GatewayMetrics.SHUTDOWN);
         }
     }
 
