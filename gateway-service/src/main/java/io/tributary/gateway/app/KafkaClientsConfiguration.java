@@ -81,7 +81,13 @@ class KafkaClientsConfiguration {
             config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
             long timeoutMs = gateway.clusterTimeout().toMillis();
             config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeoutMs);
-            config.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+            config.put(ProducerConfig.LINGER_MS_CONFIG, (int)
+                    produce.producerLinger().toMillis());
+            config.put(ProducerConfig.BATCH_SIZE_CONFIG, (int)
+                    produce.producerBatchSize().toBytes());
+            config.put(
+                    ProducerConfig.BUFFER_MEMORY_CONFIG,
+                    produce.producerBufferMemory().toBytes());
             config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) (timeoutMs + 5));
             // room for one record at the gateway's limit plus Kafka's batch and record overhead
             config.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, (int)

@@ -219,7 +219,11 @@ public class ProduceController {
             pinned.add(place(topic, pathPartition, records.get(i), records.size() == 1 ? -1 : i));
         }
         if (idempotencyKey.isEmpty()) {
-            return produce(topic, acks, pinned);
+            ResponseEntity<ProduceResponse> answer = produce(topic, acks, pinned);
+            // written here rather than by the message converters: no content negotiation to do
+            return ResponseEntity.status(answer.getStatusCode())
+                    .contentType(MediaType.APPLICATION_JSON)
+                    .body(json.writeValueAsBytes(answer.getBody()));
         }
         String digest = RequestDigest.of(
                 request.getMethod(),
@@ -485,7 +489,12 @@ public class ProduceController {
             throw tooLarge(declared, max);
         }
         InputStream in = request.getInputStream();
-        ByteArrayOutputStream body = new ByteArrayOutputStream(declared > 0 ? (int) declared : 8192);
+        if (declared >= 0 && declared <= Integer.MAX_VALUE - 8) {
+            // Content-Length: the container ends the stream there, so one array of that size holds it
+            byte[] body = in.readNBytes((int) declared);
+            return body;
+        }
+        ByteArrayOutputStream body = new ByteArrayOutputStream(8192);
         byte[] chunk = new byte[8192];
         long total = 0;
         for (int n = in.read(chunk); n > 0; n = in.read(chunk)) {

@@ -3,6 +3,7 @@ package io.tributary.gateway.produce;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
+import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
@@ -16,6 +17,15 @@ import org.springframework.validation.annotation.Validated;
  * @param maxRecordSize the most bytes of key, value and headers of one record
  * @param ndjsonInFlight the most NDJSON records sent and not yet answered: what bounds a stream's
  *     memory (the producer's own buffer bounds the bytes)
+ * @param producerBatchSize the shared producers' {@code batch.size}: the most bytes of records one
+ *     batch to one partition holds. Larger than Kafka's default (16 KiB) because one gateway gathers
+ *     the records of many clients: fewer, larger batches cost the gateway and the brokers less per
+ *     byte. Each partition being written holds one batch buffer of this size while it fills
+ * @param producerLinger the shared producers' {@code linger.ms}: how long a batch that is not full
+ *     waits for more records (a single-record request waits at most this long before it is sent)
+ * @param producerBufferMemory the shared producers' {@code buffer.memory}: the most bytes of records
+ *     accepted and not yet acknowledged, per producer; when it is full a request waits (at most
+ *     {@code cluster-timeout}) for room
  */
 @Validated
 @ConfigurationProperties("tributary.gateway.produce")
@@ -23,7 +33,10 @@ public record ProduceProperties(
         @DefaultValue("8MB") @NotNull DataSize maxBodySize,
         @DefaultValue("1000") @Min(1) @Max(100_000) int maxRecordsPerRequest,
         @DefaultValue("1MB") @NotNull DataSize maxRecordSize,
-        @DefaultValue("512") @Min(1) @Max(100_000) int ndjsonInFlight) {
+        @DefaultValue("512") @Min(1) @Max(100_000) int ndjsonInFlight,
+        @DefaultValue("128KB") @NotNull DataSize producerBatchSize,
+        @DefaultValue("5ms") @NotNull Duration producerLinger,
+        @DefaultValue("64MB") @NotNull DataSize producerBufferMemory) {
 
     public ProduceProperties {
         if (maxBodySize != null && maxBodySize.toBytes() < 1) {
@@ -31,6 +44,20 @@ public record ProduceProperties(
         }
         if (maxRecordSize != null && maxRecordSize.toBytes() < 1) {
             throw new IllegalArgumentException("tributary.gateway.produce.max-record-size must be positive");
+        }
+        if (producerBatchSize != null
+                && (producerBatchSize.toBytes() < 1 || producerBatchSize.toBytes() > Integer.MAX_VALUE)) {
+            throw new IllegalArgumentException(
+                    "tributary.gateway.produce.producer-batch-size must be between 1 byte and 2 GiB");
+        }
+        if (producerLinger != null && (producerLinger.isNegative() || producerLinger.toMillis() > 60_000)) {
+            throw new IllegalArgumentException("tributary.gateway.produce.producer-linger must be 0 to 60s");
+        }
+        if (producerBufferMemory != null
+                && producerBatchSize != null
+                && producerBufferMemory.toBytes() < producerBatchSize.toBytes()) {
+            throw new IllegalArgumentException(
+                    "tributary.gateway.produce.producer-buffer-memory must be at least producer-batch-size");
         }
     }
 }

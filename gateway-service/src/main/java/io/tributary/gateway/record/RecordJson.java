@@ -202,14 +202,41 @@ public final class RecordJson {
             // numbers and literals are ASCII; the parser may already have read a byte past them
             to = from + p.getText().length();
         } else {
-            if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
-                p.skipChildren();
+            if (t == JsonToken.VALUE_STRING) {
+                int close = closingQuote(body, from);
+                if (close >= 0) {
+                    // The parser reads a string lazily: it is not decoded here, and the parser's next
+                    // token skips it, checking it as it goes (escapes, control characters, UTF-8).
+                    return Arrays.copyOfRange(body, from, close + 1);
+                }
+                p.getString(); // not a whole string in the body: let the parser report what is wrong
             } else {
-                p.getString(); // a string token is read lazily: finish it so the location is past it
+                p.skipChildren();
             }
             to = (int) Math.min(p.currentLocation().getByteOffset(), body.length);
         }
         return Arrays.copyOfRange(body, from, to);
+    }
+
+    /**
+     * Where the JSON string starting with the quote at {@code open} ends (its closing quote), or -1
+     * when the body ends first. Only the quote and the backslash matter: in UTF-8 every byte of a
+     * multi-byte character is 0x80 or more, so neither appears inside one.
+     */
+    static int closingQuote(byte[] body, int open) {
+        if (open < 0 || open >= body.length || body[open] != '"') {
+            return -1;
+        }
+        for (int i = open + 1; i < body.length; i++) {
+            byte b = body[i];
+            if (b == '"') {
+                return i;
+            }
+            if (b == '\\') {
+                i++; // the escaped character (a quote, a backslash, the u of a unicode escape) is no end
+            }
+        }
+        return -1;
     }
 
     private static byte[] base64(JsonParser p, JsonToken v, String field, int index) {

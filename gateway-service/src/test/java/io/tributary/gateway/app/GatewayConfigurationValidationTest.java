@@ -22,6 +22,19 @@ class GatewayConfigurationValidationTest {
     }
 
     @Test
+    void aBadProducerSettingStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.gateway.produce.producer-batch-size=0B"))
+                .hasStackTraceContaining("tributary.gateway.produce.producer-batch-size must be between");
+        assertThatThrownBy(() -> start("--tributary.gateway.produce.producer-linger=-1ms"))
+                .hasStackTraceContaining("tributary.gateway.produce.producer-linger must be 0 to 60s");
+        assertThatThrownBy(() -> start(
+                        "--tributary.gateway.produce.producer-batch-size=1MB",
+                        "--tributary.gateway.produce.producer-buffer-memory=512KB"))
+                .hasStackTraceContaining(
+                        "tributary.gateway.produce.producer-buffer-memory must be at least producer-batch-size");
+    }
+
+    @Test
     void aZeroConsumerPoolStopsStartupNamingTheProperty() {
         assertThatThrownBy(() -> start("--tributary.gateway.fetch.consumers=0"))
                 .hasStackTraceContaining("tributary.gateway.fetch")

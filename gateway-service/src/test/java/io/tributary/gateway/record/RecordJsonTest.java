@@ -54,6 +54,75 @@ class RecordJsonTest {
         assertThat(new String(r.value(), StandardCharsets.UTF_8)).isEqualTo(value);
     }
 
+    /** String values are cut from the body by their quotes, not decoded: escapes and UTF-8 stay as sent. */
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "\"\"",
+                "\"\\\\\"",
+                "\"a\\\"\"",
+                "\"ends with a backslash \\\\\"",
+                "\"\\\\\\\"\\\\\"",
+                "\"\\u0022 \\/ \\b\\f\\n\\r\\t\"",
+                "\"h\u00e9llo \u20ac \ud83d\ude00\""
+            })
+    void aStringValueIsStoredAsTheExactBytesSentInEveryPosition(String value) {
+        for (String body : List.of(
+                "{\"value\":" + value + "}",
+                "{\"value\":" + value + ",\"key\":\"k\"}",
+                "{\"records\":[{\"value\":" + value + "},{\"value\":" + value + " }]}")) {
+            List<OutgoingRecord> records = codec.readBody(utf8(body));
+
+            assertThat(records).allSatisfy(r -> assertThat(r.value()).isEqualTo(utf8(value)));
+        }
+        assertThat(codec.readLine(utf8("{\"value\":" + value + "}"), 0).value()).isEqualTo(utf8(value));
+    }
+
+    /** The string is not decoded, but the parser still checks it as it skips it. */
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "{\"value\":\"abc",
+                "{\"value\":\"abc\\\"}",
+                "{\"value\":\"a\u0001b\"}",
+                "{\"value\":\"line\nbreak\"}",
+                "{\"value\":\"bad escape \\x\"}",
+                "{\"value\":\"short \\u12\"}",
+                "{\"value\":\"abc\" \"def\"}",
+                "{\"value\":\"abc\"",
+                "{\"records\":[{\"value\":\"abc\"}"
+            })
+    void aBrokenStringValueIsMalformedJson(String body) {
+        assertProblem(() -> codec.readBody(utf8(body)), ProblemType.MALFORMED_JSON);
+    }
+
+    @Test
+    void aStringValueThatIsNotUtf8IsMalformedJson() {
+        byte[] prefix = utf8("{\"value\":\"a");
+        byte[] suffix = utf8("b\"}");
+        for (byte[] bad : List.of(
+                new byte[] {(byte) 0xc3, 0x28},
+                new byte[] {(byte) 0xe2, (byte) 0x82},
+                new byte[] {(byte) 0x80},
+                new byte[] {(byte) 0xf0, (byte) 0x9f, (byte) 0x98})) {
+            byte[] body = new byte[prefix.length + bad.length + suffix.length];
+            System.arraycopy(prefix, 0, body, 0, prefix.length);
+            System.arraycopy(bad, 0, body, prefix.length, bad.length);
+            System.arraycopy(suffix, 0, body, prefix.length + bad.length, suffix.length);
+
+            assertProblem(() -> codec.readBody(body), ProblemType.MALFORMED_JSON);
+        }
+    }
+
+    @Test
+    void theClosingQuoteIsFoundPastEscapes() {
+        assertThat(RecordJson.closingQuote(utf8("x\"ab\\\"c\\\\\"y"), 1)).isEqualTo(9);
+        assertThat(RecordJson.closingQuote(utf8("\"abc\\\""), 0)).isEqualTo(-1);
+        assertThat(RecordJson.closingQuote(utf8("\"abc\\"), 0)).isEqualTo(-1);
+        assertThat(RecordJson.closingQuote(utf8("abc"), 0)).isEqualTo(-1);
+        assertThat(RecordJson.closingQuote(utf8("\""), 1)).isEqualTo(-1);
+    }
+
     @Test
     void aNullValueIsATombstoneAndAnAbsentKeyIsNoKey() {
         OutgoingRecord r = codec.readBody(utf8("{\"value\":null}")).getFirst();
