@@ -109,8 +109,9 @@ final class PlainHttpConnection implements Closeable {
                 int[] status = {0};
                 HeaderFields fields = readHead(status);
                 boolean interim = status[0] >= 100 && status[0] < 200;
-                close = fields.close;
                 byte[] body = readBody(status[0], fields);
+                // After the body: a body without a length ends with the connection.
+                close = fields.close;
                 response = interim ? null : new Response(status[0], body);
             } while (response == null);
             if (close) {
@@ -255,8 +256,8 @@ final class PlainHttpConnection implements Closeable {
             readChunked(kept);
         } else if (fields.contentLength >= 0) {
             if (fields.contentLength > MAX_BODY_BYTES) {
-                throw new IOException("the response's body of " + fields.contentLength + " bytes is over "
-                        + MAX_BODY_BYTES);
+                throw new IOException(
+                        "the response's body of " + fields.contentLength + " bytes is over " + MAX_BODY_BYTES);
             }
             copy(fields.contentLength, kept);
         } else {
@@ -321,8 +322,8 @@ final class PlainHttpConnection implements Closeable {
         for (long left = length; left > 0; ) {
             int n = in.read(scratch, 0, (int) Math.min(left, scratch.length));
             if (n < 0) {
-                throw new EOFException("the connection ended " + left + " bytes before the body's end (" + address
-                        + ")");
+                throw new EOFException(
+                        "the connection ended " + left + " bytes before the body's end (" + address + ")");
             }
             if (kept != null) {
                 kept.write(scratch, 0, n);

@@ -303,7 +303,8 @@ class PlainHttpConnectionTest {
             int length = 0;
             for (String line : text.split("\r\n")) {
                 if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
-                    length = Integer.parseInt(line.substring("content-length:".length()).strip());
+                    length = Integer.parseInt(
+                            line.substring("content-length:".length()).strip());
                 }
             }
             return text + new String(in.readNBytes(length), StandardCharsets.ISO_8859_1);
