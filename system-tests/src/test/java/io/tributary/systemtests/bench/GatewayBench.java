@@ -60,7 +60,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       broker and the coordinator ({@code --gateway-pid}, {@code --broker-pid}, {@code
  *       --coordinator-pid}) and this JVM; a second table gives per case each one's cores (CPU
  *       seconds per second) and milliseconds of CPU per MB of record values, and the total ({@code
- *       n/a} where a PID is missing or no reading was possible). On a small machine where all of
+ *       n/a} where a PID is missing or no reading was possible, and in the total then). On a small machine where all of
  *       them share the cores, the HTTP-to-native ratio is bounded by the total CPU per MB of each
  *       case; the gateway's own ms/MB is what would bound the HTTP cases on a machine with cores to
  *       spare.
