@@ -16,7 +16,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -45,7 +47,23 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       concurrent requests in a closed loop; then Kafka's own {@code KafkaProducer} ({@code
  *       acks=all}, otherwise defaults, unthrottled like {@code ProducerPerformance}) against the same
  *       cluster, so every HTTP figure also has a ratio to the native one. Each case runs {@code
- *       --warmup}, then is measured for {@code --duration}.
+ *       --warmup}, then is measured for {@code --duration}. Before any of them, a JIT warm-up round
+ *       runs each of the three unmeasured for {@code --jit-warmup} seconds (default 20, 0 skips it)
+ *       on its own topic (deleted afterwards): the gateway's C2 compiler otherwise spends a large
+ *       share of a core compiling the produce path during the first measured windows. The HTTP cases
+ *       use {@link PlainHttpConnection} ({@code --http-client=plain}, the default: one keep-alive
+ *       socket per load thread, the request encoded once) or the JDK's {@code HttpClient} ({@code
+ *       --http-client=jdk}), which costs the shared CPU about 11 ms per MB produced; every other
+ *       request here uses the JDK's client.
+ *   <li>CPU per produce case: each process's total CPU time ({@code ProcessHandle.Info
+ *       .totalCpuDuration}) at the start and the end of the measured window, for the gateway, the
+ *       broker and the coordinator ({@code --gateway-pid}, {@code --broker-pid}, {@code
+ *       --coordinator-pid}) and this JVM; a second table gives per case each one's cores (CPU
+ *       seconds per second) and milliseconds of CPU per MB of record values, and the total ({@code
+ *       n/a} where a PID is missing or no reading was possible, and in the total then). On a small machine where all of
+ *       them share the cores, the HTTP-to-native ratio is bounded by the total CPU per MB of each
+ *       case; the gateway's own ms/MB is what would bound the HTTP cases on a machine with cores to
+ *       spare.
  *   <li>SSE fan-out: for each count in {@code --streams}, that many streams ({@code from=latest}) on a
  *       fresh topic; once all are open and idle, the gateway's heap after a full GC ({@code jcmd
  *       GC.run}) from {@code /actuator/prometheus}; then a native producer writes {@code
@@ -62,9 +80,16 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 public final class GatewayBench {
 
+    /** The processes whose CPU time the produce cases read, in the CPU table's order. */
+    private static final List<String> CPU_PROCESSES = List.of("gateway", "broker", "coordinator", "generator");
+
     private final String gateway;
     private final String bootstrap;
     private final long gatewayPid;
+    private final long brokerPid;
+    private final long coordinatorPid;
+    private final boolean plainClient;
+    private final Duration jitWarmup;
     private final String jcmd;
     private final int partitions;
     private final int recordSize;
@@ -92,6 +117,14 @@ public final class GatewayBench {
         gateway = required(o, "gateway");
         bootstrap = required(o, "bootstrap");
         gatewayPid = Long.parseLong(o.getOrDefault("gateway-pid", "0"));
+        brokerPid = Long.parseLong(o.getOrDefault("broker-pid", "0"));
+        coordinatorPid = Long.parseLong(o.getOrDefault("coordinator-pid", "0"));
+        String client = o.getOrDefault("http-client", "plain");
+        if (!client.equals("plain") && !client.equals("jdk")) {
+            throw new IllegalArgumentException("--http-client is plain or jdk, got " + client);
+        }
+        plainClient = client.equals("plain");
+        jitWarmup = Duration.ofSeconds(Long.parseLong(o.getOrDefault("jit-warmup", "20")));
         jcmd = o.getOrDefault(
                 "jcmd", Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
         partitions = Integer.parseInt(o.getOrDefault("partitions", "3"));
@@ -153,18 +186,49 @@ public final class GatewayBench {
         line("### HTTP produce and Kafka's producer (%d-byte records, acks=all, %d partitions)"
                 .formatted(recordSize, partitions));
         line("");
+        jitWarmupRound();
+        Measured nativeRun = nativeProduce(createTopic("bench-native-" + System.currentTimeMillis()), warmup, duration);
+        nativeMbPerSecond = nativeRun.mbPerSecond();
+        Measured single = httpProduce(
+                1, singleConnections, createTopic("bench-http-1-" + System.currentTimeMillis()), warmup, duration);
+        Measured batch = httpProduce(
+                batchRecords,
+                batchConnections,
+                createTopic("bench-http-%d-%d".formatted(batchRecords, System.currentTimeMillis())),
+                warmup,
+                duration);
+        String singleLabel = "HTTP, 1 record per request";
+        String batchLabel = "HTTP, %d records per request".formatted(batchRecords);
+        String nativeLabel = "Kafka producer (kafka-clients, acks=all, defaults)";
         line("| case | connections | requests/s | records/s | MB/s | p50 ms | p99 ms | MB/s ratio to native |");
         line("|---|---|---|---|---|---|---|---|");
-        Measured nativeRun = nativeProduce();
-        nativeMbPerSecond = nativeRun.mbPerSecond();
-        Measured single = httpProduce(1, singleConnections);
-        Measured batch = httpProduce(batchRecords, batchConnections);
-        row("HTTP, 1 record per request", singleConnections, single);
-        row("HTTP, %d records per request".formatted(batchRecords), batchConnections, batch);
-        row("Kafka producer (kafka-clients, acks=all, defaults)", 1, nativeRun);
+        row(singleLabel, singleConnections, single);
+        row(batchLabel, batchConnections, batch);
+        row(nativeLabel, 1, nativeRun);
         line("");
         line("Latency is per request (HTTP) or from send() to the acknowledgement (Kafka producer, which"
-                + " queues records in its buffer); MB = 2^20 bytes of record values.");
+                + " queues records in its buffer); MB = 2^20 bytes of record values. HTTP client: %s; JIT"
+                        .formatted(
+                                plainClient
+                                        ? "plain (PlainHttpConnection, one keep-alive socket per connection)"
+                                        : "the JDK's HttpClient")
+                + (jitWarmup.isZero()
+                        ? " warm-up round skipped."
+                        : " warm-up round of %d s per case before anything was measured."
+                                .formatted(jitWarmup.toSeconds())));
+        line("");
+        line("CPU in the measured window of each case: cores = CPU seconds per second, ms/MB = CPU"
+                + " milliseconds per MB of record values (n/a: no PID or no reading)");
+        line("");
+        var header = new StringBuilder("| case |");
+        for (String process : CPU_PROCESSES) {
+            header.append(" %1$s cores | %1$s ms/MB |".formatted(process));
+        }
+        line(header.append(" total cores | total ms/MB |").toString());
+        line("|---|" + "---|---|".repeat(CPU_PROCESSES.size() + 1));
+        cpuRow(singleLabel, single);
+        cpuRow(batchLabel, batch);
+        cpuRow(nativeLabel, nativeRun);
         line("");
 
         line("### SSE fan-out (streams from=latest; a Kafka producer writes the records)");
@@ -189,15 +253,62 @@ public final class GatewayBench {
 
     // ---- produce ------------------------------------------------------------------------------
 
-    /** Requests (or records, for the Kafka producer), their latencies and the measured seconds. */
-    record Measured(long requests, long records, long failures, double seconds, Histogram latencyMicros, int size) {
+    /**
+     * Requests (or records, for the Kafka producer), their latencies, the measured seconds and the
+     * CPU the processes used meanwhile.
+     */
+    record Measured(
+            long requests,
+            long records,
+            long failures,
+            double seconds,
+            Histogram latencyMicros,
+            int size,
+            CpuUsage cpu) {
         double mbPerSecond() {
-            return records * (double) size / (1 << 20) / seconds;
+            return megabytes() / seconds;
+        }
+
+        double megabytes() {
+            return records * (double) size / (1 << 20);
         }
     }
 
-    private Measured httpProduce(int recordsPerRequest, int connections) throws Exception {
-        String topic = createTopic("bench-http-" + recordsPerRequest + "-" + System.currentTimeMillis());
+    /**
+     * The JIT warm-up round: each produce case unmeasured for {@code --jit-warmup} on its own topic,
+     * so that the gateway's (and the broker's) C2 compiler has compiled the produce path before any
+     * case is measured; the topics are deleted afterwards.
+     */
+    private void jitWarmupRound() throws Exception {
+        if (jitWarmup.isZero()) {
+            progress("JIT warm-up round skipped (--jit-warmup=0)");
+            return;
+        }
+        progress(
+                "JIT warm-up round: each produce case unmeasured for %d s on its own topic (%d s in all)",
+                jitWarmup.toSeconds(), 3 * jitWarmup.toSeconds());
+        List<String> topics = List.of(
+                createTopic("bench-jit-native-" + System.currentTimeMillis()),
+                createTopic("bench-jit-http-1-" + System.currentTimeMillis()),
+                createTopic("bench-jit-http-%d-%d".formatted(batchRecords, System.currentTimeMillis())));
+        nativeProduce(topics.get(0), jitWarmup, Duration.ZERO);
+        httpProduce(1, singleConnections, topics.get(1), jitWarmup, Duration.ZERO);
+        httpProduce(batchRecords, batchConnections, topics.get(2), jitWarmup, Duration.ZERO);
+        try {
+            admin.deleteTopics(topics).all().get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            progress("  the warm-up topics stay: deleting them failed: %s", e);
+        }
+    }
+
+    /**
+     * {@code connections} load threads POST {@code recordsPerRequest} records per request to {@code
+     * topic} in a closed loop, {@code unmeasured} then {@code measured} long ({@link Duration#ZERO}: a
+     * warm-up only, nothing measured).
+     */
+    private Measured httpProduce(
+            int recordsPerRequest, int connections, String topic, Duration unmeasured, Duration measured)
+            throws Exception {
         String body;
         if (recordsPerRequest == 1) {
             body = "{\"value\":" + payload + "}";
@@ -211,7 +322,10 @@ public final class GatewayBench {
             }
             body = b.append("]}").toString();
         }
-        HttpRequest request = HttpRequest.newBuilder(URI.create(gateway + "/v1/topics/" + topic + "/records"))
+        URI uri = URI.create(gateway + "/v1/topics/" + topic + "/records");
+        // Encoded once, shared by every load thread: the plain client's bytes or the JDK's request.
+        byte[] plainRequest = PlainHttpConnection.post(uri, "application/json", body.getBytes(StandardCharsets.UTF_8));
+        HttpRequest jdkRequest = HttpRequest.newBuilder(uri)
                 .timeout(Duration.ofSeconds(60))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body))
@@ -219,52 +333,74 @@ public final class GatewayBench {
         var latency = new ConcurrentHistogram(3);
         var requests = new AtomicLong();
         var failures = new AtomicLong();
-        long measureFrom = System.nanoTime() + warmup.toNanos();
-        long end = measureFrom + duration.toNanos();
+        long measureFrom = System.nanoTime() + unmeasured.toNanos();
+        long end = measureFrom + measured.toNanos();
         var lastDone = new AtomicLong(measureFrom);
+        CompletableFuture<CpuSample> cpuFrom = measured.isZero() ? null : cpuSampleAt(measureFrom);
         progress(
-                "HTTP produce, %d record(s) per request, %d connections, topic %s",
-                recordsPerRequest, connections, topic);
+                "HTTP produce, %d record(s) per request, %d connections, topic %s, %s",
+                recordsPerRequest, connections, topic, measured.isZero() ? "warm-up only" : "measured");
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int c = 0; c < connections; c++) {
                 threads.submit(() -> {
-                    for (long t0 = System.nanoTime(); t0 < end; t0 = System.nanoTime()) {
-                        try {
-                            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-                            long t1 = System.nanoTime();
-                            if (response.statusCode() != 200) {
-                                if (failures.incrementAndGet() <= 3) {
-                                    progress("  answer %d: %s", response.statusCode(), response.body());
+                    var plain = plainClient
+                            ? new PlainHttpConnection(
+                                    PlainHttpConnection.addressOf(uri), Duration.ofSeconds(10), Duration.ofSeconds(60))
+                            : null;
+                    try {
+                        for (long t0 = System.nanoTime(); t0 < end; t0 = System.nanoTime()) {
+                            try {
+                                PlainHttpConnection.Response response =
+                                        plain != null ? plain.send(plainRequest) : jdkSend(jdkRequest);
+                                long t1 = System.nanoTime();
+                                if (response.status() != 200) {
+                                    if (failures.incrementAndGet() <= 3) {
+                                        progress("  answer %d: %s", response.status(), response.bodyText());
+                                    }
+                                } else if (t0 >= measureFrom) {
+                                    latency.recordValue((t1 - t0) / 1000);
+                                    requests.incrementAndGet();
+                                    lastDone.accumulateAndGet(t1, Math::max);
                                 }
-                            } else if (t0 >= measureFrom) {
-                                latency.recordValue((t1 - t0) / 1000);
-                                requests.incrementAndGet();
-                                lastDone.accumulateAndGet(t1, Math::max);
+                            } catch (IOException e) {
+                                if (failures.incrementAndGet() <= 3) {
+                                    progress("  %s", e);
+                                }
                             }
-                        } catch (IOException e) {
-                            if (failures.incrementAndGet() <= 3) {
-                                progress("  %s", e);
-                            }
+                        }
+                    } finally {
+                        if (plain != null) {
+                            plain.close();
                         }
                     }
                     return null;
                 });
             }
         }
+        CpuUsage cpu = cpuFrom == null ? null : new CpuUsage(cpuFrom.get(), cpuSample());
         double seconds = (lastDone.get() - measureFrom) / 1e9;
         return new Measured(
-                requests.get(), requests.get() * recordsPerRequest, failures.get(), seconds, latency, recordSize);
+                requests.get(), requests.get() * recordsPerRequest, failures.get(), seconds, latency, recordSize, cpu);
     }
 
-    private Measured nativeProduce() throws Exception {
-        String topic = createTopic("bench-native-" + System.currentTimeMillis());
-        progress("Kafka producer, topic %s", topic);
+    /** The JDK client's answer as the plain client's: the body kept only for a failure. */
+    private PlainHttpConnection.Response jdkSend(HttpRequest request) throws IOException, InterruptedException {
+        HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+        return new PlainHttpConnection.Response(
+                response.statusCode(), response.statusCode() / 100 == 2 ? new byte[0] : response.body());
+    }
+
+    /** Kafka's producer on {@code topic}, {@code unmeasured} then {@code measured} long (see httpProduce). */
+    private Measured nativeProduce(String topic, Duration unmeasured, Duration measured) throws Exception {
+        progress("Kafka producer, topic %s, %s", topic, measured.isZero() ? "warm-up only" : "measured");
         var latency = new ConcurrentHistogram(3);
         var records = new AtomicLong();
         var failures = new AtomicLong();
-        long measureFrom = System.nanoTime() + warmup.toNanos();
-        long end = measureFrom + duration.toNanos();
+        long measureFrom = System.nanoTime() + unmeasured.toNanos();
+        long end = measureFrom + measured.toNanos();
         var lastDone = new AtomicLong(measureFrom);
+        CompletableFuture<CpuSample> cpuFrom = measured.isZero() ? null : cpuSampleAt(measureFrom);
+        CpuUsage cpu;
         byte[] value = payload.getBytes(StandardCharsets.UTF_8);
         try (var producer = producer()) {
             for (long t0 = System.nanoTime(); t0 < end; t0 = System.nanoTime()) {
@@ -281,6 +417,7 @@ public final class GatewayBench {
                 });
             }
             producer.flush();
+            cpu = cpuFrom == null ? null : new CpuUsage(cpuFrom.get(), cpuSample());
         }
         return new Measured(
                 records.get(),
@@ -288,7 +425,8 @@ public final class GatewayBench {
                 failures.get(),
                 (lastDone.get() - measureFrom) / 1e9,
                 latency,
-                recordSize);
+                recordSize,
+                cpu);
     }
 
     private void row(String label, int connections, Measured m) {
@@ -303,6 +441,70 @@ public final class GatewayBench {
                                 m.latencyMicros().getValueAtPercentile(99) / 1000.0,
                                 "%.2f".formatted(m.mbPerSecond() / nativeMbPerSecond))
                 + (m.failures() > 0 ? " (%d failed)".formatted(m.failures()) : ""));
+    }
+
+    private void cpuRow(String label, Measured m) {
+        var cells = new StringBuilder("| ").append(label).append(" |");
+        double megabytes = m.megabytes();
+        List<Optional<Duration>> used = m.cpu().used();
+        for (Optional<Duration> cpu : used) {
+            cells.append(cpuCells(cpu, m.cpu().seconds(), megabytes));
+        }
+        Optional<Duration> total =
+                used.stream().reduce(Optional.of(Duration.ZERO), (a, b) -> a.flatMap(x -> b.map(x::plus)));
+        cells.append(cpuCells(total, m.cpu().seconds(), megabytes));
+        line(cells.toString());
+    }
+
+    private static String cpuCells(Optional<Duration> cpu, double seconds, double megabytes) {
+        return cpu.map(d -> " %.2f | %.1f |".formatted(d.toNanos() / 1e9 / seconds, d.toNanos() / 1e6 / megabytes))
+                .orElse(" n/a | n/a |");
+    }
+
+    // ---- CPU time -----------------------------------------------------------------------------
+
+    /**
+     * Each process's total CPU time (user and system, all threads) in the order of {@link
+     * #CPU_PROCESSES}, empty when its PID was not given or the system does not report it, read at
+     * {@code nanoTime}.
+     */
+    record CpuSample(long nanoTime, List<Optional<Duration>> cpu) {}
+
+    /** The CPU each process used between two samples, and the seconds between them. */
+    record CpuUsage(CpuSample from, CpuSample to) {
+        double seconds() {
+            return (to.nanoTime() - from.nanoTime()) / 1e9;
+        }
+
+        List<Optional<Duration>> used() {
+            List<Optional<Duration>> used = new ArrayList<>();
+            for (int i = 0; i < from.cpu().size(); i++) {
+                Optional<Duration> end = to.cpu().get(i);
+                used.add(from.cpu().get(i).flatMap(start -> end.map(e -> e.minus(start))));
+            }
+            return used;
+        }
+    }
+
+    private CpuSample cpuSample() {
+        List<Optional<Duration>> cpu = new ArrayList<>();
+        for (long pid : new long[] {gatewayPid, brokerPid, coordinatorPid}) {
+            cpu.add(pid > 0 ? ProcessHandle.of(pid).flatMap(h -> h.info().totalCpuDuration()) : Optional.empty());
+        }
+        cpu.add(ProcessHandle.current().info().totalCpuDuration());
+        return new CpuSample(System.nanoTime(), List.copyOf(cpu));
+    }
+
+    /** A CPU sample taken at {@code nanoTime} (on a virtual thread that waits for it). */
+    private CompletableFuture<CpuSample> cpuSampleAt(long nanoTime) {
+        var sample = new CompletableFuture<CpuSample>();
+        Thread.ofVirtual().start(() -> {
+            for (long wait = nanoTime - System.nanoTime(); wait > 0; wait = nanoTime - System.nanoTime()) {
+                LockSupport.parkNanos(wait);
+            }
+            sample.complete(cpuSample());
+        });
+        return sample;
     }
 
     private KafkaProducer<byte[], byte[]> producer() {
