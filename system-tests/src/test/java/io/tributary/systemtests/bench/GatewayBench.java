@@ -132,7 +132,7 @@ public final class GatewayBench {
         warmup = Duration.ofSeconds(Long.parseLong(o.getOrDefault("warmup", "5")));
         duration = Duration.ofSeconds(Long.parseLong(o.getOrDefault("duration", "15")));
         singleConnections = Integer.parseInt(o.getOrDefault("single-connections", "32"));
-        batchConnections = Integer.parseInt(o.getOrDefault("batch-connections", "8"));
+        batchConnections = Integer.parseInt(o.getOrDefault("batch-connections", "16"));
         batchRecords = Integer.parseInt(o.getOrDefault("batch-records", "100"));
         streamCounts = List.of(o.getOrDefault("streams", "1,100,1000").split(",")).stream()
                 .map(String::strip)
