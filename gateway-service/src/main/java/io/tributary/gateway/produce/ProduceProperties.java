@@ -22,9 +22,10 @@ import org.springframework.validation.annotation.Validated;
  *     the records of many clients: fewer, larger batches cost the gateway and the brokers less per
  *     byte. Each partition being written holds one batch buffer of this size while it fills
  * @param producerLinger the shared producers' {@code linger.ms}: how long a batch that is not full
- *     waits for more records. Below Kafka's default (5 ms): every HTTP request waits for its
- *     records' acknowledgements, so the linger adds to each answer's latency; under load the
- *     batches fill while earlier requests are in flight anyway
+ *     waits for more records (Kafka's default). Every HTTP request waits for its records'
+ *     acknowledgements, so a lower linger shortens a lone request's answer; under steady load it
+ *     did the opposite (1 ms: more, smaller produce requests, and a worse tail end to end; see
+ *     docs/benchmarks.md)
  * @param producerBufferMemory the shared producers' {@code buffer.memory}: the most bytes of records
  *     accepted and not yet acknowledged, per producer; when it is full a request waits (at most
  *     {@code cluster-timeout}) for room
@@ -37,7 +38,7 @@ public record ProduceProperties(
         @DefaultValue("1MB") @NotNull DataSize maxRecordSize,
         @DefaultValue("512") @Min(1) @Max(100_000) int ndjsonInFlight,
         @DefaultValue("128KB") @NotNull DataSize producerBatchSize,
-        @DefaultValue("1ms") @NotNull Duration producerLinger,
+        @DefaultValue("5ms") @NotNull Duration producerLinger,
         @DefaultValue("64MB") @NotNull DataSize producerBufferMemory) {
 
     public ProduceProperties {

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -70,7 +71,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       --sse-events / streams} records and the delivered events per second (every stream's, until
  *       the last stream has them all) and the peak heap while delivering.
  *   <li>End to end: one stream ({@code from=latest}) while single-record POSTs go out at {@code
- *       --e2e-rate} per second on an open-loop schedule (each POST on its own virtual thread); the
+ *       --e2e-rate} per second on an open-loop schedule (each POST on its own virtual thread, on an
+ *       idle keep-alive connection of the plain client or a new one, or on the JDK client); the
  *       latency of each record from just before its POST to its receipt on the stream (its value
  *       carries the send time, one JVM's {@code nanoTime}).
  * </ol>
@@ -720,6 +722,9 @@ public final class GatewayBench {
         var failures = new AtomicLong();
         URI produce = URI.create(gateway + "/v1/topics/" + topic + "/records");
         String pad = payload.substring(1, payload.length() - 1);
+        // With the plain client, each POST borrows an idle keep-alive connection (or opens one) and
+        // gives it back: as many connections as POSTs are ever in flight at once.
+        var idle = new ConcurrentLinkedQueue<PlainHttpConnection>();
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             threads.submit(stream);
             opened.await(60, TimeUnit.SECONDS);
@@ -732,10 +737,34 @@ public final class GatewayBench {
                     long sent = System.nanoTime();
                     String head = "e2e-" + sent + "-";
                     String value = "\"" + head + pad.substring(Math.min(pad.length(), head.length())) + "\"";
+                    String body = "{\"value\":" + value + "}";
+                    if (plainClient) {
+                        PlainHttpConnection connection = idle.poll();
+                        if (connection == null) {
+                            connection = new PlainHttpConnection(
+                                    PlainHttpConnection.addressOf(produce),
+                                    Duration.ofSeconds(10),
+                                    Duration.ofSeconds(30));
+                        }
+                        try {
+                            if (connection
+                                            .send(PlainHttpConnection.post(
+                                                    produce, "application/json", body.getBytes(StandardCharsets.UTF_8)))
+                                            .status()
+                                    != 200) {
+                                failures.incrementAndGet();
+                            }
+                            idle.add(connection);
+                        } catch (IOException e) {
+                            connection.close();
+                            failures.incrementAndGet();
+                        }
+                        return null;
+                    }
                     var request = HttpRequest.newBuilder(produce)
                             .timeout(Duration.ofSeconds(30))
                             .header("Content-Type", "application/json")
-                            .POST(HttpRequest.BodyPublishers.ofString("{\"value\":" + value + "}"))
+                            .POST(HttpRequest.BodyPublishers.ofString(body))
                             .build();
                     try {
                         if (http.send(request, HttpResponse.BodyHandlers.discarding())
@@ -757,6 +786,7 @@ public final class GatewayBench {
             }
             stream.close();
         }
+        idle.forEach(PlainHttpConnection::close);
         line("| %d/s | %d (%d measured) | %d | %.1f | %.1f | %.1f | %.1f | %.1f |%s"
                 .formatted(
                         e2eRate,
