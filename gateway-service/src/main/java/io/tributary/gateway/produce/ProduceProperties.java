@@ -18,17 +18,18 @@ import org.springframework.validation.annotation.Validated;
  * @param ndjsonInFlight the most NDJSON records sent and not yet answered: what bounds a stream's
  *     memory (the producer's own buffer bounds the bytes)
  * @param producerBatchSize the shared producers' {@code batch.size}: the most bytes of records one
- *     batch to one partition holds. Larger than Kafka's default (16 KiB) because one gateway gathers
- *     the records of many clients: fewer, larger batches cost the gateway and the brokers less per
- *     byte. Each partition being written holds one batch buffer of this size while it fills
+ *     batch to one partition holds (Kafka's default). Larger batches cost the gateway and the brokers
+ *     less per byte under heavy batched load (128 KB: about 10 % more MB/s), but each batch takes a
+ *     buffer of this size even for one record, and at 1,000 single-record requests per second 128 KB
+ *     made the end-to-end tail worse (p99 about 100 ms against 15 ms; docs/benchmarks.md)
  * @param producerLinger the shared producers' {@code linger.ms}: how long a batch that is not full
  *     waits for more records (Kafka's default). Every HTTP request waits for its records'
  *     acknowledgements, so a lower linger shortens a lone request's answer; under steady load it
  *     did the opposite (1 ms: more, smaller produce requests, and a worse tail end to end; see
  *     docs/benchmarks.md)
- * @param producerBufferMemory the shared producers' {@code buffer.memory}: the most bytes of records
- *     accepted and not yet acknowledged, per producer; when it is full a request waits (at most
- *     {@code cluster-timeout}) for room
+ * @param producerBufferMemory the shared producers' {@code buffer.memory} (Kafka's default): the most
+ *     bytes of records accepted and not yet acknowledged, per producer; when it is full a request
+ *     waits (at most {@code cluster-timeout}) for room, then fails with 503
  */
 @Validated
 @ConfigurationProperties("tributary.gateway.produce")
@@ -37,9 +38,9 @@ public record ProduceProperties(
         @DefaultValue("1000") @Min(1) @Max(100_000) int maxRecordsPerRequest,
         @DefaultValue("1MB") @NotNull DataSize maxRecordSize,
         @DefaultValue("512") @Min(1) @Max(100_000) int ndjsonInFlight,
-        @DefaultValue("128KB") @NotNull DataSize producerBatchSize,
+        @DefaultValue("16KB") @NotNull DataSize producerBatchSize,
         @DefaultValue("5ms") @NotNull Duration producerLinger,
-        @DefaultValue("64MB") @NotNull DataSize producerBufferMemory) {
+        @DefaultValue("32MB") @NotNull DataSize producerBufferMemory) {
 
     public ProduceProperties {
         if (maxBodySize != null && maxBodySize.toBytes() < 1) {

@@ -134,7 +134,7 @@ public final class GatewayBench {
         warmup = Duration.ofSeconds(Long.parseLong(o.getOrDefault("warmup", "5")));
         duration = Duration.ofSeconds(Long.parseLong(o.getOrDefault("duration", "15")));
         singleConnections = Integer.parseInt(o.getOrDefault("single-connections", "32"));
-        batchConnections = Integer.parseInt(o.getOrDefault("batch-connections", "16"));
+        batchConnections = Integer.parseInt(o.getOrDefault("batch-connections", "32"));
         batchRecords = Integer.parseInt(o.getOrDefault("batch-records", "100"));
         streamCounts = List.of(o.getOrDefault("streams", "1,100,1000").split(",")).stream()
                 .map(String::strip)
@@ -189,16 +189,16 @@ public final class GatewayBench {
                 .formatted(recordSize, partitions));
         line("");
         jitWarmupRound();
-        Measured nativeRun = nativeProduce(createTopic("bench-native-" + System.currentTimeMillis()), warmup, duration);
+        String nativeTopic = createTopic("bench-native-" + System.currentTimeMillis());
+        Measured nativeRun = nativeProduce(nativeTopic, warmup, duration);
         nativeMbPerSecond = nativeRun.mbPerSecond();
-        Measured single = httpProduce(
-                1, singleConnections, createTopic("bench-http-1-" + System.currentTimeMillis()), warmup, duration);
-        Measured batch = httpProduce(
-                batchRecords,
-                batchConnections,
-                createTopic("bench-http-%d-%d".formatted(batchRecords, System.currentTimeMillis())),
-                warmup,
-                duration);
+        settle(List.of(nativeTopic));
+        String singleTopic = createTopic("bench-http-1-" + System.currentTimeMillis());
+        Measured single = httpProduce(1, singleConnections, singleTopic, warmup, duration);
+        settle(List.of(singleTopic));
+        String batchTopic = createTopic("bench-http-%d-%d".formatted(batchRecords, System.currentTimeMillis()));
+        Measured batch = httpProduce(batchRecords, batchConnections, batchTopic, warmup, duration);
+        settle(List.of(batchTopic));
         String singleLabel = "HTTP, 1 record per request";
         String batchLabel = "HTTP, %d records per request".formatted(batchRecords);
         String nativeLabel = "Kafka producer (kafka-clients, acks=all, defaults)";
@@ -247,6 +247,7 @@ public final class GatewayBench {
         line("");
         line("| target rate | records sent | received | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |");
         line("|---|---|---|---|---|---|---|---|");
+        settle(List.of());
         endToEnd();
         line("");
         line("Load average at the end: " + loadAverage());
@@ -296,11 +297,38 @@ public final class GatewayBench {
         nativeProduce(topics.get(0), jitWarmup, Duration.ZERO);
         httpProduce(1, singleConnections, topics.get(1), jitWarmup, Duration.ZERO);
         httpProduce(batchRecords, batchConnections, topics.get(2), jitWarmup, Duration.ZERO);
+        settle(topics);
+    }
+
+    /**
+     * Between cases: deletes the topics no later case reads, then runs {@code sync}, so that no case
+     * is measured while the kernel writes back the gigabytes an earlier one appended (a produce case
+     * appends several GB in a minute; writeback competing for the disk and dirty-page throttling in
+     * the broker's appends showed as a 100 ms tail end to end). Deleting first lets the kernel drop
+     * those files' dirty pages instead of writing them.
+     */
+    private void settle(List<String> deleteTopics) {
+        long t0 = System.nanoTime();
         try {
-            admin.deleteTopics(topics).all().get(60, TimeUnit.SECONDS);
+            if (!deleteTopics.isEmpty()) {
+                admin.deleteTopics(deleteTopics).all().get(60, TimeUnit.SECONDS);
+                Thread.sleep(2_000); // the broker deletes the logs after it learns of the deletion
+            }
         } catch (Exception e) {
-            progress("  the warm-up topics stay: deleting them failed: %s", e);
+            progress("  topics %s stay: deleting them failed: %s", deleteTopics, e);
         }
+        try {
+            Process sync = new ProcessBuilder("sync").inheritIO().start();
+            if (!sync.waitFor(120, TimeUnit.SECONDS)) {
+                sync.destroy();
+                progress("  sync did not finish in 120 s; going on");
+            }
+        } catch (IOException e) {
+            progress("  could not run sync: %s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        progress("  settled in %.1f s (deleted %s, then sync)", (System.nanoTime() - t0) / 1e9, deleteTopics);
     }
 
     /**
