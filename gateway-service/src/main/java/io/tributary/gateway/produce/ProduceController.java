@@ -29,6 +29,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -491,8 +492,9 @@ public class ProduceController {
         InputStream in = request.getInputStream();
         if (declared >= 0 && declared <= Integer.MAX_VALUE - 8) {
             // Content-Length: the container ends the stream there, so one array of that size holds it
-            byte[] body = in.readNBytes((int) declared);
-            return body;
+            byte[] body = new byte[(int) declared];
+            int read = in.readNBytes(body, 0, body.length);
+            return read == body.length ? body : Arrays.copyOf(body, read);
         }
         ByteArrayOutputStream body = new ByteArrayOutputStream(8192);
         byte[] chunk = new byte[8192];

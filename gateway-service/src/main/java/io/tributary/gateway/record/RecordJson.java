@@ -2,7 +2,10 @@ package io.tributary.gateway.record;
 
 import io.tributary.gateway.problem.ProblemException;
 import io.tributary.gateway.problem.ProblemType;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -221,22 +224,40 @@ public final class RecordJson {
     /**
      * Where the JSON string starting with the quote at {@code open} ends (its closing quote), or -1
      * when the body ends first. Only the quote and the backslash matter: in UTF-8 every byte of a
-     * multi-byte character is 0x80 or more, so neither appears inside one.
+     * multi-byte character is 0x80 or more, so neither appears inside one. Eight bytes are looked at
+     * a time while none of them is either (a value is mostly plain text).
      */
     static int closingQuote(byte[] body, int open) {
         if (open < 0 || open >= body.length || body[open] != '"') {
             return -1;
         }
-        for (int i = open + 1; i < body.length; i++) {
+        int i = open + 1;
+        while (true) {
+            while (i <= body.length - Long.BYTES && !quoteOrBackslashIn((long) LONGS.get(body, i))) {
+                i += Long.BYTES;
+            }
+            if (i >= body.length) {
+                return -1;
+            }
             byte b = body[i];
             if (b == '"') {
                 return i;
             }
-            if (b == '\\') {
-                i++; // the escaped character (a quote, a backslash, the u of a unicode escape) is no end
-            }
+            // the escaped character (a quote, a backslash, the u of a unicode escape) is no end
+            i += b == '\\' ? 2 : 1;
         }
-        return -1;
+    }
+
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+
+    /** Whether one of the eight bytes of {@code word} is a quote (0x22) or a backslash (0x5C). */
+    private static boolean quoteOrBackslashIn(long word) {
+        long quotes = word ^ (ONES * '"');
+        long backslashes = word ^ (ONES * '\\');
+        // some byte of x is zero exactly when (x - ONES) & ~x has a high bit set (a borrow reaching a 0 byte)
+        return (((quotes - ONES) & ~quotes | (backslashes - ONES) & ~backslashes) & HIGHS) != 0;
     }
 
     private static byte[] base64(JsonParser p, JsonToken v, String field, int index) {

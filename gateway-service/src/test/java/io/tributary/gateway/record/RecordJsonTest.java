@@ -114,6 +114,36 @@ class RecordJsonTest {
         }
     }
 
+    /** The eight-bytes-at-a-time scan agrees with a byte-by-byte one wherever the quotes and escapes fall. */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    void theClosingQuoteAgreesWithAPlainScan(long seed) {
+        RandomGenerator random = RandomGeneratorFactory.of("L64X128MixRandom").create(seed);
+        byte[] alphabet = {'a', 'b', '"', '\\', 'u', (byte) 0xc3, (byte) 0xa9, ' '};
+        for (int n = 0; n < 5_000; n++) {
+            byte[] body = new byte[1 + random.nextInt(40)];
+            body[0] = '"';
+            for (int i = 1; i < body.length; i++) {
+                body[i] = random.nextInt(4) == 0
+                        ? alphabet[random.nextInt(alphabet.length)]
+                        : (byte) ('c' + random.nextInt(20));
+            }
+            int expected = -1;
+            for (int i = 1; i < body.length; i++) {
+                if (body[i] == '"') {
+                    expected = i;
+                    break;
+                }
+                if (body[i] == '\\') {
+                    i++;
+                }
+            }
+            assertThat(RecordJson.closingQuote(body, 0))
+                    .as("seed %d body %d", seed, n)
+                    .isEqualTo(expected);
+        }
+    }
+
     @Test
     void theClosingQuoteIsFoundPastEscapes() {
         assertThat(RecordJson.closingQuote(utf8("x\"ab\\\"c\\\\\"y"), 1)).isEqualTo(9);
