@@ -14,6 +14,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.InstantSource;
 import java.util.Comparator;
 import java.util.concurrent.Executor;
@@ -154,6 +155,55 @@ final class BenchSupport {
             }
             receiving.close();
             server.close();
+        }
+    }
+
+    /**
+     * {@code /dev/null} as a sink: {@code transferTo} into it is a {@code sendfile} whose destination
+     * drops the pages without reading them, so a transfer costs almost nothing and what remains of a
+     * fetch is the engine's own work (index lookup, header read, slice). The harshest baseline for the
+     * engine's overhead; no broker sends anywhere this cheap.
+     */
+    static final class DevNullSink implements TransferableChannel {
+        private final FileChannel out;
+
+        DevNullSink() throws IOException {
+            out = FileChannel.open(Path.of("/dev/null"), StandardOpenOption.WRITE);
+        }
+
+        @Override
+        public boolean hasPendingWrites() {
+            return false;
+        }
+
+        @Override
+        public long transferFrom(FileChannel fileChannel, long position, long count) throws IOException {
+            return fileChannel.transferTo(position, count, out);
+        }
+
+        @Override
+        public int write(ByteBuffer src) throws IOException {
+            return out.write(src);
+        }
+
+        @Override
+        public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+            return out.write(srcs, offset, length);
+        }
+
+        @Override
+        public long write(ByteBuffer[] srcs) throws IOException {
+            return out.write(srcs);
+        }
+
+        @Override
+        public boolean isOpen() {
+            return out.isOpen();
+        }
+
+        @Override
+        public void close() throws IOException {
+            out.close();
         }
     }
 
