@@ -4,6 +4,7 @@ import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.PartitionLog;
 import io.tributary.broker.log.ProducerStateConfig;
 import io.tributary.broker.log.index.IndexStore;
+import io.tributary.common.protocol.SocketTransferableChannel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -93,15 +94,24 @@ final class BenchSupport {
      * into the socket, which the kernel does without copying through the JVM (sendfile), as the
      * broker's listener does ({@code SocketTransferableChannel} in common).
      */
-    static final class LoopbackSocketSink implements TransferableChannel {
+    static final class LoopbackSocketSink extends SocketTransferableChannel {
         private final ServerSocketChannel server;
         private final SocketChannel sending;
         private final SocketChannel receiving;
         private final Thread drain;
 
         LoopbackSocketSink() throws IOException {
-            server = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            sending = SocketChannel.open(server.getLocalAddress());
+            this(ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)));
+        }
+
+        private LoopbackSocketSink(ServerSocketChannel server) throws IOException {
+            this(server, SocketChannel.open(server.getLocalAddress()));
+        }
+
+        private LoopbackSocketSink(ServerSocketChannel server, SocketChannel sending) throws IOException {
+            super(sending);
+            this.server = server;
+            this.sending = sending;
             receiving = server.accept();
             drain = Thread.ofPlatform().name("loopback-sink-drain").daemon(true).start(() -> {
                 ByteBuffer buffer = ByteBuffer.allocateDirect(1024 * 1024);
@@ -113,36 +123,6 @@ final class BenchSupport {
                     // closed by close()
                 }
             });
-        }
-
-        @Override
-        public boolean hasPendingWrites() {
-            return false;
-        }
-
-        @Override
-        public long transferFrom(FileChannel fileChannel, long position, long count) throws IOException {
-            return fileChannel.transferTo(position, count, sending);
-        }
-
-        @Override
-        public int write(ByteBuffer src) throws IOException {
-            return sending.write(src);
-        }
-
-        @Override
-        public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
-            return sending.write(srcs, offset, length);
-        }
-
-        @Override
-        public long write(ByteBuffer[] srcs) throws IOException {
-            return sending.write(srcs);
-        }
-
-        @Override
-        public boolean isOpen() {
-            return sending.isOpen();
         }
 
         @Override
@@ -164,46 +144,9 @@ final class BenchSupport {
      * fetch is the engine's own work (index lookup, header read, slice). The harshest baseline for the
      * engine's overhead; no broker sends anywhere this cheap.
      */
-    static final class DevNullSink implements TransferableChannel {
-        private final FileChannel out;
-
+    static final class DevNullSink extends SocketTransferableChannel {
         DevNullSink() throws IOException {
-            out = FileChannel.open(Path.of("/dev/null"), StandardOpenOption.WRITE);
-        }
-
-        @Override
-        public boolean hasPendingWrites() {
-            return false;
-        }
-
-        @Override
-        public long transferFrom(FileChannel fileChannel, long position, long count) throws IOException {
-            return fileChannel.transferTo(position, count, out);
-        }
-
-        @Override
-        public int write(ByteBuffer src) throws IOException {
-            return out.write(src);
-        }
-
-        @Override
-        public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
-            return out.write(srcs, offset, length);
-        }
-
-        @Override
-        public long write(ByteBuffer[] srcs) throws IOException {
-            return out.write(srcs);
-        }
-
-        @Override
-        public boolean isOpen() {
-            return out.isOpen();
-        }
-
-        @Override
-        public void close() throws IOException {
-            out.close();
+            super(FileChannel.open(Path.of("/dev/null"), StandardOpenOption.WRITE));
         }
     }
 

@@ -3,21 +3,24 @@ package io.tributary.common.protocol;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.SocketChannel;
+import java.nio.channels.GatheringByteChannel;
 import org.apache.kafka.common.network.TransferableChannel;
 
 /**
  * Lets kafka-clients' {@code Send} write to a blocking socket. File regions in a response (fetched
  * segment bytes) go through {@link FileChannel#transferTo}, which the kernel does without copying
- * them through the JVM (sendfile) when the target is a socket.
+ * them through the JVM (sendfile) when the target is a socket. The broker's benchmarks also put a
+ * {@code FileChannel} on {@code /dev/null} behind it, which is why it takes any blocking gathering
+ * channel; {@link #close()} closes that channel.
  *
  * <p>Not thread-safe: one connection's thread writes.
  */
-final class SocketTransferableChannel implements TransferableChannel {
+public class SocketTransferableChannel implements TransferableChannel {
 
-    private final SocketChannel socket;
+    private final GatheringByteChannel socket;
 
-    SocketTransferableChannel(SocketChannel socket) {
+    /** @param socket a blocking channel (a connected {@code SocketChannel} in the broker) */
+    public SocketTransferableChannel(GatheringByteChannel socket) {
         this.socket = socket;
     }
 
