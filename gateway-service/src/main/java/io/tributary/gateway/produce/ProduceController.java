@@ -220,11 +220,7 @@ public class ProduceController {
             pinned.add(place(topic, pathPartition, records.get(i), records.size() == 1 ? -1 : i));
         }
         if (idempotencyKey.isEmpty()) {
-            ResponseEntity<ProduceResponse> answer = produce(topic, acks, pinned);
-            // written here rather than by the message converters: no content negotiation to do
-            return ResponseEntity.status(answer.getStatusCode())
-                    .contentType(MediaType.APPLICATION_JSON)
-                    .body(json.writeValueAsBytes(answer.getBody()));
+            return produce(topic, acks, pinned);
         }
         String digest = RequestDigest.of(
                 request.getMethod(),
@@ -243,7 +239,7 @@ public class ProduceController {
      * every replay.
      */
     private ResponseEntity<byte[]> idempotently(
-            IdempotencyKey key, String digest, java.util.function.Supplier<ResponseEntity<ProduceResponse>> produce) {
+            IdempotencyKey key, String digest, java.util.function.Supplier<ResponseEntity<byte[]>> produce) {
         IdempotencyLog.Claim claim = idempotency.claim(key, digest);
         return switch (claim.decision()) {
             case Decision.Replay replay -> replay(key, replay.result());
@@ -264,8 +260,8 @@ public class ProduceController {
     }
 
     private ResponseEntity<byte[]> execute(
-            IdempotencyLog.Claimed claimed, java.util.function.Supplier<ResponseEntity<ProduceResponse>> produce) {
-        ResponseEntity<ProduceResponse> answer;
+            IdempotencyLog.Claimed claimed, java.util.function.Supplier<ResponseEntity<byte[]>> produce) {
+        ResponseEntity<byte[]> answer;
         try {
             answer = produce.get();
         } catch (RuntimeException failed) {
@@ -280,9 +276,9 @@ public class ProduceController {
             }
             throw failed;
         }
-        byte[] body = json.writeValueAsBytes(answer.getBody());
         try {
-            idempotency.recordResult(claimed, answer.getStatusCode().value(), MediaType.APPLICATION_JSON_VALUE, body);
+            idempotency.recordResult(
+                    claimed, answer.getStatusCode().value(), MediaType.APPLICATION_JSON_VALUE, answer.getBody());
         } catch (ProblemException e) {
             // the records are written: answer that; a retry waits for the claim timeout, then writes again
             log.warn(
@@ -291,9 +287,7 @@ public class ProduceController {
                     claimed.key().topic(),
                     e.getMessage());
         }
-        return ResponseEntity.status(answer.getStatusCode())
-                .contentType(MediaType.APPLICATION_JSON)
-                .body(body);
+        return answer;
     }
 
     private static ResponseEntity<byte[]> replay(IdempotencyKey key, IdempotencyRecord.Result r) {
@@ -311,8 +305,12 @@ public class ProduceController {
                 .body(r.body().get());
     }
 
-    /** Sends every record, then waits for each: 200, 207 when some failed, the first problem when all did. */
-    private ResponseEntity<ProduceResponse> produce(String topic, Acks acks, List<OutgoingRecord> pinned) {
+    /**
+     * Sends every record, then waits for each: 200, 207 when some failed, the first problem when all
+     * did. The answer is written to bytes here rather than by the message converters (there is no
+     * content negotiation to do), the same bytes an idempotent request records for its replays.
+     */
+    private ResponseEntity<byte[]> produce(String topic, Acks acks, List<OutgoingRecord> pinned) {
         Producer<byte[], byte[]> producer = producers.get(acks);
         List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>(pinned.size());
         for (OutgoingRecord r : pinned) {
@@ -340,7 +338,7 @@ public class ProduceController {
         }
         return ResponseEntity.status(failed == 0 ? HttpStatus.OK : HttpStatus.MULTI_STATUS)
                 .contentType(MediaType.APPLICATION_JSON)
-                .body(new ProduceResponse(results));
+                .body(json.writeValueAsBytes(new ProduceResponse(results)));
     }
 
     /**

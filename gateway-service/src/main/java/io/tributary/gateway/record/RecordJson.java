@@ -39,6 +39,12 @@ public final class RecordJson {
 
     private static final JsonFactory JSON = JsonFactory.builder().build();
 
+    /** Eight bytes of a body at a time, for {@link #closingQuote}. */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+
     private final int maxRecords;
     private final long maxRecordBytes;
 
@@ -247,10 +253,6 @@ public final class RecordJson {
             i += b == '\\' ? 2 : 1;
         }
     }
-
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final long ONES = 0x0101010101010101L;
-    private static final long HIGHS = 0x8080808080808080L;
 
     /** Whether one of the eight bytes of {@code word} is a quote (0x22) or a backslash (0x5C). */
     private static boolean quoteOrBackslashIn(long word) {
