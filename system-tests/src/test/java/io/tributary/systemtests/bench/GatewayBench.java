@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -413,6 +414,32 @@ public final class GatewayBench {
                 requests.get(), requests.get() * recordsPerRequest, failures.get(), seconds, latency, recordSize, cpu);
     }
 
+    /**
+     * One end-to-end POST of a JSON body, its status: on an idle plain connection from {@code idle}
+     * (or a new one; given back after a whole answer, closed by a failure), or on the JDK client.
+     */
+    private int postJson(URI uri, String body, Queue<PlainHttpConnection> idle)
+            throws IOException, InterruptedException {
+        if (!plainClient) {
+            return jdkSend(HttpRequest.newBuilder(uri)
+                            .timeout(Duration.ofSeconds(30))
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString(body))
+                            .build())
+                    .status();
+        }
+        PlainHttpConnection connection = idle.poll();
+        if (connection == null) {
+            connection = new PlainHttpConnection(
+                    PlainHttpConnection.addressOf(uri), Duration.ofSeconds(10), Duration.ofSeconds(30));
+        }
+        int status = connection
+                .send(PlainHttpConnection.post(uri, "application/json", body.getBytes(StandardCharsets.UTF_8)))
+                .status();
+        idle.add(connection);
+        return status;
+    }
+
     /** The JDK client's answer as the plain client's: the body kept only for a failure. */
     private PlainHttpConnection.Response jdkSend(HttpRequest request) throws IOException, InterruptedException {
         HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
@@ -766,38 +793,8 @@ public final class GatewayBench {
                     String head = "e2e-" + sent + "-";
                     String value = "\"" + head + pad.substring(Math.min(pad.length(), head.length())) + "\"";
                     String body = "{\"value\":" + value + "}";
-                    if (plainClient) {
-                        PlainHttpConnection connection = idle.poll();
-                        if (connection == null) {
-                            connection = new PlainHttpConnection(
-                                    PlainHttpConnection.addressOf(produce),
-                                    Duration.ofSeconds(10),
-                                    Duration.ofSeconds(30));
-                        }
-                        try {
-                            if (connection
-                                            .send(PlainHttpConnection.post(
-                                                    produce, "application/json", body.getBytes(StandardCharsets.UTF_8)))
-                                            .status()
-                                    != 200) {
-                                failures.incrementAndGet();
-                            }
-                            idle.add(connection);
-                        } catch (IOException e) {
-                            connection.close();
-                            failures.incrementAndGet();
-                        }
-                        return null;
-                    }
-                    var request = HttpRequest.newBuilder(produce)
-                            .timeout(Duration.ofSeconds(30))
-                            .header("Content-Type", "application/json")
-                            .POST(HttpRequest.BodyPublishers.ofString(body))
-                            .build();
                     try {
-                        if (http.send(request, HttpResponse.BodyHandlers.discarding())
-                                        .statusCode()
-                                != 200) {
+                        if (postJson(produce, body, idle) != 200) {
                             failures.incrementAndGet();
                         }
                     } catch (IOException e) {
