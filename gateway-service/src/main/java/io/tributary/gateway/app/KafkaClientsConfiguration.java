@@ -38,6 +38,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.util.unit.DataSize;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -73,8 +74,10 @@ class KafkaClientsConfiguration {
 
     @Bean(destroyMethod = "close")
     Producers producers(GatewayProperties gateway, ProduceProperties produce) {
-        return new Producers(acks -> {
-            Map<String, Object> config = common(gateway, "tributary-gateway-acks-" + acks.apiName());
+        return new Producers((acks, load) -> {
+            boolean multi = load == Producers.Load.MULTI_RECORD;
+            Map<String, Object> config =
+                    common(gateway, "tributary-gateway-acks-" + acks.apiName() + (multi ? "-multi" : ""));
             config.put(ProducerConfig.ACKS_CONFIG, acks.kafkaValue());
             config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, acks == Acks.ALL);
             config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
@@ -83,8 +86,8 @@ class KafkaClientsConfiguration {
             config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeoutMs);
             config.put(ProducerConfig.LINGER_MS_CONFIG, (int)
                     produce.producerLinger().toMillis());
-            config.put(ProducerConfig.BATCH_SIZE_CONFIG, (int)
-                    produce.producerBatchSize().toBytes());
+            DataSize batchSize = multi ? produce.producerMultiRecordBatchSize() : produce.producerBatchSize();
+            config.put(ProducerConfig.BATCH_SIZE_CONFIG, (int) batchSize.toBytes());
             config.put(
                     ProducerConfig.BUFFER_MEMORY_CONFIG,
                     produce.producerBufferMemory().toBytes());

@@ -311,7 +311,7 @@ public class ProduceController {
      * content negotiation to do), the same bytes an idempotent request records for its replays.
      */
     private ResponseEntity<byte[]> produce(String topic, Acks acks, List<OutgoingRecord> pinned) {
-        Producer<byte[], byte[]> producer = producers.get(acks);
+        Producer<byte[], byte[]> producer = producers.get(acks, Producers.Load.of(pinned.size()));
         List<CompletableFuture<RecordMetadata>> sent = new ArrayList<>(pinned.size());
         for (OutgoingRecord r : pinned) {
             sent.add(send(producer, topic, r));
@@ -338,7 +338,7 @@ public class ProduceController {
         }
         return ResponseEntity.status(failed == 0 ? HttpStatus.OK : HttpStatus.MULTI_STATUS)
                 .contentType(MediaType.APPLICATION_JSON)
-                .body(json.writeValueAsBytes(new ProduceResponse(results)));
+                .body(new ProduceResponse(results).toJson(json));
     }
 
     /**
@@ -354,7 +354,7 @@ public class ProduceController {
             HttpServletRequest request,
             HttpServletResponse response)
             throws IOException {
-        Producer<byte[], byte[]> producer = producers.get(acks);
+        Producer<byte[], byte[]> producer = producers.get(acks, Producers.Load.MULTI_RECORD);
         int maxLine =
                 (int) Math.min(Integer.MAX_VALUE - 16, limits.maxBodySize().toBytes());
         NdjsonLines lines = new NdjsonLines(request.getInputStream(), maxLine);

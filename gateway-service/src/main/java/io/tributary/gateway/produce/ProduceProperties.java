@@ -17,18 +17,22 @@ import org.springframework.validation.annotation.Validated;
  * @param maxRecordSize the most bytes of key, value and headers of one record
  * @param ndjsonInFlight the most NDJSON records sent and not yet answered: what bounds a stream's
  *     memory (the producer's own buffer bounds the bytes)
- * @param producerBatchSize the shared producers' {@code batch.size}: the most bytes of records one
- *     batch to one partition holds (Kafka's default). Larger batches cost the gateway and the brokers
- *     less per byte under heavy batched load (128 KB: about 10 % more MB/s), but each batch takes a
- *     buffer of this size even for one record, and at 1,000 single-record requests per second 128 KB
+ * @param producerBatchSize the {@code batch.size} of the producers that carry single-record requests:
+ *     the most bytes of records one batch to one partition holds (Kafka's default). Each batch takes
+ *     a buffer of this size even for one record, and at 1,000 single-record requests per second 128 KB
  *     made the end-to-end tail worse (p99 about 100 ms against 15 ms; docs/benchmarks.md)
+ * @param producerMultiRecordBatchSize the {@code batch.size} of the producers that carry requests of
+ *     more than one record (JSON batches, NDJSON streams; see {@link Producers}). Such a request fills
+ *     a large batch at once, and larger batches cost the gateway and the brokers less per byte: 64 KB
+ *     took about a sixth off the CPU per MB of batched produce, end to end (docs/benchmarks.md)
  * @param producerLinger the shared producers' {@code linger.ms}: how long a batch that is not full
  *     waits for more records (Kafka's default). Every HTTP request waits for its records'
  *     acknowledgements, so a lower linger shortens a lone request's answer; under steady load it
  *     did the opposite (1 ms: more, smaller produce requests, and a worse tail end to end; see
  *     docs/benchmarks.md)
  * @param producerBufferMemory the shared producers' {@code buffer.memory} (Kafka's default): the most
- *     bytes of records accepted and not yet acknowledged, per producer; when it is full a request
+ *     bytes of records accepted and not yet acknowledged, per producer (at most one per acks level
+ *     for single-record and one for multi-record requests); when it is full a request
  *     waits (at most {@code cluster-timeout}) for room, then fails with 503
  */
 @Validated
@@ -39,6 +43,7 @@ public record ProduceProperties(
         @DefaultValue("1MB") @NotNull DataSize maxRecordSize,
         @DefaultValue("512") @Min(1) @Max(100_000) int ndjsonInFlight,
         @DefaultValue("16KB") @NotNull DataSize producerBatchSize,
+        @DefaultValue("64KB") @NotNull DataSize producerMultiRecordBatchSize,
         @DefaultValue("5ms") @NotNull Duration producerLinger,
         @DefaultValue("32MB") @NotNull DataSize producerBufferMemory) {
 
@@ -49,19 +54,26 @@ public record ProduceProperties(
         if (maxRecordSize != null && maxRecordSize.toBytes() < 1) {
             throw new IllegalArgumentException("tributary.gateway.produce.max-record-size must be positive");
         }
-        if (producerBatchSize != null
-                && (producerBatchSize.toBytes() < 1 || producerBatchSize.toBytes() > Integer.MAX_VALUE)) {
-            throw new IllegalArgumentException(
-                    "tributary.gateway.produce.producer-batch-size must be between 1 byte and 2 GiB");
-        }
+        requireBatchSize(producerBatchSize, "producer-batch-size");
+        requireBatchSize(producerMultiRecordBatchSize, "producer-multi-record-batch-size");
         if (producerLinger != null && (producerLinger.isNegative() || producerLinger.toMillis() > 60_000)) {
             throw new IllegalArgumentException("tributary.gateway.produce.producer-linger must be 0 to 60s");
         }
-        if (producerBufferMemory != null
-                && producerBatchSize != null
-                && producerBufferMemory.toBytes() < producerBatchSize.toBytes()) {
+        requireRoomFor(producerBufferMemory, producerBatchSize, "producer-batch-size");
+        requireRoomFor(producerBufferMemory, producerMultiRecordBatchSize, "producer-multi-record-batch-size");
+    }
+
+    private static void requireBatchSize(DataSize size, String name) {
+        if (size != null && (size.toBytes() < 1 || size.toBytes() > Integer.MAX_VALUE)) {
             throw new IllegalArgumentException(
-                    "tributary.gateway.produce.producer-buffer-memory must be at least producer-batch-size");
+                    "tributary.gateway.produce." + name + " must be between 1 byte and 2 GiB");
+        }
+    }
+
+    private static void requireRoomFor(DataSize bufferMemory, DataSize batchSize, String name) {
+        if (bufferMemory != null && batchSize != null && bufferMemory.toBytes() < batchSize.toBytes()) {
+            throw new IllegalArgumentException(
+                    "tributary.gateway.produce.producer-buffer-memory must be at least " + name);
         }
     }
 }

@@ -1,26 +1,53 @@
 package io.tributary.gateway.produce;
 
-import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.Map;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import org.apache.kafka.clients.producer.Producer;
 
 /**
- * One shared producer per {@link Acks} level, created on first use (a gateway that only ever writes
- * with {@code acks=all} opens one). {@code KafkaProducer} is thread-safe and batches the records of
- * concurrent requests together; sharing it is what makes it fast. Thread-safe.
+ * The gateway's shared producers: one per {@link Acks} level and {@link Load}, each created on first
+ * use (a gateway that only ever writes single records with {@code acks=all} opens one).
+ * {@code KafkaProducer} is thread-safe and batches the records of concurrent requests together;
+ * sharing it is what makes it fast. Thread-safe.
+ *
+ * <p>Requests of one record and requests of many go to different producers so that each gets the
+ * batch size that suits it: a batch takes a buffer of {@code batch.size} even for one record, which
+ * at a high rate of single-record requests costs latency, while a request of 100 records fills a
+ * large batch at once and costs the gateway and the brokers less per byte with it. Every record of one
+ * request goes through one producer, so a request's records keep their order.
  */
 public final class Producers implements AutoCloseable {
 
-    private final Function<Acks, Producer<byte[], byte[]>> factory;
-    private final Map<Acks, Producer<byte[], byte[]>> open = new EnumMap<>(Acks.class);
+    /** Which kind of request a producer carries. */
+    public enum Load {
+        /** Requests of one record (and the idempotency log's entries). */
+        SINGLE_RECORD,
+        /** Requests of more than one record: JSON batches and NDJSON streams. */
+        MULTI_RECORD;
 
-    public Producers(Function<Acks, Producer<byte[], byte[]>> factory) {
+        /** The load of a request of {@code records} records. */
+        public static Load of(int records) {
+            return records > 1 ? MULTI_RECORD : SINGLE_RECORD;
+        }
+    }
+
+    private record Kind(Acks acks, Load load) {}
+
+    private final BiFunction<Acks, Load, Producer<byte[], byte[]>> factory;
+    private final Map<Kind, Producer<byte[], byte[]>> open = new HashMap<>();
+
+    public Producers(BiFunction<Acks, Load, Producer<byte[], byte[]>> factory) {
         this.factory = factory;
     }
 
-    public synchronized Producer<byte[], byte[]> get(Acks acks) {
-        return open.computeIfAbsent(acks, factory);
+    /** The single-record producer for {@code acks}. */
+    public Producer<byte[], byte[]> get(Acks acks) {
+        return get(acks, Load.SINGLE_RECORD);
+    }
+
+    public synchronized Producer<byte[], byte[]> get(Acks acks, Load load) {
+        return open.computeIfAbsent(new Kind(acks, load), k -> factory.apply(k.acks(), k.load()));
     }
 
     @Override

@@ -32,6 +32,13 @@ class GatewayConfigurationValidationTest {
                         "--tributary.gateway.produce.producer-buffer-memory=512KB"))
                 .hasStackTraceContaining(
                         "tributary.gateway.produce.producer-buffer-memory must be at least producer-batch-size");
+        assertThatThrownBy(() -> start("--tributary.gateway.produce.producer-multi-record-batch-size=3GB"))
+                .hasStackTraceContaining("tributary.gateway.produce.producer-multi-record-batch-size must be between");
+        assertThatThrownBy(() -> start(
+                        "--tributary.gateway.produce.producer-multi-record-batch-size=64MB",
+                        "--tributary.gateway.produce.producer-buffer-memory=32MB"))
+                .hasStackTraceContaining("tributary.gateway.produce.producer-buffer-memory must be at least"
+                        + " producer-multi-record-batch-size");
     }
 
     @Test
