@@ -23,8 +23,12 @@ import org.springframework.validation.annotation.Validated;
  *     made the end-to-end tail worse (p99 about 100 ms against 15 ms; docs/benchmarks.md)
  * @param producerMultiRecordBatchSize the {@code batch.size} of the producers that carry requests of
  *     more than one record (JSON batches, NDJSON streams; see {@link Producers}). Such a request fills
- *     a large batch at once, and larger batches cost the gateway and the brokers less per byte: 64 KB
- *     took about a sixth off the CPU per MB of batched produce, end to end (docs/benchmarks.md)
+ *     a large batch at once, and larger batches cost the gateway and the brokers less per byte: with
+ *     64 KB the CPU per MB of batched produce (gateway, broker and load generator together) fell from
+ *     12-13 ms to 6.4-8.5 ms (docs/benchmarks.md); 128 KB and 256 KB gave 5.8-7.0 ms. Each open batch
+ *     takes a buffer of this size from {@code producer-buffer-memory} even for one record, and a
+ *     request whose keyed records spread over many partitions opens one per partition: 64 KB leaves
+ *     room for 512 open batches in the default 32 MB
  * @param producerLinger the shared producers' {@code linger.ms}: how long a batch that is not full
  *     waits for more records (Kafka's default). Every HTTP request waits for its records'
  *     acknowledgements, so a lower linger shortens a lone request's answer; under steady load it
