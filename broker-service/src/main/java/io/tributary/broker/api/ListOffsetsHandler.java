@@ -23,6 +23,11 @@ import org.apache.kafka.common.requests.ListOffsetsResponse;
  *
  * <ul>
  *   <li>{@code -2} earliest and {@code -4} earliest local: the log start offset.
+ *   <li>The leader epoch of an answer is Kafka's: for latest the leader's current epoch; for
+ *       earliest the epoch of the batch at or before the log start, or the current epoch when the
+ *       log start is at or past the log end offset at which this broker took that epoch on ({@link
+ *       io.tributary.broker.replication.Partition#leaderEpochAt}, as Kafka's leader epoch cache),
+ *       so an empty partition answers its current epoch for both.
  *   <li>{@code -1} latest: the high watermark for consumers (replica id -1; the last stable offset
  *       is the same, there are no transactions), the log end offset for replicas and debugging
  *       clients.
@@ -102,14 +107,16 @@ public final class ListOffsetsHandler implements RequestHandler {
         long lastFetchable = consumer ? partition.highWatermark() : log.logEndOffset();
         if (timestamp == ListOffsetsRequest.EARLIEST_TIMESTAMP
                 || timestamp == ListOffsetsRequest.EARLIEST_LOCAL_TIMESTAMP) {
-            return log.listOffset(PartitionLog.EARLIEST_TIMESTAMP);
+            long start = log.logStartOffset();
+            return Optional.of(new TimestampAndOffset(
+                    ListOffsetsResponse.UNKNOWN_TIMESTAMP, start, partition.leaderEpochAt(start)));
         }
         if (timestamp == ListOffsetsRequest.LATEST_TIMESTAMP) {
-            int epoch = LeaderEpochs.epochAt(log.leaderEpochs(), lastFetchable);
-            return Optional.of(new TimestampAndOffset(
-                    ListOffsetsResponse.UNKNOWN_TIMESTAMP,
-                    lastFetchable,
-                    epoch < 0 ? OptionalInt.empty() : OptionalInt.of(epoch)));
+            // Kafka answers a leader's current epoch for the latest offset (Partition.fetchOffsetForTimestamp).
+            OptionalInt epoch = partition.isLeader()
+                    ? OptionalInt.of(partition.leaderEpoch())
+                    : partition.leaderEpochAt(lastFetchable);
+            return Optional.of(new TimestampAndOffset(ListOffsetsResponse.UNKNOWN_TIMESTAMP, lastFetchable, epoch));
         }
         if (timestamp == ListOffsetsRequest.MAX_TIMESTAMP || timestamp >= 0) {
             return log.listOffset(timestamp).filter(found -> found.offset() < lastFetchable);

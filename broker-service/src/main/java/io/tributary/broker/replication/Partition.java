@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -189,6 +190,23 @@ public final class Partition {
 
     public int leaderEpoch() {
         return info.leaderEpoch();
+    }
+
+    /**
+     * The leader epoch of {@code offset} as Kafka's leader epoch cache answers it to ListOffsets:
+     * the epoch of the last batch written at or before it, except that a leader's current epoch
+     * starts at its log end offset when it took the epoch (Kafka assigns that entry on becoming
+     * leader, before any batch of the epoch is written), so offsets from there on are in the current
+     * epoch, the empty log's end included. Empty when no epoch covers {@code offset}.
+     */
+    public OptionalInt leaderEpochAt(long offset) {
+        synchronized (hwLock) {
+            if (isLeader() && offset >= leaderEpochStartOffset) {
+                return OptionalInt.of(leaderEpoch());
+            }
+        }
+        int epoch = LeaderEpochs.epochAt(log_.leaderEpochs(), offset);
+        return epoch < 0 ? OptionalInt.empty() : OptionalInt.of(epoch);
     }
 
     public int minInsyncReplicas() {

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tributary.broker.api.DataPathFixture.Fetch;
 import io.tributary.broker.log.index.EpochEntry;
 import io.tributary.broker.replication.EpochEnd;
+import io.tributary.broker.replication.LeaderEpochs;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -105,6 +106,19 @@ class OffsetsHandlersTest {
         assertThat(max.offset()).isEqualTo(2);
         assertThat(max.timestamp()).isEqualTo(500);
         assertThat(list("orders", 10_000).offset()).isEqualTo(-1);
+    }
+
+    @Test
+    void anEmptyPartitionAnswersItsCurrentLeaderEpochForEarliestAndLatestAsKafkaDoes() {
+        // Kafka's leader puts its epoch in the leader epoch cache at its log end offset on becoming
+        // leader, before any batch of the epoch: an empty partition's earliest and latest are in it.
+        var earliest = list("orders", ListOffsetsRequest.EARLIEST_TIMESTAMP);
+        var latest = list("orders", ListOffsetsRequest.LATEST_TIMESTAMP);
+
+        assertThat(earliest.offset()).isZero();
+        assertThat(earliest.leaderEpoch()).isEqualTo(ORDERS_EPOCH);
+        assertThat(latest.offset()).isZero();
+        assertThat(latest.leaderEpoch()).isEqualTo(ORDERS_EPOCH);
     }
 
     @Test
