@@ -6,11 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
@@ -38,15 +40,16 @@ import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@code AdminClient} against each target: create (and create again), describe with topic ids,
+ * Differential ({@link Differential}): {@code AdminClient} against each target: create (and create again), describe with topic ids,
  * list offsets (earliest, latest, by timestamp, max timestamp), delete records, alter and describe
- * configs, create partitions, delete topics. The expectations are Kafka's behaviour, so a target
- * passes when it answers as Kafka does.
+ * configs, create partitions, delete topics. Each scenario asserts Kafka's behaviour and writes down
+ * what the admin client was told (offsets and timestamps, config values with their source, type and
+ * flags, the exception of each refused call, normalised: no topic names, ids or broker ids); every
+ * target's outcome must be Apache Kafka's.
  */
 @ExtendWith(KafkaTargets.class)
 class AdminClientIT {
@@ -54,17 +57,20 @@ class AdminClientIT {
     /** Timestamps of the list-offsets topic's records, by offset: the largest is at offset 6. */
     private static final long[] TIMESTAMPS = {1000, 2000, 3000, 4000, 5000, 6000, 9000, 7000, 8000};
 
-    static List<KafkaTargets.Kind> targets() {
-        return KafkaTargets.enabledList();
+    @Test
+    void createDescribeAndCreateAgain() {
+        Differential.assertSameOutcome(AdminClientIT::createDescribeAndCreateAgainOn);
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("targets")
-    void createDescribeAndCreateAgain(KafkaTargets.Kind kind) throws Exception {
-        KafkaTarget target = KafkaTargets.get(kind);
+    private static void createDescribeAndCreateAgainOn(KafkaTarget target, Differential.Outcome outcome)
+            throws Exception {
         String topic = Clients.uniqueTopic("admin-create");
         try (Admin admin = target.admin()) {
             TopicDescription created = Clients.createTopic(admin, topic, 3);
+            outcome.add(
+                    "created",
+                    "internal " + created.isInternal() + ", topic id " + describe(created.topicId()) + ", "
+                            + created.partitions().size() + " partitions");
 
             assertThat(created.name()).isEqualTo(topic);
             assertThat(created.isInternal()).isFalse();
@@ -74,6 +80,14 @@ class AdminClientIT {
             // replica but a stopped broker's (on the degraded target: 3 replicas, 2 in sync).
             Set<Integer> brokerIds = target.brokerPorts().keySet();
             created.partitions().forEach(p -> {
+                outcome.add(
+                        "partition " + p.partition(),
+                        "leader first replica "
+                                + (p.leader().id() == p.replicas().getFirst().id())
+                                + ", replicas the default replication factor "
+                                + (p.replicas().size() == target.defaultReplicationFactor())
+                                + ", isr the live replicas "
+                                + p.isr().stream().allMatch(n -> brokerIds.contains(n.id())));
                 assertThat(p.leader().id()).isIn(brokerIds);
                 List<Integer> replicas = p.replicas().stream().map(Node::id).toList();
                 assertThat(replicas)
@@ -94,20 +108,26 @@ class AdminClientIT {
                     .get(30, TimeUnit.SECONDS)
                     .get(created.topicId());
             assertThat(byId.name()).isEqualTo(topic);
-            assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS)).contains(topic);
+            outcome.add("described by id", byId.name().equals(topic) ? "the same topic" : byId.name());
+            outcome.add(
+                    "listed",
+                    admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic));
 
-            assertThatThrownBy(() -> get(admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1)))
-                            .all()))
-                    .isInstanceOf(ExecutionException.class)
-                    .cause()
-                    .isInstanceOf(TopicExistsException.class);
+            String again =
+                    BadRequestsIT.failureOf(() -> get(admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1)))
+                            .all()));
+            outcome.add("created again", again);
+            assertThat(again).isEqualTo(TopicExistsException.class.getName());
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("targets")
-    void describeClusterListsEveryBroker(KafkaTargets.Kind kind) throws Exception {
-        KafkaTarget target = KafkaTargets.get(kind);
+    @Test
+    void describeClusterListsEveryBroker() {
+        Differential.assertSameOutcome(AdminClientIT::describeClusterListsEveryBrokerOn);
+    }
+
+    private static void describeClusterListsEveryBrokerOn(KafkaTarget target, Differential.Outcome outcome)
+            throws Exception {
         try (Admin admin = target.admin()) {
             DescribeClusterResult cluster = admin.describeCluster();
 
@@ -118,13 +138,29 @@ class AdminClientIT {
             nodes.forEach(node ->
                     assertThat(node.port()).isEqualTo(target.brokerPorts().get(node.id())));
             assertThat(get(cluster.clusterId())).isNotBlank();
+            outcome.add(
+                    "nodes",
+                    "every live broker "
+                            + nodes.stream()
+                                    .map(Node::id)
+                                    .collect(Collectors.toSet())
+                                    .equals(target.brokerPorts().keySet())
+                            + ", at its listener's port");
+            outcome.add("cluster id", "not blank");
+            Node controller = get(cluster.controller());
+            outcome.add(
+                    "controller",
+                    "one of the live brokers " + target.brokerPorts().containsKey(controller.id()));
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("targets")
-    void listOffsetsEarliestLatestByTimestampAndMaxTimestamp(KafkaTargets.Kind kind) throws Exception {
-        KafkaTarget target = KafkaTargets.get(kind);
+    @Test
+    void listOffsetsEarliestLatestByTimestampAndMaxTimestamp() {
+        Differential.assertSameOutcome(AdminClientIT::listOffsetsEarliestLatestByTimestampAndMaxTimestampOn);
+    }
+
+    private static void listOffsetsEarliestLatestByTimestampAndMaxTimestampOn(
+            KafkaTarget target, Differential.Outcome outcome) throws Exception {
         String topic = Clients.uniqueTopic("admin-offsets");
         TopicPartition partition = new TopicPartition(topic, 0);
         try (Admin admin = target.admin()) {
@@ -133,7 +169,21 @@ class AdminClientIT {
                     .isZero();
             assertThat(offsets(admin, partition, OffsetSpec.latest()).offset()).isZero();
 
+            outcome.add(
+                    "empty: earliest, latest",
+                    describe(offsets(admin, partition, OffsetSpec.earliest())) + ", "
+                            + describe(offsets(admin, partition, OffsetSpec.latest())));
             produceWithTimestamps(target, topic);
+            Map<String, OffsetSpec> specs = new LinkedHashMap<>();
+            specs.put("earliest", OffsetSpec.earliest());
+            specs.put("latest", OffsetSpec.latest());
+            specs.put("timestamp 3500", OffsetSpec.forTimestamp(3500));
+            specs.put("timestamp 7000", OffsetSpec.forTimestamp(7000));
+            specs.put("timestamp 10000", OffsetSpec.forTimestamp(10_000));
+            specs.put("max timestamp", OffsetSpec.maxTimestamp());
+            for (var spec : specs.entrySet()) {
+                outcome.add(spec.getKey(), describe(offsets(admin, partition, spec.getValue())));
+            }
 
             assertThat(offsets(admin, partition, OffsetSpec.earliest()).offset())
                     .isZero();
@@ -155,10 +205,13 @@ class AdminClientIT {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("targets")
-    void deleteRecordsMovesTheLogStartAndConsumersStartThere(KafkaTargets.Kind kind) throws Exception {
-        KafkaTarget target = KafkaTargets.get(kind);
+    @Test
+    void deleteRecordsMovesTheLogStartAndConsumersStartThere() {
+        Differential.assertSameOutcome(AdminClientIT::deleteRecordsMovesTheLogStartAndConsumersStartThereOn);
+    }
+
+    private static void deleteRecordsMovesTheLogStartAndConsumersStartThereOn(
+            KafkaTarget target, Differential.Outcome outcome) throws Exception {
         String topic = Clients.uniqueTopic("admin-delete-records");
         TopicPartition partition = new TopicPartition(topic, 0);
         try (Admin admin = target.admin()) {
@@ -170,6 +223,11 @@ class AdminClientIT {
                             .get(partition))
                     .lowWatermark();
 
+            outcome.add("low watermark", lowWatermark);
+            outcome.add(
+                    "earliest, latest",
+                    describe(offsets(admin, partition, OffsetSpec.earliest())) + ", "
+                            + describe(offsets(admin, partition, OffsetSpec.latest())));
             assertThat(lowWatermark).isEqualTo(4);
             assertThat(offsets(admin, partition, OffsetSpec.earliest()).offset())
                     .isEqualTo(4);
@@ -178,8 +236,15 @@ class AdminClientIT {
         try (KafkaConsumer<byte[], byte[]> consumer = Clients.consumer(target, Map.of())) {
             consumer.assign(List.of(partition));
             consumer.seekToBeginning(List.of(partition));
-            assertThat(consumer.position(partition)).isEqualTo(4);
+            long start = consumer.position(partition);
+            outcome.add("a consumer from the beginning starts at", start);
+            assertThat(start).isEqualTo(4);
             List<ConsumerRecord<byte[], byte[]>> records = Clients.pollAtLeast(consumer, TIMESTAMPS.length - 4);
+            outcome.add(
+                    "a consumer from the beginning reads",
+                    records.stream()
+                            .map(r -> r.offset() + "=" + new String(r.value(), StandardCharsets.UTF_8))
+                            .toList());
             assertThat(records).extracting(ConsumerRecord::offset).containsExactly(4L, 5L, 6L, 7L, 8L);
             assertThat(records)
                     .extracting(r -> new String(r.value(), StandardCharsets.UTF_8))
@@ -187,15 +252,20 @@ class AdminClientIT {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("targets")
-    void alterAndDescribeTopicConfigs(KafkaTargets.Kind kind) throws Exception {
-        KafkaTarget target = KafkaTargets.get(kind);
+    @Test
+    void alterAndDescribeTopicConfigs() {
+        Differential.assertSameOutcome(AdminClientIT::alterAndDescribeTopicConfigsOn);
+    }
+
+    private static void alterAndDescribeTopicConfigsOn(KafkaTarget target, Differential.Outcome outcome)
+            throws Exception {
+        KafkaTargets.Kind kind = target.kind();
         String topic = Clients.uniqueTopic("admin-configs");
         ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
         try (Admin admin = target.admin()) {
             Clients.createTopic(admin, topic, 1);
             ConfigEntry before = retention(admin, resource);
+            outcome.add("retention.ms before", describe(before));
             assertThat(before.value()).isEqualTo("604800000");
             assertThat(before.source()).isNotEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
 
@@ -212,6 +282,7 @@ class AdminClientIT {
                         assertThat(set.value()).isEqualTo("123456");
                         assertThat(set.source()).isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
                     });
+            outcome.add("retention.ms set", describe(retention(admin, resource)));
 
             get(admin.incrementalAlterConfigs(Map.of(
                             resource,
@@ -222,23 +293,27 @@ class AdminClientIT {
                     .atMost(Clients.PATIENCE)
                     .untilAsserted(
                             () -> assertThat(retention(admin, resource).value()).isEqualTo("604800000"));
+            outcome.add("retention.ms deleted", describe(retention(admin, resource)));
 
             // A name that is no topic config is refused, and nothing changes.
-            assertThatThrownBy(() -> get(admin.incrementalAlterConfigs(Map.of(
-                                    resource,
-                                    List.of(new AlterConfigOp(
-                                            new ConfigEntry("no.such.config", "1"), AlterConfigOp.OpType.SET))))
-                            .all()))
-                    .isInstanceOf(ExecutionException.class)
-                    .cause()
-                    .isInstanceOf(InvalidConfigurationException.class);
+            String unknown = BadRequestsIT.failureOf(() -> get(admin.incrementalAlterConfigs(Map.of(
+                            resource,
+                            List.of(new AlterConfigOp(
+                                    new ConfigEntry("no.such.config", "1"), AlterConfigOp.OpType.SET))))
+                    .all()));
+            outcome.add("an unknown config set", unknown);
+            assertThat(unknown).isEqualTo(InvalidConfigurationException.class.getName());
+            outcome.add("retention.ms after", describe(retention(admin, resource)));
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("targets")
-    void createPartitionsGrowsATopicAndRefusesToShrinkIt(KafkaTargets.Kind kind) throws Exception {
-        KafkaTarget target = KafkaTargets.get(kind);
+    @Test
+    void createPartitionsGrowsATopicAndRefusesToShrinkIt() {
+        Differential.assertSameOutcome(AdminClientIT::createPartitionsGrowsATopicAndRefusesToShrinkItOn);
+    }
+
+    private static void createPartitionsGrowsATopicAndRefusesToShrinkItOn(
+            KafkaTarget target, Differential.Outcome outcome) throws Exception {
         String topic = Clients.uniqueTopic("admin-partitions");
         try (Admin admin = target.admin()) {
             Uuid id = Clients.createTopic(admin, topic, 2).topicId();
@@ -248,18 +323,30 @@ class AdminClientIT {
 
             TopicDescription grown = Clients.awaitLeaders(admin, topic, 5);
             assertThat(grown.topicId()).isEqualTo(id);
-            assertThatThrownBy(() -> get(admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(3)))
-                            .all()))
-                    .isInstanceOf(ExecutionException.class)
-                    .cause()
-                    .isInstanceOf(InvalidPartitionsException.class);
+            outcome.add(
+                    "grown",
+                    grown.partitions().size() + " partitions, the same topic id "
+                            + grown.topicId().equals(id));
+            String shrink =
+                    BadRequestsIT.failureOf(() -> get(admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(3)))
+                            .all()));
+            String same =
+                    BadRequestsIT.failureOf(() -> get(admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(5)))
+                            .all()));
+            outcome.add("shrunk to 3", shrink);
+            outcome.add("increased to 5 again", same);
+            assertThat(shrink).isEqualTo(InvalidPartitionsException.class.getName());
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("targets")
-    void deleteTopicsMakesTheTopicUnknown(KafkaTargets.Kind kind) throws Exception {
-        KafkaTarget target = KafkaTargets.get(kind);
+    @Test
+    void deleteTopicsMakesTheTopicUnknown() {
+        Differential.assertSameOutcome(AdminClientIT::deleteTopicsMakesTheTopicUnknownOn);
+    }
+
+    private static void deleteTopicsMakesTheTopicUnknownOn(KafkaTarget target, Differential.Outcome outcome)
+            throws Exception {
+        KafkaTargets.Kind kind = target.kind();
         String topic = Clients.uniqueTopic("admin-delete");
         try (Admin admin = target.admin()) {
             Clients.createTopic(admin, topic, 2);
@@ -277,10 +364,15 @@ class AdminClientIT {
                                 .cause()
                                 .isInstanceOf(UnknownTopicOrPartitionException.class);
                     });
-            assertThatThrownBy(() -> get(admin.deleteTopics(List.of(topic)).all()))
-                    .isInstanceOf(ExecutionException.class)
-                    .cause()
-                    .isInstanceOf(UnknownTopicOrPartitionException.class);
+            outcome.add(
+                    "listed after the delete", get(admin.listTopics().names()).contains(topic));
+            String described = BadRequestsIT.failureOf(
+                    () -> get(admin.describeTopics(List.of(topic)).allTopicNames()));
+            String again = BadRequestsIT.failureOf(
+                    () -> get(admin.deleteTopics(List.of(topic)).all()));
+            outcome.add("described after the delete", described);
+            outcome.add("deleted again", again);
+            assertThat(again).isEqualTo(UnknownTopicOrPartitionException.class.getName());
         }
     }
 
@@ -293,6 +385,21 @@ class AdminClientIT {
                         .get(Clients.PATIENCE.toSeconds(), TimeUnit.SECONDS);
             }
         }
+    }
+
+    /** A topic id as a client can compare it: present (not null, not zero) or not. */
+    private static String describe(Uuid topicId) {
+        return topicId == null || topicId.equals(Uuid.ZERO_UUID) ? "missing" : "present";
+    }
+
+    private static String describe(ListOffsetsResultInfo info) {
+        return "offset " + info.offset() + " timestamp " + info.timestamp() + " leader epoch "
+                + info.leaderEpoch().map(e -> "present").orElse("none");
+    }
+
+    private static String describe(ConfigEntry entry) {
+        return entry.value() + " (" + entry.source() + ", read-only " + entry.isReadOnly() + ", sensitive "
+                + entry.isSensitive() + ", type " + entry.type() + ")";
     }
 
     private static ListOffsetsResultInfo offsets(Admin admin, TopicPartition partition, OffsetSpec spec)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -13,6 +14,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -74,7 +76,14 @@ public final class Clients {
         return awaitLeaders(admin, name, partitions);
     }
 
-    /** Waits until the topic has {@code partitions} partitions, each with a leader. */
+    /**
+     * Waits until the topic has {@code partitions} partitions, each with a leader in the metadata
+     * and serving there: a ListOffsets of every partition's end is answered without error. The
+     * metadata can name a leader before that broker serves the partition; on a loaded machine
+     * Kafka 4.4's idempotent producer, writing in that window, was seen to get
+     * {@code NOT_LEADER_OR_FOLLOWER}, then {@code OUT_OF_ORDER_SEQUENCE_NUMBER} until the send's
+     * delivery timeout ({@code ConsumerGroupIT}, twice in a row on Kafka at load average 20+).
+     */
     public static TopicDescription awaitLeaders(Admin admin, String name, int partitions) {
         TopicDescription[] seen = new TopicDescription[1];
         Awaitility.await("leaders of " + name)
@@ -92,6 +101,16 @@ public final class Clients {
                                     .allMatch(p ->
                                             p.leader() != null && !p.leader().isEmpty());
                 });
+        Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            ends.put(new TopicPartition(name, p), OffsetSpec.latest());
+        }
+        Awaitility.await("every partition of " + name + " served by its leader")
+                .atMost(PATIENCE)
+                .pollInterval(Duration.ofMillis(200))
+                .ignoreExceptions()
+                .until(() ->
+                        admin.listOffsets(ends).all().get(10, TimeUnit.SECONDS).size() == partitions);
         return seen[0];
     }
 

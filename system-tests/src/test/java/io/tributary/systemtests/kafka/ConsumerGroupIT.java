@@ -24,14 +24,13 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 8's group scenario with real {@code KafkaConsumer}s ({@code group.protocol=consumer},
+ * Differential ({@link Differential}): issue 8's group scenario with real {@code KafkaConsumer}s ({@code group.protocol=consumer},
  * KIP-848) against each target: a group of 3 on a {@value #PARTITIONS}-partition topic while a
  * producer writes sequential values keyed across the partitions the whole time. Every member polls,
  * reports each record and {@code commitSync}s what the poll returned; every callback, delivery and
@@ -51,7 +50,10 @@ import org.slf4j.LoggerFactory;
  * below a committed offset was delivered again; a record was delivered twice only in a partition a
  * crash, a lost partition or a failed commit explains. At the end every acknowledged value was
  * delivered, every offset of every partition was delivered, and the group's committed offsets are
- * the partitions' ends.
+ * the partitions' ends. Written down and compared with Apache Kafka's: after each change the stable
+ * group's members and how many partitions each holds (the balance, not which partitions: that is the
+ * assignor's choice), whether the static member got its partitions back and who was given them
+ * meanwhile, and what was never delivered.
  *
  * <p>The crash waits for the coordinator's consumer-group session timeout: the Kafka target sets it
  * to 10 s ({@link ApacheKafkaTarget}); a target with a longer one makes this test slower, up to
@@ -67,15 +69,12 @@ class ConsumerGroupIT {
     /** How long the group may take to settle after a change (a crash waits for the session timeout). */
     static final Duration PATIENCE = Clients.PATIENCE;
 
-    static List<KafkaTargets.Kind> targets() {
-        return KafkaTargets.enabledList();
+    @Test
+    void membersJoinLeaveCrashAndComeBackWhileEveryPartitionHasOneOwnerAndNothingIsSkipped() {
+        Differential.assertSameOutcome(ConsumerGroupIT::scenario);
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("targets")
-    void membersJoinLeaveCrashAndComeBackWhileEveryPartitionHasOneOwnerAndNothingIsSkipped(KafkaTargets.Kind kind)
-            throws Exception {
-        KafkaTarget target = KafkaTargets.get(kind);
+    private static void scenario(KafkaTarget target, Differential.Outcome outcome) throws Exception {
         String topic = Clients.uniqueTopic("group-scenario");
         String group = "group-scenario-" + UUID.randomUUID().toString().substring(0, 8);
         short replication = (short) Math.min(3, target.registeredBrokerCount());
@@ -91,7 +90,7 @@ class ConsumerGroupIT {
                     .get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
             Clients.awaitLeaders(admin, topic, PARTITIONS);
             producer.start();
-            Scenario scenario = new Scenario(target, admin, group, topic, history);
+            Scenario scenario = new Scenario(target, admin, group, topic, history, outcome);
 
             Running dynamic = scenario.startMember("dynamic", null);
             running.add(dynamic);
@@ -125,6 +124,12 @@ class ConsumerGroupIT {
             Running static2 = scenario.startMember("static-2", "the-static-member");
             running.add(static2);
             scenario.awaitStable("the static member came back", Set.of("static-2", "fourth"), running);
+            outcome.add(
+                    "the static member's partitions back",
+                    history.ownedBy("static-2").equals(staticPartitions));
+            outcome.add(
+                    "given the static member's partitions while it was away",
+                    history.assignedSince(beforeStaticLeave, staticPartitions));
             assertThat(history.ownedBy("static-2"))
                     .as("the static member's partitions back, as before it left; %s", history)
                     .isEqualTo(staticPartitions);
@@ -142,6 +147,8 @@ class ConsumerGroupIT {
 
             Set<Long> missing = new TreeSet<>(producer.acknowledged());
             missing.removeAll(history.deliveredValues());
+            outcome.add("acknowledged values never delivered", missing.size());
+            outcome.add("committed offsets", "each partition's end");
             assertThat(missing)
                     .as("acknowledged values never delivered to the group")
                     .isEmpty();
@@ -150,6 +157,7 @@ class ConsumerGroupIT {
             }
             running.clear();
             scenario.checkInvariants("after every member left");
+            outcome.add("two owners at once, records delivered below a commit", "none");
         } finally {
             for (Running member : running) {
                 member.leaveQuietly();
@@ -182,7 +190,13 @@ class ConsumerGroupIT {
     }
 
     /** The steps of the scenario on one target. */
-    record Scenario(KafkaTarget target, Admin admin, String group, String topic, GroupHistory history) {
+    record Scenario(
+            KafkaTarget target,
+            Admin admin,
+            String group,
+            String topic,
+            GroupHistory history,
+            Differential.Outcome outcome) {
 
         Running startMember(String name, String instanceId) {
             GroupMember member =
@@ -239,6 +253,11 @@ class ConsumerGroupIT {
                     (System.nanoTime() - start) / 1_000_000,
                     history.owners());
             checkInvariants(phase);
+            // What the group looks like once stable: its members and how many partitions each holds
+            // (which partitions is the assignor's choice; how balanced it is and who holds some is not).
+            Map<String, Long> counts = new TreeMap<>(history.owners().values().stream()
+                    .collect(Collectors.groupingBy(member -> member, Collectors.counting())));
+            outcome.add(phase, "STABLE, partitions by member " + counts);
         }
 
         private Set<Integer> partitionsOf(MemberDescription member) {

@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Which targets are enabled comes from the system property {@code tributary.systest.targets}
  * ({@code kafka}, {@code tributary}, {@code tributary_degraded}, comma-separated; the POM's {@code
- * systest.targets}).
+ * systest.targets}). {@code kafka} must be one of them: every test here is differential (see
+ * {@link Differential}) and refuses to run without its reference.
  * A target that fails to start fails every test that needs it, with the reason, and is not
  * started again.
  */
@@ -69,8 +70,12 @@ public final class KafkaTargets implements BeforeAllCallback {
                 .distinct()
                 .sorted()
                 .toList();
-        if (kinds.isEmpty()) {
-            throw new IllegalStateException("tributary.systest.targets names no target: '" + property + "'");
+        if (!kinds.contains(Kind.KAFKA)) {
+            // Every test of this package compares what Tributary does with what Kafka does; without
+            // the reference it would compare Tributary with itself and pass whatever it did.
+            throw new IllegalStateException("tributary.systest.targets is '" + property
+                    + "': the Kafka-client tests are differential and need their reference, Apache Kafka"
+                    + " (add 'kafka'; 'kafka' alone checks the expectations against Kafka only)");
         }
         return kinds;
     }

@@ -9,23 +9,22 @@ import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.List;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Bad bytes on a broker's Kafka listener, over raw sockets: an oversized frame, a negative frame
- * length, an unknown API key, an unsupported version, garbage after a valid header. Each time the
- * connection gets an error response or is closed (Kafka closes; for ApiVersions at a version it
- * does not know it answers UNSUPPORTED_VERSION, which clients rely on to fall back), and then a
- * second connection is served as before: ApiVersions and Metadata are answered. Run against the
- * real Kafka broker too, which proves that the expectations are Kafka's.
+ * Differential: bad bytes on a broker's Kafka listener, over raw sockets: an oversized frame, a
+ * negative frame length, an unknown API key, an unsupported version, garbage after a valid header,
+ * a frame cut short. What the server does with the bad bytes (closes the connection, or answers,
+ * and with which error) and whether a second connection is then served as before (ApiVersions and
+ * Metadata answered, every live broker listed) is written down on each target and must be exactly
+ * what the Apache Kafka broker does ({@link Differential}): not "an error or a close" on every
+ * target, but the same one as Kafka.
  */
 @ExtendWith(KafkaTargets.class)
 class ListenerRobustnessIT {
@@ -36,114 +35,103 @@ class ListenerRobustnessIT {
         ANSWERED
     }
 
-    static List<KafkaTargets.Kind> targets() {
-        return KafkaTargets.enabledList();
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("targets")
-    void anOversizedFrameClosesTheConnection(KafkaTargets.Kind kind) throws Exception {
-        int port = KafkaTargets.get(kind).ports().getFirst();
-        try (KafkaTestConnection connection = KafkaTestConnection.open(port)) {
+    @Test
+    void anOversizedFrameMeetsKafkasReaction() {
+        assertReactionIsKafkas(-1, connection -> {
             connection.writeInt(Integer.MAX_VALUE);
             write(connection, new byte[1024]);
-
-            assertThat(reaction(connection, -1)).isEqualTo(Reaction.CLOSED);
-        }
-        assertStillServing(kind);
+        });
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("targets")
-    void aNegativeFrameLengthClosesTheConnection(KafkaTargets.Kind kind) throws Exception {
-        int port = KafkaTargets.get(kind).ports().getFirst();
-        try (KafkaTestConnection connection = KafkaTestConnection.open(port)) {
+    @Test
+    void aNegativeFrameLengthMeetsKafkasReaction() {
+        assertReactionIsKafkas(-1, connection -> {
             connection.writeInt(-5);
             write(connection, new byte[16]);
-
-            assertThat(reaction(connection, -1)).isEqualTo(Reaction.CLOSED);
-        }
-        assertStillServing(kind);
+        });
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("targets")
-    void anUnknownApiKeyClosesTheConnection(KafkaTargets.Kind kind) throws Exception {
-        int port = KafkaTargets.get(kind).ports().getFirst();
-        try (KafkaTestConnection connection = KafkaTestConnection.open(port)) {
-            connection.writeFrame(header((short) 9999, (short) 0, 7, false));
-
-            // No schema exists for an unknown API's response: closing is the only answer.
-            assertThat(reaction(connection, 7)).isEqualTo(Reaction.CLOSED);
-        }
-        assertStillServing(kind);
+    @Test
+    void anUnknownApiKeyMeetsKafkasReaction() {
+        // No schema exists for an unknown API's response: closing is the only answer Kafka can give.
+        assertReactionIsKafkas(7, connection -> connection.writeFrame(header((short) 9999, (short) 0, 7, false)));
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("targets")
-    void anUnsupportedVersionOfAnOrdinaryApiGetsAnErrorOrAClose(KafkaTargets.Kind kind) throws Exception {
-        int port = KafkaTargets.get(kind).ports().getFirst();
-        try (KafkaTestConnection connection = KafkaTestConnection.open(port)) {
-            connection.writeFrame(concat(header(ApiKeys.METADATA.id, (short) 999, 8, true), new byte[] {1, 0, 0, 0}));
-
-            assertThat(reaction(connection, 8)).isIn(Reaction.CLOSED, Reaction.ANSWERED);
-        }
-        assertStillServing(kind);
+    @Test
+    void anUnsupportedVersionOfAnOrdinaryApiMeetsKafkasReaction() {
+        assertReactionIsKafkas(
+                8,
+                connection -> connection.writeFrame(
+                        concat(header(ApiKeys.METADATA.id, (short) 999, 8, true), new byte[] {1, 0, 0, 0})));
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("targets")
-    void apiVersionsAtAnUnsupportedVersionIsAnsweredWithUnsupportedVersion(KafkaTargets.Kind kind) throws Exception {
-        int port = KafkaTargets.get(kind).ports().getFirst();
-        try (KafkaTestConnection connection = KafkaTestConnection.open(port)) {
-            // ApiVersions v999 with a v3+ style body: client software name and version, no tags.
-            byte[] body = concat(compactString("systest"), compactString("1.0"), new byte[] {0});
-            connection.writeFrame(concat(header(ApiKeys.API_VERSIONS.id, (short) 999, 9, true), body));
+    @Test
+    void apiVersionsAtAnUnsupportedVersionIsAnsweredAsKafkaAnswersIt() {
+        Differential.assertSameOutcome((target, outcome) -> {
+            try (KafkaTestConnection connection =
+                    KafkaTestConnection.open(target.ports().getFirst())) {
+                // ApiVersions v999 with a v3+ style body: client software name and version, no tags.
+                byte[] body = concat(compactString("systest"), compactString("1.0"), new byte[] {0});
+                connection.writeFrame(concat(header(ApiKeys.API_VERSIONS.id, (short) 999, 9, true), body));
 
-            // The answer is an ApiVersions response at v0 (header v0): correlation id, error code.
-            ByteBuffer frame = connection.readFrame();
-            assertThat(frame.getInt()).as("correlation id").isEqualTo(9);
-            assertThat(Errors.forCode(frame.getShort())).isEqualTo(Errors.UNSUPPORTED_VERSION);
-        }
-        assertStillServing(kind);
+                // The answer is an ApiVersions response at v0 (header v0): correlation id, error code.
+                ByteBuffer frame = connection.readFrame();
+                outcome.add("correlation id", frame.getInt());
+                outcome.add("error", Errors.forCode(frame.getShort()));
+            }
+            assertStillServing(target, outcome);
+        });
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("targets")
-    void garbageAfterAValidHeaderGetsAnErrorOrAClose(KafkaTargets.Kind kind) throws Exception {
-        int port = KafkaTargets.get(kind).ports().getFirst();
-        short version = ApiKeys.METADATA.latestVersion();
+    @Test
+    void garbageAfterAValidHeaderMeetsKafkasReaction() {
         byte[] garbage = new byte[64];
         Arrays.fill(garbage, (byte) 0xff);
-        try (KafkaTestConnection connection = KafkaTestConnection.open(port)) {
-            connection.writeFrame(concat(header(ApiKeys.METADATA.id, version, 10, true), garbage));
-
-            assertThat(reaction(connection, 10)).isIn(Reaction.CLOSED, Reaction.ANSWERED);
-        }
-        assertStillServing(kind);
+        assertReactionIsKafkas(
+                10,
+                connection -> connection.writeFrame(
+                        concat(header(ApiKeys.METADATA.id, ApiKeys.METADATA.latestVersion(), 10, true), garbage)));
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("targets")
-    void aFrameCutShortByTheClientDoesNotDisturbOthers(KafkaTargets.Kind kind) throws Exception {
-        int port = KafkaTargets.get(kind).ports().getFirst();
-        try (KafkaTestConnection connection = KafkaTestConnection.open(port)) {
+    @Test
+    void aFrameCutShortByTheClientMeetsKafkasReactionAndDisturbsNoOne() {
+        assertReactionIsKafkas(-1, connection -> {
             connection.writeInt(100);
             write(connection, new byte[10]);
             connection.shutdownOutput();
-
-            assertThat(reaction(connection, -1)).isEqualTo(Reaction.CLOSED);
-        }
-        assertStillServing(kind);
+        });
     }
 
-    /** A new connection is served: ApiVersions without error, and Metadata with every broker. */
-    private static void assertStillServing(KafkaTargets.Kind kind) throws IOException {
-        KafkaTarget target = KafkaTargets.get(kind);
+    /** Bad bytes sent on a new connection. */
+    @FunctionalInterface
+    interface BadBytes {
+        void send(KafkaTestConnection connection) throws IOException;
+    }
+
+    /**
+     * Sends {@code bad} on a new connection to each target's first broker, writes down the
+     * server's reaction (a frame answering {@code correlationId}, or a close) and whether a second
+     * connection is then served, and requires every target's to be Kafka's.
+     */
+    private static void assertReactionIsKafkas(int correlationId, BadBytes bad) {
+        Differential.assertSameOutcome((target, outcome) -> {
+            try (KafkaTestConnection connection =
+                    KafkaTestConnection.open(target.ports().getFirst())) {
+                bad.send(connection);
+                outcome.add("reaction", reaction(connection, correlationId));
+            }
+            assertStillServing(target, outcome);
+        });
+    }
+
+    /** A new connection is served: ApiVersions without error, and Metadata with every live broker. */
+    private static void assertStillServing(KafkaTarget target, Differential.Outcome outcome) throws IOException {
         try (KafkaTestConnection connection =
                 KafkaTestConnection.open(target.ports().getFirst())) {
             ApiVersionsResponse versions = connection.apiVersions();
-            assertThat(Errors.forCode(versions.data().errorCode())).isEqualTo(Errors.NONE);
+            outcome.add(
+                    "a new connection's ApiVersions",
+                    Errors.forCode(versions.data().errorCode()));
             var metadataRange = versions.data().apiKeys().find(ApiKeys.METADATA.id);
             assertThat(metadataRange)
                     .as("Metadata in the ApiVersions answer of %s", target)
@@ -151,24 +139,28 @@ class ListenerRobustnessIT {
             short metadataVersion = (short) Math.min(metadataRange.maxVersion(), ApiKeys.METADATA.latestVersion());
             MetadataResponse metadata = connection.roundTrip(
                     MetadataRequest.Builder.allTopics().build(metadataVersion), MetadataResponse.class);
-            assertThat(metadata.brokers()).hasSize(target.brokerCount());
+            outcome.add(
+                    "its Metadata lists every live broker", metadata.brokers().size() == target.brokerCount());
         }
     }
 
     /**
-     * Reads what the server does next: {@link Reaction#CLOSED} on end of stream or a reset, {@link
-     * Reaction#ANSWERED} when a response frame with {@code correlationId} arrives.
+     * Reads what the server does next: {@code CLOSED} on end of stream or a reset, {@code ANSWERED}
+     * when a response frame arrives (with whether it carries {@code correlationId}).
      */
-    private static Reaction reaction(KafkaTestConnection connection, int correlationId) throws IOException {
+    private static String reaction(KafkaTestConnection connection, int correlationId) throws IOException {
         try {
             ByteBuffer frame = connection.readFrame();
-            assertThat(frame.getInt()).as("correlation id of the answer").isEqualTo(correlationId);
-            return Reaction.ANSWERED;
+            int answered = frame.getInt();
+            return Reaction.ANSWERED
+                    + (answered == correlationId
+                            ? ""
+                            : " with correlation id " + answered + " instead of " + correlationId);
         } catch (EOFException closed) {
-            return Reaction.CLOSED;
+            return Reaction.CLOSED.name();
         } catch (SocketException e) {
             if (String.valueOf(e.getMessage()).contains("reset")) {
-                return Reaction.CLOSED;
+                return Reaction.CLOSED.name();
             }
             throw e;
         }
