@@ -4,13 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tributary.broker.log.index.IndexStore;
+import io.tributary.common.testing.SimulationCoverage;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.random.RandomGenerator;
 import java.util.random.RandomGeneratorFactory;
@@ -33,8 +36,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Random sequences of append, roll, read, offset-for-timestamp, truncate, truncate-fully,
  * delete-before, flush and reopen (clean or after a simulated crash), checked after every step
  * against an in-memory model: a map from offset to (timestamp, value) plus the log start and end.
- * After each reopen the index must agree with a full scan. The seed is in every failure message;
- * pin it in {@link #seeds()} to reproduce.
+ * After each reopen the index must agree with a full scan. The model is the test's own (it never
+ * asks the log what it should contain). Every operation must have done something over the seeds
+ * ({@link #COVERAGE}: crash recoveries that rescanned, clean reopens, truncations that cut records,
+ * retention deletions, segment rolls...). The seed is in every failure message; pin it in {@link
+ * #seeds()} to reproduce.
  */
 class PartitionLogModelTest {
 
@@ -49,13 +55,50 @@ class PartitionLogModelTest {
     }
 
     @AfterAll
-    static void close() {
+    static void closeAndCheckCoverage() {
         store.close();
+        COVERAGE.check();
     }
 
     static LongStream seeds() {
         return LongStream.range(0, 40);
     }
+
+    static final String APPENDS = "leader appends";
+    static final String FOLLOWER_GAPS = "follower appends after a gap";
+    static final String SEGMENTS = "segments rolled";
+    static final String EXPLICIT_ROLLS = "explicit rolls";
+    static final String RETENTION = "segments deleted by retention";
+    static final String TRUNCATIONS = "truncations that cut records";
+    static final String FULL_TRUNCATIONS = "full truncations";
+    static final String START_MOVES = "log start moved by deleteRecordsBefore";
+    static final String FLUSHES = "flushes";
+    static final String CLEAN_REOPENS = "clean reopens";
+    static final String CRASHES = "crash recoveries that rescanned batches";
+    static final String READS = "reads that returned batches";
+    static final String OUT_OF_RANGE = "reads refused out of range";
+    static final String TIMESTAMPS = "offset-for-timestamp lookups that found an offset";
+
+    /**
+     * Minimums over the 40 seeds, about half of what they give (printed after the run). Retention
+     * deletes only 3 segments over the 40 runs: the logs seldom hold a closed segment past the
+     * retention bytes between truncations.
+     */
+    static final SimulationCoverage COVERAGE = new SimulationCoverage("PartitionLogModelTest", seeds().count())
+            .require(APPENDS, 950)
+            .require(FOLLOWER_GAPS, 50)
+            .require(SEGMENTS, 180)
+            .require(EXPLICIT_ROLLS, 55)
+            .require(RETENTION, 2)
+            .require(TRUNCATIONS, 150)
+            .require(FULL_TRUNCATIONS, 75)
+            .require(START_MOVES, 130)
+            .require(FLUSHES, 60)
+            .require(CLEAN_REOPENS, 75)
+            .require(CRASHES, 70)
+            .require(READS, 170)
+            .require(OUT_OF_RANGE, 115)
+            .require(TIMESTAMPS, 125);
 
     /** A record of the model. */
     record ModelRecord(long timestamp, String value) {}
@@ -71,7 +114,7 @@ class PartitionLogModelTest {
                 .withIndexIntervalBytes(random.nextInt(0, 1500))
                 .withFlushMessages(random.nextBoolean() ? OptionalLong.of(random.nextInt(1, 20)) : OptionalLong.empty())
                 .withRetentionBytes(
-                        random.nextBoolean() ? OptionalLong.of(random.nextInt(0, 20_000)) : OptionalLong.empty())
+                        random.nextBoolean() ? OptionalLong.of(random.nextInt(0, 6_000)) : OptionalLong.empty())
                 .withTimestampType(
                         random.nextInt(4) == 0
                                 ? MessageTimestampType.LOG_APPEND_TIME
@@ -84,6 +127,8 @@ class PartitionLogModelTest {
         long end = 0;
         int epoch = 0;
         List<String> history = new ArrayList<>();
+        SimulationCoverage.Tally tally = COVERAGE.tally();
+        Set<Long> segmentBases = new HashSet<>(log.segmentBaseOffsets());
 
         try {
             for (int step = 0; step < 120; step++) {
@@ -124,9 +169,13 @@ class PartitionLogModelTest {
                     }
                     end = offset;
                     history.add("append " + (end - result.firstOffset()));
+                    tally.count(APPENDS);
                 } else if (op < 43) {
                     // A follower's append: the leader's offsets, possibly after a gap (compaction).
                     long base = end + random.nextInt(0, 3);
+                    if (base > end) {
+                        tally.count(FOLLOWER_GAPS);
+                    }
                     int count = random.nextInt(1, 5);
                     SimpleRecord[] records = new SimpleRecord[count];
                     for (int r = 0; r < count; r++) {
@@ -142,13 +191,15 @@ class PartitionLogModelTest {
                     batchEnds.put(base, base + count - 1);
                     end = base + count;
                     history.add("follower " + base + "+" + count);
-                } else if (op < 45) {
+                } else if (op < 49) {
                     if (random.nextBoolean()) {
                         log.roll();
                         history.add("roll");
+                        tally.count(EXPLICIT_ROLLS);
                     } else {
                         RetentionResult result = log.deleteExpiredSegments(random.nextInt(1, 4));
                         history.add("retention " + result.segmentsDeleted());
+                        tally.add(RETENTION, result.segmentsDeleted());
                         assertThat(log.logStartOffset()).as(where).isBetween(start, end);
                         assertThat(result.logStartOffset()).as(where).isEqualTo(log.logStartOffset());
                         start = log.logStartOffset();
@@ -164,8 +215,13 @@ class PartitionLogModelTest {
                         assertThatThrownBy(() -> current.read(offset, maxBytes, upper))
                                 .as(where)
                                 .isInstanceOf(OffsetOutOfRangeException.class);
+                        tally.count(OUT_OF_RANGE);
                     } else {
-                        checkRead(where, log.read(offset, maxBytes, upper), offset, maxBytes, upper, model, batchEnds);
+                        ReadResult read = log.read(offset, maxBytes, upper);
+                        checkRead(where, read, offset, maxBytes, upper, model, batchEnds);
+                        if (read.records().sizeInBytes() > 0) {
+                            tally.count(READS);
+                        }
                     }
                 } else if (op < 72) {
                     long target = random.nextLong(0, 10_200);
@@ -178,6 +234,9 @@ class PartitionLogModelTest {
                     assertThat(actual.map(TimestampAndOffset::offset))
                             .as(where)
                             .isEqualTo(expected.map(Map.Entry::getKey));
+                    if (actual.isPresent()) {
+                        tally.count(TIMESTAMPS);
+                    }
                     assertThat(actual.map(TimestampAndOffset::timestamp))
                             .as(where)
                             .isEqualTo(expected.map(e -> e.getValue().timestamp()));
@@ -195,6 +254,9 @@ class PartitionLogModelTest {
                             random.nextInt(6) == 0 ? random.nextLong(0, end + 1) : random.nextLong(start, end + 1);
                     history.add("truncateTo " + offset);
                     log.truncateTo(offset);
+                    if (offset < end && model.ceilingKey(offset) != null) {
+                        tally.count(TRUNCATIONS);
+                    }
                     if (offset < start) {
                         model.clear();
                         batchEnds.clear();
@@ -211,6 +273,7 @@ class PartitionLogModelTest {
                     long offset = random.nextLong(0, 100);
                     history.add("truncateFully " + offset);
                     log.truncateFullyAndStartAt(offset);
+                    tally.count(FULL_TRUNCATIONS);
                     model.clear();
                     batchEnds.clear();
                     start = offset;
@@ -225,6 +288,9 @@ class PartitionLogModelTest {
                                 .isInstanceOf(OffsetOutOfRangeException.class);
                     } else {
                         log.deleteRecordsBefore(offset);
+                        if (offset > start) {
+                            tally.count(START_MOVES);
+                        }
                         start = Math.max(start, offset);
                         model.headMap(start, false).clear();
                     }
@@ -232,6 +298,7 @@ class PartitionLogModelTest {
                     history.add("flush");
                     log.flush();
                     assertThat(log.recoveryPoint()).as(where).isEqualTo(end);
+                    tally.count(FLUSHES);
                 } else {
                     boolean crash = random.nextBoolean();
                     history.add(crash ? "crash+reopen" : "close+reopen");
@@ -242,6 +309,11 @@ class PartitionLogModelTest {
                     }
                     log = PartitionLog.open(data, tp, config, store, clock);
                     assertThat(log.openReport().cleanShutdown()).as(where).isEqualTo(!crash);
+                    if (!crash) {
+                        tally.count(CLEAN_REOPENS);
+                    } else if (log.openReport().bytesScanned() > 0) {
+                        tally.count(CRASHES);
+                    }
                     if (crash) {
                         // Recovery finds the end of the last batch: an end set by a truncation into a
                         // gap (after the last batch) is not kept, but never goes below the start.
@@ -254,6 +326,11 @@ class PartitionLogModelTest {
                             .as(where)
                             .isEmpty();
                 }
+                for (long base : log.segmentBaseOffsets()) {
+                    if (segmentBases.add(base)) {
+                        tally.count(SEGMENTS);
+                    }
+                }
                 String after = "seed " + seed + ", after step " + step + ", history " + history;
                 assertThat(log.logStartOffset()).as(after + ": log start").isEqualTo(start);
                 assertThat(log.logEndOffset()).as(after + ": log end").isEqualTo(end);
@@ -262,8 +339,9 @@ class PartitionLogModelTest {
                 }
             }
             assertThat(IndexAudit.violations(log, store.partition(tp.topicId(), tp.partition())))
-                    .as("seed %d at the end", seed)
+                    .as("seed %d at the end, history %s", seed, history)
                     .isEmpty();
+            COVERAGE.completed(tally);
         } finally {
             log.close();
         }

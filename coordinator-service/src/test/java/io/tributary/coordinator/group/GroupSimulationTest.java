@@ -1,7 +1,9 @@
 package io.tributary.coordinator.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
+import io.tributary.common.testing.SimulationCoverage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,6 +18,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.LongStream;
 import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -25,23 +28,43 @@ import org.junit.jupiter.params.provider.MethodSource;
  * kafka-clients 4.x consumers (join, heartbeat, reconcile, consume, commit, leave, crash, slow
  * revocation, static members that restart; subscriptions by names or by regex), a network that
  * delays and drops messages (each member's messages stay in order, as on one connection), a topic
- * that grows, a topic deleted and created again, and coordinator failovers (membership dropped). Invariants are checked after every event:
+ * that grows, a topic deleted and created again, and coordinator failovers (membership dropped).
+ *
+ * <h2>The oracle is the test's own</h2>
+ *
+ * The invariants are judged from what the test saw, not from the coordinator's opinion of itself:
+ * what each simulated member owns is what the coordinator's answers told it, less what it revoked
+ * ({@link Client#owned}); and the test keeps its own record of each member id ({@link Answered}):
+ * when the coordinator last answered it, the epoch and assignment it was told, since when it has
+ * been asked to give partitions up. From that record alone the test knows when the protocol allows
+ * the coordinator to have removed a member: after a failover, once its session timeout passed
+ * without an answered heartbeat, or once its rebalance timeout passed since it was asked to revoke.
+ * A member that may have been removed is a zombie: it may still believe it owns partitions, but its
+ * commits must be refused. Invariants, after every event and at every answer:
  *
  * <ul>
- *   <li>{@code SingleOwner}: the coordinator never has a partition owned by two members, and no
- *       two members that the coordinator still knows own one partition on their side;
- *   <li>{@code RevokeBeforeMove}: every partition a member owns on its side is, at the coordinator,
- *       assigned to it or pending its revocation, unless the coordinator removed the member (it is
- *       then a zombie, and {@code ZombieCommitsRejected} applies);
- *   <li>{@code StaleCommitsRejected}: a commit is accepted only from a member the coordinator knows
- *       at exactly the commit's epoch, that owns the committed partition at the coordinator;
+ *   <li>{@code SingleOwner}: no partition is owned on their side by two live members of which
+ *       neither may have been removed; and in the coordinator's described state no partition is
+ *       assigned or pending revocation at two members (computed here from {@code describe}; the
+ *       coordinator's own {@code checkInvariants()} is called too, as an extra check);
+ *   <li>{@code RevokeBeforeMove}: when the coordinator's answer gives a member a partition, no other
+ *       live member that may not have been removed still owns it on its side (so it revoked it
+ *       first); and every partition a member the coordinator still describes owns on its side is,
+ *       there, assigned to it or pending its revocation;
+ *   <li>{@code ZombieCommitsRejected}: a commit is accepted only from a member answered since the
+ *       last failover and within its session timeout (plus one timer tick);
+ *   <li>{@code StaleCommitsRejected}: a commit is accepted only for partitions the coordinator's
+ *       answers last gave to the committing member (and, as described, owned there at an epoch not
+ *       below the commit's);
  *   <li>{@code MonotonicCommits}: a partition's committed offset never goes back (members commit
  *       only what they consumed, starting from the committed offset);
  *   <li>{@code EventuallyOwned}: after a quiet period with live members, the group is stable and
  *       each subscribed partition is owned by exactly one live member.
  * </ul>
  *
- * A failure prints its seed; pin it in {@link #seeds()} to reproduce.
+ * Every fault must have happened over the seeds ({@link #COVERAGE}: failovers, crashes, static
+ * restarts, drops, topic changes, completed rebalances, partitions moved away from zombies...). A
+ * failure prints its seed; pin it in {@link #seeds()} to reproduce.
  */
 class GroupSimulationTest {
 
@@ -56,7 +79,47 @@ class GroupSimulationTest {
     private static final int REQUEST_TIMEOUT_MS = 1000;
     private static final long CHAOS_MS = 60_000;
     private static final long QUIET_MS = 40_000;
+    private static final int TICK_MS = 100;
     private static final long T0 = 1_800_000_000_000L;
+    private static final long NOT_ASKED = Long.MIN_VALUE;
+
+    static final String FAILOVERS = "coordinator failovers";
+    static final String CRASHES = "member crashes";
+    static final String LEAVES = "graceful leaves";
+    static final String RESTARTS = "member restarts";
+    static final String STATIC_RESTARTS = "static member restarts";
+    static final String FENCED = "members told to join again";
+    static final String DROPPED = "messages dropped";
+    static final String TIMED_OUT = "requests timed out";
+    static final String SLOW_REVOCATIONS = "slow revocations";
+    static final String TOPICS_GROWN = "topic growths";
+    static final String TOPICS_CREATED = "topic creations";
+    static final String TOPICS_DELETED = "topic deletions";
+    static final String REBALANCES = "rebalances completed";
+    static final String MOVES = "partitions moved between members";
+    static final String ZOMBIE_MOVES = "partitions moved while a removed member still held them";
+    static final String ACCEPTED = "commits accepted";
+    static final String REFUSED = "commits refused";
+
+    /** Minimums over the 200 seeds, about half of what they give (printed after the run). */
+    static final SimulationCoverage COVERAGE = new SimulationCoverage("GroupSimulationTest", seeds().count())
+            .require(FAILOVERS, 120)
+            .require(CRASHES, 300)
+            .require(LEAVES, 300)
+            .require(RESTARTS, 500)
+            .require(STATIC_RESTARTS, 150)
+            .require(FENCED, 400)
+            .require(DROPPED, 2000)
+            .require(TIMED_OUT, 1500)
+            .require(SLOW_REVOCATIONS, 200)
+            .require(TOPICS_GROWN, 100)
+            .require(TOPICS_CREATED, 100)
+            .require(TOPICS_DELETED, 50)
+            .require(REBALANCES, 1200)
+            .require(MOVES, 5000)
+            .require(ZOMBIE_MOVES, 500)
+            .require(ACCEPTED, 25_000)
+            .require(REFUSED, 400);
 
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
@@ -68,9 +131,33 @@ class GroupSimulationTest {
             throw new AssertionError(
                     "seed " + seed + " failed at t=" + (simulation.now - T0) + "ms: " + e.getMessage(), e);
         }
+        COVERAGE.completed(simulation.tally);
+    }
+
+    @AfterAll
+    static void theFaultsHappened() {
+        COVERAGE.check();
     }
 
     private record Event(long time, long sequence, Runnable action) {}
+
+    /**
+     * What the coordinator's answers told the test about one member id: the test's own record,
+     * kept from the answers as they were given (whether or not they reached the member), never read
+     * from the coordinator's state.
+     */
+    private static final class Answered {
+        /** When the coordinator last answered one of its heartbeats without an error. */
+        long lastHeardAt;
+        /** How many failovers had happened then. */
+        int failoversThen;
+        /** The epoch it was last told. */
+        int epoch;
+        /** The assignment it was last told. */
+        SortedSet<TopicIdPartition> told = new TreeSet<>();
+        /** Since when it has been asked to give up partitions it has not said it gave up. */
+        long revokeAskedAt = NOT_ASKED;
+    }
 
     private static final class Client {
         final int slot;
@@ -113,10 +200,17 @@ class GroupSimulationTest {
                 (a, b) -> a.time != b.time ? Long.compare(a.time, b.time) : Long.compare(a.sequence, b.sequence));
         final List<Client> clients = new ArrayList<>();
         final Map<String, Long> committed = new HashMap<>();
+        final SimulationCoverage.Tally tally = COVERAGE.tally();
+        /** The test's record of every member id the coordinator answered. */
+        final Map<String, Answered> answered = new HashMap<>();
+        /** The member id the coordinator's answers last gave each partition to. */
+        final Map<TopicIdPartition, String> givenTo = new HashMap<>();
+
         long sequence;
         long now = T0;
         boolean quiet;
-        int accepted;
+        int failovers;
+        int lastStableEpoch = -1;
 
         Simulation(long seed) {
             this.seed = seed;
@@ -160,7 +254,11 @@ class GroupSimulationTest {
         }
 
         boolean dropped() {
-            return !quiet && random.nextInt(100) < 3;
+            boolean dropped = !quiet && random.nextInt(100) < 3;
+            if (dropped) {
+                tally.count(DROPPED);
+            }
+            return dropped;
         }
 
         /** Sends a client's message: delivered in order after the previous one, or dropped. */
@@ -176,7 +274,7 @@ class GroupSimulationTest {
             for (Client client : clients) {
                 at(T0 + random.nextInt(2000), () -> start(client));
             }
-            for (long t = T0; t < T0 + CHAOS_MS + QUIET_MS; t += 100) {
+            for (long t = T0; t < T0 + CHAOS_MS + QUIET_MS; t += TICK_MS) {
                 at(t, () -> coordinator.tick(now));
             }
             for (long t = T0 + 1000; t < T0 + CHAOS_MS; t += 1000) {
@@ -190,7 +288,7 @@ class GroupSimulationTest {
                 checkInvariants();
             }
             checkEventuallyOwned();
-            assertThat(accepted).as("some commits were accepted").isPositive();
+            assertThat(tally.get(ACCEPTED)).as("some commits were accepted").isPositive();
         }
 
         // ---------------------------------------------------------------- clients
@@ -198,6 +296,12 @@ class GroupSimulationTest {
         void start(Client client) {
             client.alive = true;
             client.incarnation++;
+            if (client.incarnation > 1) {
+                tally.count(RESTARTS);
+                if (client.instanceId.isPresent()) {
+                    tally.count(STATIC_RESTARTS);
+                }
+            }
             client.memberId = "c" + client.slot + "-" + client.incarnation;
             client.epoch = 0;
             client.needFull = true;
@@ -221,6 +325,7 @@ class GroupSimulationTest {
             if (client.inFlightRequest >= 0 && now - client.inFlightSentAt > REQUEST_TIMEOUT_MS) {
                 client.inFlightRequest = -1; // timed out: its response, if any, is ignored
                 client.needFull = true;
+                tally.count(TIMED_OUT);
             }
             if (now >= client.revokeAt) {
                 revokeNow(client);
@@ -260,6 +365,9 @@ class GroupSimulationTest {
                 } catch (GroupException e) {
                     result = e.error();
                 }
+                if (result instanceof HeartbeatResponse response) {
+                    observe(heartbeat, response);
+                }
                 Object answer = result;
                 long deliverAt = now + delay();
                 if (!dropped()) {
@@ -284,6 +392,7 @@ class GroupSimulationTest {
                         client.revokeAt = Long.MAX_VALUE;
                         client.epoch = 0;
                         client.needFull = true;
+                        tally.count(FENCED);
                     }
                     case UNRELEASED_INSTANCE_ID -> client.needFull = true; // try again later
                     default -> throw new AssertionError("unexpected heartbeat error " + error);
@@ -312,6 +421,9 @@ class GroupSimulationTest {
                 client.revokeAt = Long.MAX_VALUE;
             } else if (client.revokeAt == Long.MAX_VALUE) {
                 boolean slow = !quiet && random.nextInt(5) == 0;
+                if (slow) {
+                    tally.count(SLOW_REVOCATIONS);
+                }
                 client.revokeAt = now + (slow ? random.nextInt(3 * REBALANCE_MS) : 0);
                 if (client.revokeAt <= now) {
                     revokeNow(client);
@@ -361,9 +473,25 @@ class GroupSimulationTest {
             } catch (GroupException e) {
                 assertThat(e.error())
                         .isIn(Errors.UNKNOWN_MEMBER_ID, Errors.STALE_MEMBER_EPOCH, Errors.GROUP_ID_NOT_FOUND);
+                tally.count(REFUSED);
                 return;
             }
-            // StaleCommitsRejected
+            // ZombieCommitsRejected, from the test's record: removed after a failover or a session
+            // timeout (at the next timer tick), the member's commits are refused.
+            Answered seen = answered.get(memberId);
+            assertThat(seen)
+                    .as("ZombieCommitsRejected: %s was accepted, never answered as a member", memberId)
+                    .isNotNull();
+            assertThat(seen.failoversThen)
+                    .as("ZombieCommitsRejected: %s was accepted after a failover it did not join again", memberId)
+                    .isEqualTo(failovers);
+            assertThat(now - seen.lastHeardAt)
+                    .as("ZombieCommitsRejected: %s was accepted, silent for longer than its session", memberId)
+                    .isLessThanOrEqualTo(SESSION_MS + TICK_MS);
+            offsets.forEach((partition, offset) -> assertThat(givenTo.get(partition))
+                    .as("StaleCommitsRejected: %s committed %s, last given to another member", memberId, partition)
+                    .isEqualTo(memberId));
+            // The same, as the coordinator describes itself (an extra check).
             assertThat(member)
                     .as("ZombieCommitsRejected: %s was accepted without being a member", memberId)
                     .isPresent();
@@ -381,7 +509,75 @@ class GroupSimulationTest {
                         .isGreaterThanOrEqualTo(previous == null ? 0 : previous);
                 committed.put(key(partition), offset);
             });
-            accepted++;
+            tally.count(ACCEPTED);
+        }
+
+        // ---------------------------------------------------------------- the test's record
+
+        /**
+         * Records a heartbeat the coordinator answered, and checks {@code RevokeBeforeMove} on it:
+         * each partition the answer gives is owned by no other live member that the coordinator
+         * may not have removed.
+         */
+        void observe(HeartbeatRequest request, HeartbeatResponse response) {
+            if (request.memberEpoch() < 0) {
+                return; // a leave: the member stopped before it was sent
+            }
+            String memberId = request.memberId();
+            Answered seen = answered.computeIfAbsent(memberId, id -> new Answered());
+            boolean join = request.memberEpoch() == HeartbeatRequest.JOIN_EPOCH;
+            if (join) {
+                seen.told = new TreeSet<>(); // it joins owning nothing
+            }
+            // Revocation acknowledged: at its current epoch (or joining), it lists only what it was told.
+            boolean ackAllowed = join || request.memberEpoch() == seen.epoch;
+            if (ackAllowed
+                    && request.ownedPartitions().filter(seen.told::containsAll).isPresent()) {
+                seen.revokeAskedAt = NOT_ASKED;
+            }
+            seen.lastHeardAt = now;
+            seen.failoversThen = failovers;
+            seen.epoch = response.memberEpoch();
+            if (response.assignment().isEmpty()) {
+                return;
+            }
+            SortedSet<TopicIdPartition> assignment = response.assignment().get();
+            if (!assignment.containsAll(seen.told) && seen.revokeAskedAt == NOT_ASKED) {
+                seen.revokeAskedAt = now;
+            }
+            for (TopicIdPartition partition : assignment) {
+                String previous = givenTo.put(partition, memberId);
+                boolean moved = previous != null && !previous.equals(memberId);
+                if (moved) {
+                    tally.count(MOVES);
+                }
+                for (Client other : clients) {
+                    if (other.alive && !other.memberId.equals(memberId) && other.owned.containsKey(partition)) {
+                        assertThat(mayBeRemoved(other.memberId))
+                                .as(
+                                        "RevokeBeforeMove: %s given to %s while %s, still a member, owns it",
+                                        partition, memberId, other.memberId)
+                                .isTrue();
+                        if (moved) {
+                            tally.count(ZOMBIE_MOVES);
+                        }
+                    }
+                }
+            }
+            seen.told = new TreeSet<>(assignment);
+        }
+
+        /**
+         * Whether the protocol allows the coordinator to have removed this member by now, judged
+         * from the test's record only: a failover since its last answer, its session timeout passed
+         * since then, or its rebalance timeout passed since it was asked to revoke.
+         */
+        boolean mayBeRemoved(String memberId) {
+            Answered seen = answered.get(memberId);
+            return seen == null
+                    || seen.failoversThen < failovers
+                    || now > seen.lastHeardAt + SESSION_MS
+                    || (seen.revokeAskedAt != NOT_ASKED && now > seen.revokeAskedAt + REBALANCE_MS);
         }
 
         String key(TopicIdPartition partition) {
@@ -394,6 +590,9 @@ class GroupSimulationTest {
             Client client = clients.get(random.nextInt(clients.size()));
             switch (random.nextInt(12)) {
                 case 0 -> { // crash: no goodbye; its messages on the wire still arrive
+                    if (client.alive) {
+                        tally.count(CRASHES);
+                    }
                     client.alive = false;
                 }
                 case 1 -> { // graceful leave: commit, then leave (-2 for static members)
@@ -422,6 +621,7 @@ class GroupSimulationTest {
                         });
                         client.alive = false;
                         client.owned.clear();
+                        tally.count(LEAVES);
                     }
                 }
                 case 2, 3, 4 -> { // (re)start a stopped member
@@ -432,20 +632,25 @@ class GroupSimulationTest {
                 case 5 -> { // the coordinator fails over: membership is gone
                     if (random.nextInt(4) == 0) {
                         coordinator.clear(now);
+                        failovers++;
+                        tally.count(FAILOVERS);
                     }
                 }
                 case 6 -> { // a topic grows
                     if (random.nextInt(4) == 0) {
                         TopicView.TopicInfo u = topics.get("u");
                         topics.grow("u", u.partitionCount() + 1);
+                        tally.count(TOPICS_GROWN);
                     }
                 }
                 case 7 -> { // topic v is created, or deleted (a new v has a new id)
                     if (random.nextInt(3) == 0) {
                         if (topics.get("v") == null) {
                             topics.create("v", 1 + random.nextInt(3));
+                            tally.count(TOPICS_CREATED);
                         } else {
                             topics.delete("v");
+                            tally.count(TOPICS_DELETED);
                         }
                     }
                 }
@@ -463,30 +668,56 @@ class GroupSimulationTest {
         // ---------------------------------------------------------------- invariants
 
         void checkInvariants() {
-            coordinator.checkInvariants();
-            Optional<GroupDescription> group = coordinator.describe(GROUP);
-            Map<String, GroupDescription.Member> members = new HashMap<>();
-            group.ifPresent(g -> g.members().forEach(m -> members.put(m.memberId(), m)));
+            // SingleOwner on the members' side: what each was told, less what it revoked.
             Map<TopicIdPartition, String> owners = new HashMap<>();
             for (Client client : clients) {
-                if (!client.alive) {
-                    continue;
+                if (!client.alive || mayBeRemoved(client.memberId)) {
+                    continue; // a zombie's commits are refused (ZombieCommitsRejected)
                 }
-                GroupDescription.Member member = members.get(client.memberId);
+                for (TopicIdPartition partition : client.owned.keySet()) {
+                    String other = owners.put(partition, client.memberId);
+                    if (other != null) {
+                        fail("SingleOwner: %s owned by %s and %s", partition, other, client.memberId);
+                    }
+                }
+            }
+            Optional<GroupDescription> group = coordinator.describe(GROUP);
+            Map<String, GroupDescription.Member> members = new HashMap<>();
+            if (group.isPresent()) {
+                GroupDescription g = group.get();
+                if (g.state().equals(GroupDescription.STABLE) && g.assignmentEpoch() != lastStableEpoch) {
+                    lastStableEpoch = g.assignmentEpoch();
+                    tally.count(REBALANCES);
+                }
+                // SingleOwner in the coordinator's described state, computed here.
+                Map<TopicIdPartition, String> ownersThere = new HashMap<>();
+                for (GroupDescription.Member m : g.members()) {
+                    members.put(m.memberId(), m);
+                    for (Set<TopicIdPartition> owned : List.of(m.assigned(), m.pendingRevocation())) {
+                        for (TopicIdPartition partition : owned) {
+                            String other = ownersThere.put(partition, m.memberId());
+                            if (other != null) {
+                                fail(
+                                        "SingleOwner: the coordinator has %s at %s and %s",
+                                        partition, other, m.memberId());
+                            }
+                        }
+                    }
+                }
+            }
+            coordinator.checkInvariants(); // its own view of the same, as an extra check
+            for (Client client : clients) {
+                GroupDescription.Member member = client.alive ? members.get(client.memberId) : null;
                 if (member == null) {
                     continue; // a zombie (or not joined yet): its commits are refused
                 }
                 for (TopicIdPartition partition : client.owned.keySet()) {
-                    assertThat(member.assigned().contains(partition)
-                                    || member.pendingRevocation().contains(partition))
-                            .as(
-                                    "RevokeBeforeMove: %s owns %s but the coordinator gave it away (%s)",
-                                    client.memberId, partition, member)
-                            .isTrue();
-                    String other = owners.put(partition, client.memberId);
-                    assertThat(other)
-                            .as("SingleOwner: %s owned by %s and %s", partition, other, client.memberId)
-                            .isNull();
+                    if (!member.assigned().contains(partition)
+                            && !member.pendingRevocation().contains(partition)) {
+                        fail(
+                                "RevokeBeforeMove: %s owns %s but the coordinator gave it away (%s)",
+                                client.memberId, partition, member);
+                    }
                 }
             }
         }

@@ -3,6 +3,8 @@ package io.tributary.coordinator.liveness;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import io.tributary.common.testing.SimulationCoverage;
+import io.tributary.coordinator.metadata.Broker;
 import io.tributary.coordinator.metadata.CommandValidator;
 import io.tributary.coordinator.metadata.Endpoint;
 import io.tributary.coordinator.metadata.MetadataCommand;
@@ -13,8 +15,10 @@ import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteTopic;
 import io.tributary.coordinator.metadata.MetadataCommand.ElectLeaders;
 import io.tributary.coordinator.metadata.MetadataCommand.ElectionType;
+import io.tributary.coordinator.metadata.MetadataCommand.FenceBroker;
 import io.tributary.coordinator.metadata.MetadataCommand.NewTopic;
 import io.tributary.coordinator.metadata.MetadataCommand.RegisterBroker;
+import io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker;
 import io.tributary.coordinator.metadata.MetadataException;
 import io.tributary.coordinator.metadata.MetadataImage;
 import io.tributary.coordinator.metadata.MetadataLimits;
@@ -35,6 +39,7 @@ import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.random.RandomGenerator;
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -43,8 +48,18 @@ import org.junit.jupiter.params.provider.MethodSource;
  * seed drives one fake clock and every choice; brokers register, heartbeat, pause, die and come back
  * as new incarnations; topics come and go; partition leaders propose ISR changes (some stale on
  * purpose); the liveness tracker's commands go through the same validator and {@code apply} as on
- * the Raft leader. Named invariants are checked after every command; at the end every broker runs
- * for a while and the cluster must heal. To reproduce a failure, run its seed alone.
+ * the Raft leader. Named invariants are checked after every command, by the test, from the images
+ * and from what it knows of its brokers (when each last heartbeat, whether it runs), never by
+ * production checks: {@code VersionBumpsByOne}, {@code LeaderInIsr}, {@code SingleLeaderPerEpoch},
+ * {@code MonotonicEpochs}, {@code LeaderChangeBumpsEpoch}, {@code ChangeBumpsPartitionEpoch}, {@code
+ * CleanElection} (a leader from outside the ISR only where the topic allows unclean election), {@code
+ * LeaderIsLive} (no partition is led by a fenced or unregistered broker), {@code FencedLeavesIsr} (a
+ * fenced broker stays in an ISR only as its last member); after every tick {@code
+ * SessionTimeoutFences} (no broker silent for longer than the session timeout is unfenced) and
+ * {@code RunningBrokersUnfenced} (none that heartbeats is fenced); and every stale proposal is
+ * refused ({@code StaleProposalRefused}). At the end every broker runs for a while and the cluster
+ * must heal. Every fault must have happened over the seeds ({@link #COVERAGE}). To reproduce a
+ * failure, run its seed alone.
  */
 class LivenessSimulationTest {
 
@@ -54,10 +69,53 @@ class LivenessSimulationTest {
         return LongStream.range(0, 100);
     }
 
+    static final String PAUSES = "broker pauses";
+    static final String DEATHS = "broker deaths";
+    static final String INCARNATIONS = "new incarnations registered";
+    static final String FENCES = "brokers fenced";
+    static final String UNFENCES = "brokers unfenced";
+    static final String LEADER_CHANGES = "leader changes";
+    static final String UNCLEAN = "unclean elections (leader from outside the ISR)";
+    static final String PREFERRED = "preferred leaders restored";
+    static final String OFFLINE = "partitions gone offline";
+    static final String SHRINKS = "ISR shrinks";
+    static final String EXPANDS = "ISR expands";
+    static final String STALE_REFUSED = "stale proposals refused";
+    static final String TOPICS_CREATED = "topics created";
+    static final String TOPICS_DELETED = "topics deleted";
+    static final String PARTITIONS_ADDED = "partitions added";
+    static final String UNCLEAN_TOGGLES = "unclean election configs changed";
+
+    /** Minimums over the 100 seeds, about half of what they give (printed after the run). */
+    static final SimulationCoverage COVERAGE = new SimulationCoverage("LivenessSimulationTest", seeds().count())
+            .require(PAUSES, 1900)
+            .require(DEATHS, 950)
+            .require(INCARNATIONS, 950)
+            .require(FENCES, 1800)
+            .require(UNFENCES, 2100)
+            .require(LEADER_CHANGES, 19_000)
+            .require(UNCLEAN, 5000)
+            .require(PREFERRED, 1300)
+            .require(OFFLINE, 11_000)
+            .require(SHRINKS, 5000)
+            .require(EXPANDS, 2700)
+            .require(STALE_REFUSED, 1100)
+            .require(TOPICS_CREATED, 1900)
+            .require(TOPICS_DELETED, 750)
+            .require(PARTITIONS_ADDED, 550)
+            .require(UNCLEAN_TOGGLES, 950);
+
     @ParameterizedTest
     @MethodSource("seeds")
     void invariantsHoldAfterEveryCommandAndTheClusterHeals(long seed) {
-        new Simulation(seed).run();
+        Simulation simulation = new Simulation(seed);
+        simulation.run();
+        COVERAGE.completed(simulation.tally);
+    }
+
+    @AfterAll
+    static void theFaultsHappened() {
+        COVERAGE.check();
     }
 
     private enum BrokerState {
@@ -95,6 +153,7 @@ class LivenessSimulationTest {
         private final List<SimBroker> brokers = new ArrayList<>();
         private final Map<String, Integer> leaderByEpoch = new HashMap<>();
         private final Map<String, int[]> highestEpochs = new HashMap<>();
+        private final SimulationCoverage.Tally tally = COVERAGE.tally();
         private MetadataImage image = MetadataImage.EMPTY;
         private int step;
         private int topicCounter;
@@ -136,6 +195,19 @@ class LivenessSimulationTest {
             }
             lastCommand = command;
             checkInvariants(image, next);
+            if (next != image) {
+                switch (command) {
+                    case FenceBroker f -> tally.count(FENCES);
+                    case UnfenceBroker u -> tally.count(UNFENCES);
+                    case RegisterBroker r
+                    when r.incarnationId().getLeastSignificantBits() > 0 -> tally.count(INCARNATIONS);
+                    case CreateTopics c -> tally.count(TOPICS_CREATED);
+                    case DeleteTopic d -> tally.count(TOPICS_DELETED);
+                    case AddPartitions a -> tally.count(PARTITIONS_ADDED);
+                    case AlterTopicConfigs a -> tally.count(UNCLEAN_TOGGLES);
+                    default -> {}
+                }
+            }
             image = next;
             return true;
         }
@@ -170,12 +242,17 @@ class LivenessSimulationTest {
 
         private void tick() {
             liveness.tick(image).forEach(this::submit);
-            // Liveness: nobody silent for longer than the session timeout is left unfenced.
             for (SimBroker b : brokers) {
                 if (!image.broker(b.id).fenced()) {
+                    // Nobody silent for longer than the session timeout is left unfenced.
                     assertThat(Duration.between(b.lastContact, clock.instant()))
                             .as("SessionTimeoutFences: broker %d unfenced, %s", b.id, where())
                             .isLessThanOrEqualTo(config.sessionTimeout());
+                } else {
+                    // And nobody that heartbeats is left fenced (its heartbeat just unfenced it).
+                    assertThat(b.state)
+                            .as("RunningBrokersUnfenced: broker %d heartbeats but is fenced, %s", b.id, where())
+                            .isNotEqualTo(BrokerState.RUNNING);
                 }
             }
         }
@@ -204,12 +281,14 @@ class LivenessSimulationTest {
                         .ifPresent(b -> {
                             b.state = BrokerState.PAUSED;
                             b.wakeAt = now.plusMillis(random.nextLong(2_000, 12_000));
+                            tally.count(PAUSES);
                         });
             } else if (roll < 15) {
                 pick(brokers.stream().filter(b -> b.state != BrokerState.DEAD).toList())
                         .ifPresent(b -> {
                             b.state = BrokerState.DEAD;
                             b.wakeAt = now.plusMillis(random.nextLong(3_000, 20_000));
+                            tally.count(DEATHS);
                         });
             } else if (roll < 25) {
                 createTopic();
@@ -299,7 +378,7 @@ class LivenessSimulationTest {
                 validator.validate(image, stale);
                 fail("StaleProposalRefused: %s was accepted, %s", stale, where());
             } catch (StaleEpochException expected) {
-                // as it must be
+                tally.count(STALE_REFUSED);
             }
         }
 
@@ -349,6 +428,24 @@ class LivenessSimulationTest {
             }
             assertThat(after.version()).as("VersionBumpsByOne, %s", where()).isEqualTo(before.version() + 1);
             for (Topic t : after.topics().values()) {
+                for (int i = 0; i < t.partitions().size(); i++) {
+                    PartitionState p = t.partitions().get(i);
+                    if (!p.offline()) {
+                        Broker leader = after.brokers().get(p.leader());
+                        assertThat(leader != null && !leader.fenced())
+                                .as("LeaderIsLive: %s-%d led by %s, %s", t.name(), i, leader, where())
+                                .isTrue();
+                    }
+                    for (int r : p.isr()) {
+                        Broker member = after.brokers().get(r);
+                        assertThat(member != null
+                                        && (!member.fenced() || p.isr().size() == 1))
+                                .as("FencedLeavesIsr: %s-%d %s has %s, %s", t.name(), i, p, member, where())
+                                .isTrue();
+                    }
+                }
+            }
+            for (Topic t : after.topics().values()) {
                 Topic old = before.topics().get(t.name());
                 boolean sameTopic = old != null && old.id().equals(t.id());
                 for (int i = 0; i < t.partitions().size(); i++) {
@@ -377,16 +474,29 @@ class LivenessSimulationTest {
                         assertThat(p.leaderEpoch())
                                 .as("LeaderChangeBumpsEpoch: %s, %s", tp, where())
                                 .isGreaterThan(q.leaderEpoch());
-                        if (!p.offline()) {
-                            assertThat(after.isLive(p.leader()))
-                                    .as("LeaderIsLive: %s %s, %s", tp, p, where())
-                                    .isTrue();
+                        if (p.offline()) {
+                            tally.count(OFFLINE);
+                        } else {
+                            tally.count(LEADER_CHANGES);
                             assertThat(q.isr().contains(p.leader()) || t.uncleanLeaderElectionEnabled())
                                     .as(
                                             "CleanElection: %s leader %d from outside ISR %s without unclean election, %s",
                                             tp, p.leader(), q.isr(), where())
                                     .isTrue();
+                            if (!q.isr().contains(p.leader())) {
+                                tally.count(UNCLEAN);
+                            }
+                            if (p.leader() == p.preferredLeader()
+                                    && lastCommand instanceof ElectLeaders e
+                                    && e.type() == ElectionType.PREFERRED) {
+                                tally.count(PREFERRED);
+                            }
                         }
+                    }
+                    if (p.isr().size() < q.isr().size()) {
+                        tally.count(SHRINKS);
+                    } else if (p.isr().size() > q.isr().size()) {
+                        tally.count(EXPANDS);
                     }
                     if (!p.isr().equals(q.isr()) || p.leader() != q.leader()) {
                         assertThat(p.partitionEpoch())
