@@ -100,6 +100,13 @@ public final class BackgroundFailures implements AfterEachCallback {
         }
 
         /**
+         * Asks the task to stop without waiting (to ask several at once, then {@link #join} each).
+         */
+        public void requestStop() {
+            stopRequested = true;
+        }
+
+        /**
          * Asks the task to stop and waits up to {@code timeout} for it to end by itself (no
          * interrupt: a producer flushes what it has in flight). A task still running then is a
          * failure, and is interrupted.
@@ -120,8 +127,9 @@ public final class BackgroundFailures implements AfterEachCallback {
         }
 
         /**
-         * Waits up to {@code timeout} for the task to end by itself, without asking it to stop (a
-         * writer that sends a fixed number of records). Still running then is a failure.
+         * Waits up to {@code timeout} for the task to end, without asking it to stop (a writer that
+         * sends a fixed number of records; or after {@link #requestStop()}). Still running then is a
+         * failure, and is interrupted.
          */
         public void join(Duration timeout) throws InterruptedException {
             awaitEnd(timeout);
