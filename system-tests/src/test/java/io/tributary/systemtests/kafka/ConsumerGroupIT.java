@@ -2,6 +2,7 @@ package io.tributary.systemtests.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tributary.common.testing.BackgroundFailures;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +26,7 @@ import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.slf4j.Logger;
@@ -67,6 +69,10 @@ class ConsumerGroupIT {
     /** How long the group may take to settle after a change (a crash waits for the session timeout). */
     static final Duration PATIENCE = Clients.PATIENCE;
 
+    /** The producer's ticks and the child member's event reader report here; checked in every wait. */
+    @RegisterExtension
+    final BackgroundFailures background = new BackgroundFailures();
+
     static List<KafkaTargets.Kind> targets() {
         return KafkaTargets.enabledList();
     }
@@ -85,13 +91,13 @@ class ConsumerGroupIT {
         List<Running> running = new ArrayList<>();
         ChildGroupMember crashing = null;
         try (Admin admin = target.admin();
-                SequenceProducer producer = new SequenceProducer(target, topic)) {
+                SequenceProducer producer = new SequenceProducer(target, topic, background)) {
             admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, replication)))
                     .all()
                     .get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
             Clients.awaitLeaders(admin, topic, PARTITIONS);
             producer.start();
-            Scenario scenario = new Scenario(target, admin, group, topic, history);
+            Scenario scenario = new Scenario(target, admin, group, topic, history, background);
 
             Running dynamic = scenario.startMember("dynamic", null);
             running.add(dynamic);
@@ -103,7 +109,8 @@ class ConsumerGroupIT {
                     group,
                     topic,
                     history,
-                    logs.resolve(group + "-crashing.err"));
+                    logs.resolve(group + "-crashing.err"),
+                    background);
             scenario.awaitStable("three members", Set.of("dynamic", "static-1", "crashing"), running);
 
             Running fourth = scenario.startMember("fourth", null);
@@ -182,7 +189,13 @@ class ConsumerGroupIT {
     }
 
     /** The steps of the scenario on one target. */
-    record Scenario(KafkaTarget target, Admin admin, String group, String topic, GroupHistory history) {
+    record Scenario(
+            KafkaTarget target,
+            Admin admin,
+            String group,
+            String topic,
+            GroupHistory history,
+            BackgroundFailures background) {
 
         Running startMember(String name, String instanceId) {
             GroupMember member =
@@ -305,8 +318,13 @@ class ConsumerGroupIT {
             return o.offset();
         }
 
-        private static void assertMembersAlive(List<Running> running) {
+        private void assertMembersAlive(List<Running> running) {
             // Not an assertion: Awaitility would retry it; a dead member fails the wait at once.
+            try {
+                background.check();
+            } catch (AssertionError e) {
+                throw new IllegalStateException("the producer or the child member's reader failed", e);
+            }
             for (Running member : running) {
                 if (member.member().failure() != null) {
                     throw new IllegalStateException(
