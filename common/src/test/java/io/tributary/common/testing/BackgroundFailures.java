@@ -138,7 +138,10 @@ public final class BackgroundFailures implements AfterEachCallback {
         private void awaitEnd(Duration timeout) throws InterruptedException {
             thread.join(timeout);
             if (thread.isAlive()) {
-                record(name, "did not end within " + timeout + " of being asked to stop", stackOf(thread));
+                record(
+                        name,
+                        "still running " + timeout + (stopRequested ? " after being asked to stop" : " into the wait"),
+                        stackOf(thread));
                 thread.interrupt();
             }
         }

@@ -179,7 +179,7 @@ class BackgroundFailuresTest {
         task.join(PATIENCE);
 
         assertThat(background.failures()).singleElement().satisfies(f -> {
-            assertThat(f).hasMessageContaining("stuck: did not end within PT0.05S of being asked to stop");
+            assertThat(f).hasMessageContaining("stuck: still running PT0.05S after being asked to stop");
             assertThat(f.getCause().getStackTrace()).as("where the task was").isNotEmpty();
         });
     }
