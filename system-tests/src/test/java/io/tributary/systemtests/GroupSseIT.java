@@ -427,9 +427,9 @@ class GroupSseIT {
         }
 
         @Override
-        public void close() {
+        public void close() throws InterruptedException {
             if (task != null) {
-                task.requestStop();
+                task.stop(Duration.ofSeconds(60)); // before the client closes under it
             }
             producer.close(Duration.ofSeconds(10));
         }
