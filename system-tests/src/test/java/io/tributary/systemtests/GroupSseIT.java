@@ -1,9 +1,12 @@
 package io.tributary.systemtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
+import io.tributary.common.testing.BackgroundFailures;
+import io.tributary.gateway.testing.SseClient;
+import io.tributary.gateway.testing.SseFrameReader;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.URI;
@@ -18,6 +21,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -31,9 +35,12 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +70,14 @@ import tools.jackson.databind.json.JsonMapper;
  * the killed gateway held and at or above the offset committed for it when it died (read from
  * {@code GET /v1/groups/{group}} before the partitions moved), never below it. No wall-clock
  * assertion: every wait is an await with generous bounds.
+ *
+ * <p>The background producer and every stream's reading thread run through {@link
+ * BackgroundFailures}, checked by every await (which then ends at once with the cause) and after
+ * the test: a producer that dies, fails a send or ends before the test stops it fails the test, and
+ * so must it have written while the streams changed hands; a stream whose frames break the SSE
+ * framing ({@link SseFrameReader}), whose data is not JSON or whose record value is not a number,
+ * which sends an event a group stream does not send, or which ends other than cleanly before the
+ * test closed it or killed its gateway, fails it too.
  */
 class GroupSseIT {
 
@@ -74,6 +89,10 @@ class GroupSseIT {
 
     @TempDir
     static Path work;
+
+    /** The producer's and the streams' failures: checked by every await and after the test. */
+    @RegisterExtension
+    final BackgroundFailures background = new BackgroundFailures();
 
     private static ProcessCluster cluster;
     private static String bootstrap;
@@ -151,9 +170,9 @@ class GroupSseIT {
             String group = "sse-group";
             String path = "/v1/groups/" + group + "/events?topics=" + TOPIC + "&commit=auto&from=earliest";
             List<Stream> all = new ArrayList<>();
-            Stream s1 = Stream.open("s1", gateway0 + path, null, shared);
-            Stream s2 = Stream.open("s2", gateway1 + path, null, shared);
-            Stream s3 = Stream.open("s3", gateway1 + path + "&member=static-3", null, shared);
+            Stream s1 = Stream.open(background, "s1", gateway0 + path, null, shared);
+            Stream s2 = Stream.open(background, "s2", gateway1 + path, null, shared);
+            Stream s3 = Stream.open(background, "s3", gateway1 + path + "&member=static-3", null, shared);
             all.addAll(List.of(s1, s2, s3));
             try {
                 awaitSharing("three streams hold the 12 partitions", List.of(s1, s2, s3));
@@ -163,8 +182,8 @@ class GroupSseIT {
                 // a client that read everything goes away; another joins on gateway-0 while records flow
                 s1.close();
                 awaitSharing("s2 and s3 hold the 12 partitions", List.of(s2, s3));
-                producer.startBackground();
-                Stream s4 = Stream.open("s4", gateway0 + path, null, shared);
+                producer.startBackground(background);
+                Stream s4 = Stream.open(background, "s4", gateway0 + path, null, shared);
                 all.add(s4);
                 awaitSharing("s2, s3 and s4 hold the 12 partitions", List.of(s2, s3, s4));
                 producer.sendSync(0);
@@ -193,11 +212,12 @@ class GroupSseIT {
                         .atMost(PATIENCE)
                         .pollInterval(Duration.ofMillis(500))
                         .until(
-                                () -> Stream.tryJoin("s3'", gateway0 + path + "&member=static-3", lastId, shared),
+                                () -> Stream.tryJoin(
+                                        background, "s3'", gateway0 + path + "&member=static-3", lastId, shared),
                                 s -> s != null);
                 all.add(s3again);
                 awaitSharing("s3' and s4 hold the 12 partitions", List.of(s3again, s4));
-                producer.stopBackground();
+                producer.stopBackground(background);
                 producer.sendSync(24);
                 long sent = producer.sent();
                 awaitDelivered("every value produced", all, sent);
@@ -259,6 +279,7 @@ class GroupSseIT {
     private void manualCommitForwardedToTheOtherGateway(Log shared) throws Exception {
         String group = "sse-manual";
         try (Stream manual = Stream.open(
+                background,
                 "manual",
                 gateway1 + "/v1/groups/" + group + "/events?topics=" + TOPIC + "&commit=manual&member=m1&from=earliest",
                 null,
@@ -308,8 +329,13 @@ class GroupSseIT {
         return out;
     }
 
+    /** An await that also ends, with the cause, as soon as the producer or a stream failed. */
+    private ConditionFactory await(String what) {
+        return Awaitility.await(what).failFast("the producer or a stream failed", background::check);
+    }
+
     /** Every one of {@code streams} holds partitions, and they hold the 12 between them, disjointly. */
-    private static void awaitSharing(String what, List<Stream> streams) {
+    private void awaitSharing(String what, List<Stream> streams) {
         await(what).atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).until(() -> {
             int sum = 0;
             Set<Integer> union = new HashSet<>();
@@ -324,7 +350,7 @@ class GroupSseIT {
         });
     }
 
-    private static void awaitDelivered(String what, List<Stream> streams, long count) {
+    private void awaitDelivered(String what, List<Stream> streams, long count) {
         await(what).atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).until(() -> {
             Set<Long> values = new HashSet<>();
             streams.forEach(s -> values.addAll(s.values()));
@@ -341,8 +367,8 @@ class GroupSseIT {
     static final class Producer implements AutoCloseable {
         private final KafkaProducer<String, String> producer;
         private final AtomicLong next = new AtomicLong();
-        private final AtomicBoolean running = new AtomicBoolean();
-        private Thread thread;
+        private final AtomicLong sentInBackground = new AtomicLong();
+        private BackgroundFailures.Task task;
 
         Producer(String bootstrap) {
             producer = new KafkaProducer<>(
@@ -374,27 +400,26 @@ class GroupSseIT {
             next.incrementAndGet();
         }
 
-        void startBackground() {
-            running.set(true);
-            thread = Thread.ofPlatform().name("group-sse-producer").start(() -> {
-                while (running.get()) {
-                    try {
-                        synchronized (this) {
-                            send();
-                        }
-                        Thread.sleep(10);
-                    } catch (InterruptedException e) {
-                        return;
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
+        /** Sends values from a background task, one every 10 ms, each acknowledged before the next. */
+        void startBackground(BackgroundFailures background) {
+            task = background.startUntilStopped("group-sse-producer", t -> {
+                while (!t.stopRequested()) {
+                    synchronized (this) {
+                        send();
                     }
+                    sentInBackground.incrementAndGet();
+                    Thread.sleep(10);
                 }
             });
         }
 
-        void stopBackground() throws InterruptedException {
-            running.set(false);
-            thread.join();
+        /** Stops the background task; it must have sent something and ended without failure. */
+        void stopBackground(BackgroundFailures background) throws InterruptedException {
+            task.stop(Duration.ofSeconds(60));
+            background.check();
+            assertThat(sentInBackground.get())
+                    .as("values the background producer sent while the streams changed hands")
+                    .isPositive();
         }
 
         long sent() {
@@ -402,8 +427,10 @@ class GroupSseIT {
         }
 
         @Override
-        public void close() {
-            running.set(false);
+        public void close() throws InterruptedException {
+            if (task != null) {
+                task.stop(Duration.ofSeconds(60)); // before the client closes under it
+            }
             producer.close(Duration.ofSeconds(10));
         }
     }
@@ -447,13 +474,21 @@ class GroupSseIT {
         }
     }
 
-    /** One group SSE stream read on its own thread. */
+    /**
+     * One group SSE stream read on its own thread, a task of the test's {@link BackgroundFailures}:
+     * strict framing ({@link SseFrameReader}), JSON data, a group stream's events only; the stream
+     * may end cleanly at any time, and any other way only once the test closed it or killed its
+     * gateway ({@link #markClosed()}).
+     */
     static final class Stream implements AutoCloseable {
+        /** The events a group stream sends. */
+        private static final Set<String> EVENTS = Set.of("record", "assigned", "revoked", "gap", "error");
+
         final String name;
         private final HttpClient client;
         private final InputStream body;
         private final Log log;
-        private final Thread thread;
+        private final BackgroundFailures.Task task;
         private final List<long[]> records = new ArrayList<>();
         private final List<String> ids = new ArrayList<>();
         private final Set<Long> values = new HashSet<>();
@@ -461,22 +496,24 @@ class GroupSseIT {
         private final AtomicBoolean closed = new AtomicBoolean();
         private final AtomicInteger badValues = new AtomicInteger();
 
-        private Stream(String name, HttpClient client, InputStream body, Log log) {
+        private Stream(BackgroundFailures background, String name, HttpClient client, InputStream body, Log log) {
             this.name = name;
             this.client = client;
             this.body = body;
             this.log = log;
-            this.thread = Thread.ofVirtual().name("stream-" + name).start(this::read);
+            this.task = background.start("stream-" + name, t -> read());
         }
 
-        static Stream open(String name, String url, String lastEventId, Log log) throws Exception {
-            Stream s = tryOpen(name, url, lastEventId, log);
+        static Stream open(BackgroundFailures background, String name, String url, String lastEventId, Log log)
+                throws Exception {
+            Stream s = tryOpen(background, name, url, lastEventId, log);
             assertThat(s).as("%s: %s answered 200", name, url).isNotNull();
             return s;
         }
 
         /** The stream, or null when the gateway did not answer 200 (logged). */
-        static Stream tryOpen(String name, String url, String lastEventId, Log log) throws Exception {
+        static Stream tryOpen(BackgroundFailures background, String name, String url, String lastEventId, Log log)
+                throws Exception {
             HttpClient client = HttpClient.newBuilder()
                     .version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(Duration.ofSeconds(5))
@@ -495,15 +532,16 @@ class GroupSseIT {
                 client.shutdownNow();
                 return null;
             }
-            return new Stream(name, client, r.body(), log);
+            return new Stream(background, name, client, r.body(), log);
         }
 
         /**
          * Opens the stream and waits until it holds partitions; null when the gateway refused it or
          * the stream ended first (a static member whose previous incarnation the group still holds).
          */
-        static Stream tryJoin(String name, String url, String lastEventId, Log log) throws Exception {
-            Stream s = tryOpen(name, url, lastEventId, log);
+        static Stream tryJoin(BackgroundFailures background, String name, String url, String lastEventId, Log log)
+                throws Exception {
+            Stream s = tryOpen(background, name, url, lastEventId, log);
             if (s == null) {
                 return null;
             }
@@ -519,36 +557,26 @@ class GroupSseIT {
         }
 
         boolean ended() {
-            return !thread.isAlive();
+            return !task.isAlive();
         }
 
-        private void read() {
+        private void read() throws IOException {
             try (var reader = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
-                String event = "message";
-                String id = null;
-                StringBuilder data = new StringBuilder();
-                String line;
-                while ((line = reader.readLine()) != null) {
-                    if (line.isEmpty()) {
-                        if (!data.isEmpty()) {
-                            handle(event, id, JSON.readTree(data.toString()));
-                        }
-                        event = "message";
-                        id = null;
-                        data.setLength(0);
-                    } else if (line.startsWith("event:")) {
-                        event = line.substring(6).strip();
-                    } else if (line.startsWith("id:")) {
-                        id = line.substring(3).strip();
-                    } else if (line.startsWith("data:")) {
-                        if (!data.isEmpty()) {
-                            data.append('\n');
-                        }
-                        data.append(line.substring(5).stripLeading());
+                var frames = new SseFrameReader(reader);
+                Optional<SseClient.Event> e;
+                while ((e = frames.nextEvent()).isPresent()) {
+                    if (!EVENTS.contains(e.get().name())) {
+                        throw new AssertionError(name + ": an event a group stream does not send: " + e.get());
                     }
+                    handle(
+                            e.get().name(),
+                            e.get().id().orElse(null),
+                            JSON.readTree(e.get().data()));
                 }
-            } catch (Exception e) {
-                // closed by the test, or the gateway died
+            } catch (IOException e) {
+                if (!closed.get()) {
+                    throw new IOException(name + ": the stream ended without the gateway closing it cleanly", e);
+                }
             }
         }
 
@@ -578,7 +606,7 @@ class GroupSseIT {
                             .forEach(p -> partitions.remove(p.path("partition").asInt()));
                     log.add(name, event, data);
                 }
-                default -> GroupSseIT.log.info("{}: {} {}", name, event, data);
+                default -> GroupSseIT.log.info("{}: {} {}", name, event, data); // gap, error
             }
         }
 
@@ -624,7 +652,7 @@ class GroupSseIT {
                 // already gone
             }
             try {
-                thread.join(Duration.ofSeconds(10));
+                task.join(Duration.ofSeconds(10));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -3,7 +3,9 @@ package io.tributary.broker.log;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tributary.broker.log.index.IndexStore;
+import io.tributary.common.testing.BackgroundFailures;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -41,10 +43,12 @@ class ConcurrentReadTest {
             AtomicBoolean done = new AtomicBoolean();
             ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
             AtomicLong reads = new AtomicLong();
-            List<Thread> readers = new ArrayList<>();
+            // A reader that throws must fail the test, not leave the other to make up the reads.
+            BackgroundFailures background = new BackgroundFailures();
+            List<BackgroundFailures.Task> readers = new ArrayList<>();
             for (int r = 0; r < 2; r++) {
                 long seed = r;
-                readers.add(Thread.ofPlatform().start(() -> {
+                readers.add(background.start("reader-" + r, task -> {
                     RandomGenerator random =
                             RandomGeneratorFactory.of("L64X128MixRandom").create(seed);
                     long lastEnd = 0;
@@ -89,9 +93,10 @@ class ConcurrentReadTest {
                 log.appendAsLeader(TestBatches.batch(random.nextInt(1, 10), 1_000 + i, random.nextInt(1, 300)), 0);
             }
             done.set(true);
-            for (Thread reader : readers) {
-                reader.join();
+            for (BackgroundFailures.Task reader : readers) {
+                reader.join(Duration.ofSeconds(60));
             }
+            background.check();
             assertThat(problems).isEmpty();
             assertThat(reads.get()).isGreaterThanOrEqualTo(100);
             assertThat(log.segmentBaseOffsets()).hasSizeGreaterThan(3);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.jayway.jsonpath.JsonPath;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.tributary.common.testing.BackgroundFailures;
 import io.tributary.gateway.metrics.GatewayMetrics;
 import io.tributary.gateway.sse.CursorCodec;
 import io.tributary.gateway.sse.StreamCursor;
@@ -22,18 +23,22 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.random.RandomGenerator;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.common.TopicPartition;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /** SSE streams against a real Kafka broker: order, ids, exact resume, gaps and the bounds. */
 class EventStreamTest extends GatewayIntegrationTest {
+
+    /** The producer writing while streams are cut and resumed: checked at each cut and after each test. */
+    @RegisterExtension
+    final BackgroundFailures background = new BackgroundFailures();
 
     @Autowired
     GatewayMetrics metrics;
@@ -196,14 +201,9 @@ class EventStreamTest extends GatewayIntegrationTest {
         String topic = createTopic("sse-cuts", 3);
         int batches = 40;
         int perBatch = 5;
-        AtomicReference<Throwable> producerFailure = new AtomicReference<>();
-        Thread producer = Thread.ofVirtual().start(() -> {
-            try {
-                for (int b = 0; b < batches; b++) {
-                    produce(topic, b % 3, b * perBatch, perBatch);
-                }
-            } catch (Throwable t) {
-                producerFailure.set(t);
+        BackgroundFailures.Task producer = background.start("producer", task -> {
+            for (int b = 0; b < batches; b++) {
+                produce(topic, b % 3, b * perBatch, perBatch);
             }
         });
         String path = "/v1/topics/" + topic + "/events";
@@ -211,6 +211,7 @@ class EventStreamTest extends GatewayIntegrationTest {
         Optional<String> lastId = Optional.empty();
         int cuts = 0;
         while (delivered.size() < batches * perBatch) {
+            background.check(); // a producer that died fails here, not as a stream with nothing more
             int take = random.nextInt(25);
             try (SseClient client = lastId.isPresent()
                     ? SseClient.open(httpPort, path, "Last-Event-ID: " + lastId.get())
@@ -224,8 +225,8 @@ class EventStreamTest extends GatewayIntegrationTest {
             }
             cuts++;
         }
-        producer.join();
-        assertThat(producerFailure.get()).as("seed %d: producer", seed).isNull();
+        producer.join(Duration.ofSeconds(60));
+        background.check();
         assertThat(delivered).as("seed %d, %d cuts: no duplicate", seed, cuts).doesNotHaveDuplicates();
         Set<String> values = new HashSet<>();
         TreeMap<Integer, Long> count = new TreeMap<>();

@@ -3,6 +3,7 @@ package io.tributary.gateway.groups;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tributary.common.testing.BackgroundFailures;
 import io.tributary.gateway.metrics.GatewayMetrics;
 import io.tributary.gateway.sse.GroupCursor;
 import io.tributary.gateway.sse.GroupStreamState;
@@ -20,6 +21,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A group stream's reader against kafka-clients' {@link MockConsumer}, with the test as the writer
@@ -68,15 +70,19 @@ class GroupStreamTest {
                     true),
             new GatewayMetrics(new SimpleMeterRegistry()),
             r -> ("{\"offset\":" + r.offset() + "}").getBytes(StandardCharsets.UTF_8));
+    /** The writer's and the stream's reader's failures: checked after each test. */
+    @RegisterExtension
+    final BackgroundFailures background = new BackgroundFailures();
+
     private final Writer writer = new Writer();
-    private Thread reader;
+    private BackgroundFailures.Task reader;
 
     /** The client side: takes every frame; control frames are flushed at once, records when released. */
     private final class Writer {
         final List<String> frames = new ArrayList<>();
         final List<Object> held = new ArrayList<>();
         volatile boolean holdRecords = true;
-        final Thread thread = Thread.ofVirtual().start(this::run);
+        final BackgroundFailures.Task task = background.start("writer", t -> run());
 
         void run() {
             try {
@@ -126,7 +132,7 @@ class GroupStreamTest {
                 }
             }
         });
-        reader = Thread.ofVirtual().start(stream::run);
+        reader = background.start("group-stream", t -> stream.run());
     }
 
     private long committed(TopicPartition tp) {
@@ -139,9 +145,9 @@ class GroupStreamTest {
         state.buffer().abort();
         stream.wakeup();
         if (reader != null) {
-            reader.join();
+            reader.join(Duration.ofSeconds(30));
         }
-        writer.thread.join();
+        writer.task.join(Duration.ofSeconds(30));
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.tributary.common.testing.BackgroundFailures;
 import io.tributary.gateway.app.GatewayApplication;
 import io.tributary.gateway.metrics.GatewayMetrics;
 import io.tributary.gateway.sse.GroupCursor;
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -53,6 +55,10 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 @ExtendWith(SharedKafka.class)
 class GroupStreamsTest {
+
+    /** The stream readers' and the writer's failures: checked in every await and after each test. */
+    @RegisterExtension
+    final BackgroundFailures background = new BackgroundFailures();
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final AtomicInteger names = new AtomicInteger();
@@ -121,8 +127,12 @@ class GroupStreamsTest {
         }
     }
 
-    private static ConditionFactory await(String what) {
-        return Awaitility.await(what).atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100));
+    /** An await that also ends, with the cause, as soon as a stream reader or writer failed. */
+    private ConditionFactory await(String what) {
+        return Awaitility.await(what)
+                .atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(100))
+                .failFast("a stream reader or writer failed", background::check);
     }
 
     private static String unique(String prefix) {
@@ -226,9 +236,9 @@ class GroupStreamsTest {
         String group = unique("g");
         String path = "/v1/groups/" + group + "/events?topics=" + topic + "&from=earliest";
         GroupStreamReader.Log log = new GroupStreamReader.Log();
-        GroupStreamReader s1 = GroupStreamReader.open("s1", portA, path, log);
-        GroupStreamReader s2 = GroupStreamReader.open("s2", portB, path, log);
-        GroupStreamReader s3 = GroupStreamReader.open("s3", portA, path, log);
+        GroupStreamReader s1 = GroupStreamReader.open(background, "s1", portA, path, log);
+        GroupStreamReader s2 = GroupStreamReader.open(background, "s2", portB, path, log);
+        GroupStreamReader s3 = GroupStreamReader.open(background, "s3", portA, path, log);
         List<GroupStreamReader> all = List.of(s1, s2, s3);
         try {
             await("three streams hold the 12 partitions between them")
@@ -248,19 +258,20 @@ class GroupStreamsTest {
                     .until(() -> new HashSet<>(values(all)).equals(expectedValues(480)));
 
             // a stream joins on gateway B while records flow: partitions move mid-stream
-            Thread writer = Thread.ofVirtual().start(() -> {
+            BackgroundFailures.Task writer = background.start("writer", t -> {
                 for (int from = 480; from < 960; from += 40) {
                     produce(topic, partitions, from, from + 40);
                 }
             });
-            GroupStreamReader s4 = GroupStreamReader.open("s4", portB, path, log);
+            GroupStreamReader s4 = GroupStreamReader.open(background, "s4", portB, path, log);
             List<GroupStreamReader> now = List.of(s1, s3, s4);
             List<GroupStreamReader> everyone = List.of(s1, s2, s3, s4);
             try {
                 await("three streams hold the 12 partitions again")
                         .until(() -> disjointAndComplete(now, topic, partitions)
                                 && !s4.assignment().isEmpty());
-                writer.join();
+                writer.join(Duration.ofSeconds(90));
+                background.check();
                 await("every record of 960 delivered")
                         .until(() -> new HashSet<>(values(everyone)).equals(expectedValues(960)));
 
@@ -304,8 +315,8 @@ class GroupStreamsTest {
         GroupStreamReader.Log log = new GroupStreamReader.Log();
         int portC = freePort();
         ConfigurableApplicationContext gatewayC = gateway("gateway-c", portC);
-        GroupStreamReader onA = GroupStreamReader.open("on-a", portA, path, log);
-        GroupStreamReader onC = GroupStreamReader.open("on-c", portC, path, log);
+        GroupStreamReader onA = GroupStreamReader.open(background, "on-a", portA, path, log);
+        GroupStreamReader onC = GroupStreamReader.open(background, "on-c", portC, path, log);
         List<GroupStreamReader> both = List.of(onA, onC);
         try {
             await("the two streams share the partitions")
@@ -347,7 +358,7 @@ class GroupStreamsTest {
         produce(topic, partitions, 0, 400);
         List<GroupStreamReader.Record> received = new ArrayList<>();
         String lastId;
-        GroupStreamReader first = GroupStreamReader.open("first", portA, path, log);
+        GroupStreamReader first = GroupStreamReader.open(background, "first", portA, path, log);
         try {
             await("some records").until(() -> first.records().size() >= 50);
         } finally {
@@ -358,7 +369,8 @@ class GroupStreamsTest {
         lastId = first.lastId();
         assertThat(first.assignedEvents().getFirst().path("member").asText()).isEqualTo("browser-1");
 
-        GroupStreamReader second = GroupStreamReader.open("second", portB, path, log, "Last-Event-ID: " + lastId);
+        GroupStreamReader second =
+                GroupStreamReader.open(background, "second", portB, path, log, "Last-Event-ID: " + lastId);
         try {
             await("the rest").until(() -> received.size() + second.records().size() >= 400);
             received.addAll(second.records());
@@ -382,6 +394,7 @@ class GroupStreamsTest {
         GroupStreamReader.Log log = new GroupStreamReader.Log();
         produce(topic, partitions, 0, 20);
         GroupStreamReader s = GroupStreamReader.open(
+                background,
                 "manual",
                 portA,
                 "/v1/groups/" + group + "/events?topics=" + topic + "&commit=manual&member=m1&from=earliest",
@@ -449,7 +462,7 @@ class GroupStreamsTest {
         }
         // manual: nothing but what the client committed; a new member starts exactly there
         GroupStreamReader later = GroupStreamReader.open(
-                "later", portB, "/v1/groups/" + group + "/events?topics=" + topic + "&commit=manual", log);
+                background, "later", portB, "/v1/groups/" + group + "/events?topics=" + topic + "&commit=manual", log);
         try {
             long expected = 20 - next[0] - next[1];
             await("the records after the committed offsets")
@@ -482,6 +495,7 @@ class GroupStreamsTest {
         String topic = topic(3);
         String group = unique("g");
         GroupStreamReader s = GroupStreamReader.open(
+                background,
                 "listed",
                 portA,
                 "/v1/groups/" + group + "/events?topics=" + topic + "&member=lister",
@@ -549,11 +563,11 @@ class GroupStreamsTest {
         // one stream per member on a gateway: the newer one takes over (a reconnecting EventSource
         // must not get a 409, on which a browser gives up for good)
         GroupStreamReader.Log soloLog = new GroupStreamReader.Log();
-        try (GroupStreamReader first =
-                GroupStreamReader.open("first", portA, g + "/events?topics=" + topic + "&member=solo", soloLog)) {
+        try (GroupStreamReader first = GroupStreamReader.open(
+                background, "first", portA, g + "/events?topics=" + topic + "&member=solo", soloLog)) {
             await("joined").until(() -> !first.assignedEvents().isEmpty());
-            try (GroupStreamReader second =
-                    GroupStreamReader.open("second", portA, g + "/events?topics=" + topic + "&member=solo", soloLog)) {
+            try (GroupStreamReader second = GroupStreamReader.open(
+                    background, "second", portA, g + "/events?topics=" + topic + "&member=solo", soloLog)) {
                 await("the older stream ended with member-in-use")
                         .until(() ->
                                 first.ended() && first.errors().stream().anyMatch(e -> e.contains("member-in-use")));
@@ -580,7 +594,7 @@ class GroupStreamsTest {
         List<GroupStreamReader> open = new ArrayList<>();
         try {
             for (int i = 0; i < 4; i++) {
-                open.add(GroupStreamReader.open("slot" + i, portB, path, new GroupStreamReader.Log()));
+                open.add(GroupStreamReader.open(background, "slot" + i, portB, path, new GroupStreamReader.Log()));
             }
             HttpResponse<String> fifth = new GatewayHttp(portB).get(path);
             assertProblem(fifth, 503, "too-many-group-streams");

@@ -2,6 +2,7 @@ package io.tributary.gateway.sse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tributary.common.testing.BackgroundFailures;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,14 +86,11 @@ class GroupStreamStateTest {
     @Test
     void aClosedStreamStopsWaitingAndAControlEventCountsOnceFlushed() throws InterruptedException {
         state.assign(Map.of(P0, 0L));
-        Thread writer = Thread.ofVirtual().start(() -> {
-            try {
-                while (!state.buffer().isDrained()) {
-                    Optional<StreamBuffer.Entry> e = state.buffer().pollEntry(Duration.ofMillis(50));
-                    e.ifPresent(x -> state.flushed(java.util.Arrays.asList(x.mark())));
-                }
-            } catch (InterruptedException ignored) {
-                Thread.currentThread().interrupt();
+        var background = new BackgroundFailures();
+        BackgroundFailures.Task writer = background.start("writer", task -> {
+            while (!state.buffer().isDrained()) {
+                Optional<StreamBuffer.Entry> e = state.buffer().pollEntry(Duration.ofMillis(50));
+                e.ifPresent(x -> state.flushed(java.util.Arrays.asList(x.mark())));
             }
         });
         assertThat(state.controlWritten(SseFrames.control("revoked", json("{}")), Duration.ofSeconds(30)))
@@ -101,6 +99,7 @@ class GroupStreamStateTest {
         state.buffer().abort();
         state.wake();
         assertThat(state.awaitWritten(List.of(P0), Duration.ofSeconds(30))).isTrue();
-        writer.join();
+        writer.join(Duration.ofSeconds(30));
+        background.check();
     }
 }

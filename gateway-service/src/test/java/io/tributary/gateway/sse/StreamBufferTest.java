@@ -2,6 +2,7 @@ package io.tributary.gateway.sse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tributary.common.testing.BackgroundFailures;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -41,15 +42,12 @@ class StreamBufferTest {
     @Test
     void aWaitingReaderWakesWhenAFrameArrives() throws Exception {
         StreamBuffer buffer = new StreamBuffer(10);
-        Thread writer = Thread.ofVirtual().start(() -> {
-            try {
-                buffer.offer(new byte[] {7}, Duration.ZERO);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
+        var background = new BackgroundFailures();
+        BackgroundFailures.Task writer =
+                background.start("writer", task -> buffer.offer(new byte[] {7}, Duration.ZERO));
         assertThat(buffer.poll(Duration.ofSeconds(30)))
                 .hasValueSatisfying(f -> assertThat(f).containsExactly(7));
-        writer.join();
+        writer.join(Duration.ofSeconds(30));
+        background.check();
     }
 }

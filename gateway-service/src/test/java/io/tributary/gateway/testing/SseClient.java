@@ -16,7 +16,8 @@ import java.util.Optional;
 
 /**
  * A Server-Sent Events client over a raw socket: an HTTP/1.0 GET (so the answer is not chunked), then
- * the stream read line by line. {@link #close()} cuts the stream at any point. Not thread-safe.
+ * the stream read frame by frame ({@link SseFrameReader}: strict framing, a cut stream told apart
+ * from a clean end). {@link #close()} cuts the stream at any point. Not thread-safe.
  */
 public final class SseClient implements AutoCloseable {
 
@@ -30,8 +31,7 @@ public final class SseClient implements AutoCloseable {
     private final BufferedReader in;
     private final int status;
     private final Map<String, String> headers = new LinkedHashMap<>();
-    private int comments;
-    private Optional<String> retry = Optional.empty();
+    private final SseFrameReader frames;
 
     private SseClient(Socket socket) throws IOException {
         this.socket = socket;
@@ -48,6 +48,7 @@ public final class SseClient implements AutoCloseable {
                     line.substring(0, colon).strip().toLowerCase(Locale.ROOT),
                     line.substring(colon + 1).strip());
         }
+        frames = new SseFrameReader(in);
     }
 
     /** Opens {@code pathAndQuery} with optional extra header lines ({@code "Last-Event-ID: ..."}). */
@@ -105,69 +106,55 @@ public final class SseClient implements AutoCloseable {
 
     /** Heartbeat comments seen so far. */
     public int comments() {
-        return comments;
+        return frames.comments();
     }
 
     /** The {@code retry:} value, once seen. */
     public Optional<String> retry() {
-        return retry;
+        return frames.retry();
     }
 
-    /** The next event; empty when the stream ended. Comments and {@code retry:} are noted on the way. */
+    /**
+     * The next event; empty when the stream ended, cleanly or not (a connection cut, a frame cut
+     * short). Comments and {@code retry:} are noted on the way. A frame that breaks the framing
+     * ({@link SseFrameReader}) is an {@link AssertionError}; so is no byte within the read timeout.
+     * {@link #nextEvent()} tells the ends apart.
+     */
     public Optional<Event> next() {
-        String name = "message";
-        String id = null;
-        String data = null;
-        boolean any = false;
         try {
-            String line;
-            while ((line = in.readLine()) != null) {
-                if (line.isEmpty()) {
-                    if (data != null) {
-                        return Optional.of(new Event(name, Optional.ofNullable(id), data));
-                    }
-                    name = "message";
-                    id = null;
-                    continue;
-                }
-                any = true;
-                if (line.startsWith(":")) {
-                    comments++;
-                } else if (line.startsWith("retry: ")) {
-                    retry = Optional.of(line.substring(7));
-                } else if (line.startsWith("event: ")) {
-                    name = line.substring(7);
-                } else if (line.startsWith("id: ")) {
-                    id = line.substring(4);
-                } else if (line.startsWith("data: ")) {
-                    data = line.substring(6);
-                } else {
-                    throw new AssertionError("not an SSE line: " + line);
-                }
-            }
-            return Optional.empty();
+            return frames.nextEvent();
         } catch (SocketTimeoutException e) {
-            throw new AssertionError("no event within " + READ_TIMEOUT_MS + " ms (read anything: " + any + ")");
+            throw new AssertionError("no event within " + READ_TIMEOUT_MS + " ms");
         } catch (IOException e) {
             return Optional.empty();
         }
     }
 
+    /**
+     * The next event, strictly: empty only at a clean end (the server closed the stream right after
+     * a whole frame).
+     *
+     * @throws SseFrameReader.MalformedFrameException for a frame that breaks the framing
+     * @throws java.io.EOFException for a stream cut in the middle of a frame
+     * @throws IOException for a connection that broke, or no byte within the read timeout ({@link
+     *     SocketTimeoutException})
+     */
+    public Optional<Event> nextEvent() throws IOException {
+        return frames.nextEvent();
+    }
+
     /** Reads until {@code heartbeats} more comments arrived, failing if an event comes first. */
     public void expectNoEventFor(int heartbeats) {
-        int until = comments + heartbeats;
+        int until = frames.comments() + heartbeats;
         try {
-            while (comments < until) {
-                String line = in.readLine();
-                if (line == null) {
+            while (frames.comments() < until) {
+                Optional<SseFrameReader.Frame> frame = frames.nextFrame();
+                if (frame.isEmpty()) {
                     throw new AssertionError("stream ended");
                 }
-                if (line.startsWith(":")) {
-                    comments++;
-                } else if (line.startsWith("retry: ")) {
-                    retry = Optional.of(line.substring(7));
-                } else if (!line.isEmpty()) {
-                    throw new AssertionError("unexpected event line: " + line);
+                if (frame.get().event().isPresent()) {
+                    throw new AssertionError(
+                            "unexpected event: " + frame.get().event().get());
                 }
             }
         } catch (IOException e) {

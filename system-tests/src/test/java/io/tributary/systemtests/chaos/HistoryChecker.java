@@ -67,6 +67,9 @@ public final class HistoryChecker {
      *
      * @param longestWithoutAck the longest interval, between the first send's invocation and the
      *     last acknowledgement, with no send acknowledged: the unavailability window
+     * @param acknowledgedBy acknowledged sends per producer process (a producer with none is absent)
+     * @param readBy records read during the run per consumer process (the final read not counted; a
+     *     consumer with none is absent)
      */
     public record Report(
             int sends,
@@ -79,7 +82,15 @@ public final class HistoryChecker {
             int lost,
             int duplicates,
             Duration longestWithoutAck,
+            Map<String, Integer> acknowledgedBy,
+            Map<String, Integer> readBy,
             List<Anomaly> anomalies) {
+
+        public Report {
+            acknowledgedBy = Map.copyOf(acknowledgedBy);
+            readBy = Map.copyOf(readBy);
+            anomalies = List.copyOf(anomalies);
+        }
 
         public boolean valid() {
             return anomalies.isEmpty();
@@ -92,7 +103,7 @@ public final class HistoryChecker {
         public String summary() {
             return ("operations: %d sends (%d acknowledged, %d failed, %d unknown), %d reads, %d final reads, %d faults;"
                             + " acknowledged writes lost: %d; duplicates: %d; unavailability window (longest without an ack): %d ms;"
-                            + " anomalies: %d%s")
+                            + " acknowledged per producer %s; read per consumer %s; anomalies: %d%s")
                     .formatted(
                             sends,
                             acknowledged,
@@ -104,6 +115,8 @@ public final class HistoryChecker {
                             lost,
                             duplicates,
                             longestWithoutAck.toMillis(),
+                            new TreeMap<>(acknowledgedBy),
+                            new TreeMap<>(readBy),
                             anomalies.size(),
                             anomalies.isEmpty()
                                     ? ""
@@ -159,12 +172,14 @@ public final class HistoryChecker {
         Map<String, Position> finalPositionOf = new HashMap<>();
         int reads = 0;
         int finalReads = 0;
+        Map<String, Integer> readBy = new HashMap<>();
         for (Operation o : history) {
             if (o.type() != Type.READ && o.type() != Type.FINAL_READ) {
                 continue;
             }
             if (o.type() == Type.READ) {
                 reads++;
+                readBy.merge(o.process(), 1, Integer::sum);
             } else {
                 finalReads++;
                 finalPositionOf.putIfAbsent(o.value(), new Position(o.partition(), o.offset()));
@@ -201,11 +216,15 @@ public final class HistoryChecker {
         int acknowledged = 0;
         int failed = 0;
         int unknown = 0;
+        Map<String, Integer> acknowledgedBy = new HashMap<>();
         for (String value : sendInvoked.keySet()) {
             Operation completion = sendCompleted.get(value);
             Phase phase = completion == null ? Phase.UNKNOWN : completion.phase();
             switch (phase) {
-                case OK -> acknowledged++;
+                case OK -> {
+                    acknowledged++;
+                    acknowledgedBy.merge(completion.process(), 1, Integer::sum);
+                }
                 case FAIL -> failed++;
                 default -> unknown++;
             }
@@ -242,7 +261,9 @@ public final class HistoryChecker {
                 lost,
                 duplicates,
                 longestWithoutAck(history, ackTimes),
-                List.copyOf(anomalies));
+                acknowledgedBy,
+                readBy,
+                anomalies);
     }
 
     /** Per consumer and partition: each read follows the previous one or the latest seek. */

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -110,6 +111,25 @@ class HistoryCheckerTest {
         assertThat(report.unknown()).isEqualTo(2);
         assertThat(report.failed()).isEqualTo(1);
         assertThat(report.faults()).isEqualTo(1);
+        assertThat(report.acknowledgedBy())
+                .as("a producer with only failed and unknown sends acknowledged nothing")
+                .containsExactly(Map.entry("p0", 2));
+    }
+
+    @Test
+    void theWorkOfEachProducerAndConsumerIsCountedOnItsOwn() {
+        History history = History.clean();
+        history.send("p1", "p1-0", 0, 2).seek("c1", 0, 2).read("c1", 0, 2, "p1-0");
+        history.finalRead(0, 2, "p1-0");
+        history.events.removeIf(o -> o.type() == Type.END);
+        history.end(0, 3);
+
+        Report report = history.check();
+
+        assertThat(report.anomalies()).isEmpty();
+        assertThat(report.acknowledgedBy()).isEqualTo(Map.of("p0", 2, "p1", 1));
+        assertThat(report.readBy()).as("final reads not counted").isEqualTo(Map.of("c0", 2, "c1", 1));
+        assertThat(report.summary()).contains("acknowledged per producer {p0=2, p1=1}; read per consumer {c0=2, c1=1}");
     }
 
     @Test

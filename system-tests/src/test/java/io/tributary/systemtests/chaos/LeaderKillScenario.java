@@ -2,6 +2,7 @@ package io.tributary.systemtests.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tributary.common.testing.BackgroundFailures;
 import io.tributary.systemtests.ProcessCluster;
 import io.tributary.systemtests.chaos.HistoryChecker.Report;
 import io.tributary.systemtests.chaos.Operation.Type;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -241,39 +241,49 @@ final class LeaderKillScenario {
             PartitionView initial = awaitWholeIsr(0, Duration.ofSeconds(60))
                     .orElseThrow(() -> new AssertionError("partition 0 never had a whole ISR"));
 
-            var observing = new AtomicBoolean(true);
-            Thread observer =
-                    Thread.ofPlatform().name("chaos-nemesis-observer").start(() -> observe(history, observing));
-            var workload = new Workload(bootstrap, TOPIC, settings.partitions(), settings.workload(), history);
-            workload.start();
+            // The workload's producers and consumers and the observer report their failures here;
+            // checked after every round (the run stops at the first) and after the workload stopped.
+            var background = new BackgroundFailures();
+            BackgroundFailures.Task observer =
+                    background.startUntilStopped("chaos-nemesis-observer", task -> observe(history, task));
+            var workload =
+                    new Workload(bootstrap, TOPIC, settings.partitions(), settings.workload(), history, background);
             long started = System.nanoTime();
-            Thread.sleep(settings.warmup());
-            for (int kill = 1; kill <= settings.kills(); kill++) {
-                Optional<PartitionView> whole = awaitWholeIsr(0, settings.isrWait());
-                PartitionView before = whole.or(() ->
-                                view().stream().filter(p -> p.partition() == 0).findFirst())
-                        .orElseThrow();
-                if (whole.isEmpty()) {
-                    log.warn(
-                            "kill {}: partition 0's ISR is {}, not whole; killing its leader anyway",
+            long loadSeconds;
+            try {
+                workload.start();
+                Thread.sleep(settings.warmup());
+                for (int kill = 1; kill <= settings.kills(); kill++) {
+                    background.check();
+                    Optional<PartitionView> whole = awaitWholeIsr(0, settings.isrWait());
+                    PartitionView before = whole.or(() -> view().stream()
+                                    .filter(p -> p.partition() == 0)
+                                    .findFirst())
+                            .orElseThrow();
+                    if (whole.isEmpty()) {
+                        log.warn(
+                                "kill {}: partition 0's ISR is {}, not whole; killing its leader anyway",
+                                kill,
+                                before.isr());
+                    }
+                    log.info(
+                            "round {}/{}: {} (partition 0's leader {} in epoch {}, ISR {})",
                             kill,
+                            settings.kills(),
+                            settings.fault(),
+                            before.leader(),
+                            before.leaderEpoch(),
                             before.isr());
+                    round(before);
+                    Thread.sleep(settings.between());
                 }
-                log.info(
-                        "round {}/{}: {} (partition 0's leader {} in epoch {}, ISR {})",
-                        kill,
-                        settings.kills(),
-                        settings.fault(),
-                        before.leader(),
-                        before.leaderEpoch(),
-                        before.isr());
-                round(before);
-                Thread.sleep(settings.between());
+                workload.stop();
+                loadSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
+            } finally {
+                workload.stop(); // at once when a round failed, before the cluster goes down
+                observer.stopNow(Duration.ofSeconds(5));
             }
-            workload.stop();
-            long loadSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
-            observing.set(false);
-            observer.join(5_000);
+            background.check();
             workload.finalRead(Duration.ofMinutes(2));
 
             Report report = HistoryChecker.check(HistoryReader.read(historyFile));
@@ -305,6 +315,16 @@ final class LeaderKillScenario {
             Files.writeString(cluster.logsDir().resolve("report.txt"), figures);
             System.out.println(figures);
             log.info("{}", figures);
+            for (int i = 0; i < settings.workload().producers(); i++) {
+                assertThat(report.acknowledgedBy().getOrDefault("p" + i, 0))
+                        .as("writes acknowledged to producer p%d (%s)", i, report.summary())
+                        .isPositive();
+            }
+            for (int i = 0; i < settings.workload().consumers(); i++) {
+                assertThat(report.readBy().getOrDefault("c" + i, 0))
+                        .as("records consumer c%d read during the run (%s)", i, report.summary())
+                        .isPositive();
+            }
             if (settings.fault() != Fault.FOLLOWER_CUT) {
                 // A follower's fault moves the partition epoch (the ISR), not the leader epoch.
                 assertThat(lastEpoch)
@@ -615,9 +635,9 @@ final class LeaderKillScenario {
         return views;
     }
 
-    private void observe(HistoryWriter history, AtomicBoolean observing) {
+    private void observe(HistoryWriter history, BackgroundFailures.Task task) {
         Map<Integer, String> last = new java.util.HashMap<>();
-        while (observing.get()) {
+        while (!task.stopRequested()) {
             for (PartitionView view : view()) {
                 String seen = view.leader() + "/" + view.leaderEpoch();
                 if (!seen.equals(last.put(view.partition(), seen)) && view.leader() >= 0) {

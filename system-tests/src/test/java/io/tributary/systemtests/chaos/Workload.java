@@ -1,5 +1,6 @@
 package io.tributary.systemtests.chaos;
 
+import io.tributary.common.testing.BackgroundFailures;
 import io.tributary.systemtests.chaos.Operation.Phase;
 import io.tributary.systemtests.chaos.Operation.Type;
 import java.time.Duration;
@@ -10,14 +11,16 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SerializationException;
@@ -37,6 +40,17 @@ import org.slf4j.LoggerFactory;
  * raised before the record could reach a broker (too large, serialization, invalid topic), and
  * {@link Phase#UNKNOWN} for every other error: a timed-out or NOT_ENOUGH_REPLICAS answer may come
  * after an earlier attempt that was appended.
+ *
+ * <p>Those errors, and a consumer's Kafka errors while leaders move (it seeks again and goes on),
+ * are the chaos the history records and the checker judges. Everything else is a failure of the
+ * run, reported to the scenario's {@link BackgroundFailures} (which the scenario checks after each
+ * round and at the end): a producer or consumer thread that ends before {@link #stop()} (from any
+ * exception, or none), a send that the producer itself refuses for another reason than the three
+ * definite ones (a producer closed or in a fatal state: every later send would fail too; recorded
+ * as FAIL, then the thread ends), an error inside a send's callback (the client would only log it),
+ * a consumer error that is not a {@link KafkaException} (a bug in this driver, which would
+ * otherwise retry forever), a {@code WakeupException} or interruption nobody asked for, and a
+ * thread that does not end within the delivery timeout plus 30 s of {@link #stop()}.
  */
 public final class Workload implements AutoCloseable {
 
@@ -62,36 +76,45 @@ public final class Workload implements AutoCloseable {
     private final int partitions;
     private final Config config;
     private final HistoryWriter history;
-    private final AtomicBoolean running = new AtomicBoolean(true);
-    private final List<Thread> threads = new ArrayList<>();
+    private final BackgroundFailures background;
+    private final List<BackgroundFailures.Task> tasks = new ArrayList<>();
 
-    public Workload(String bootstrap, String topic, int partitions, Config config, HistoryWriter history) {
+    /** A workload whose producers and consumers report their failures to {@code background}. */
+    public Workload(
+            String bootstrap,
+            String topic,
+            int partitions,
+            Config config,
+            HistoryWriter history,
+            BackgroundFailures background) {
         this.bootstrap = bootstrap;
         this.topic = topic;
         this.partitions = partitions;
         this.config = config;
         this.history = history;
+        this.background = background;
     }
 
+    /** Starts the producer and consumer threads; each must run until {@link #stop()}. */
     public void start() {
         for (int i = 0; i < config.producers(); i++) {
             String name = "p" + i;
-            threads.add(Thread.ofPlatform().name("chaos-" + name).start(() -> produce(name)));
+            tasks.add(background.startUntilStopped("chaos-" + name, task -> produce(task, name)));
         }
         for (int i = 0; i < config.consumers(); i++) {
             String name = "c" + i;
-            threads.add(Thread.ofPlatform().name("chaos-" + name).start(() -> consume(name)));
+            tasks.add(background.startUntilStopped("chaos-" + name, task -> consume(task, name)));
         }
     }
 
-    /** Stops sending and reading; waits for the producers' outstanding sends to complete. */
+    /**
+     * Stops sending and reading; waits for the producers' outstanding sends to complete (a thread
+     * still running after the delivery timeout plus 30 s is a failure).
+     */
     public void stop() throws InterruptedException {
-        running.set(false);
-        for (Thread thread : threads) {
-            thread.join(config.deliveryTimeout().plusSeconds(30).toMillis());
-            if (thread.isAlive()) {
-                log.warn("{} did not stop", thread.getName());
-            }
+        tasks.forEach(BackgroundFailures.Task::requestStop);
+        for (BackgroundFailures.Task task : tasks) {
+            task.join(config.deliveryTimeout().plusSeconds(30));
         }
     }
 
@@ -100,7 +123,7 @@ public final class Workload implements AutoCloseable {
         stop();
     }
 
-    private void produce(String name) {
+    private void produce(BackgroundFailures.Task task, String name) throws InterruptedException {
         var props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, "chaos-" + name);
@@ -115,7 +138,7 @@ public final class Workload implements AutoCloseable {
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
         var inFlight = new Semaphore(config.inFlight());
         try (var producer = new KafkaProducer<String, String>(props)) {
-            for (long n = 0; running.get(); n++) {
+            for (long n = 0; !task.stopRequested(); n++) {
                 String value = name + "-" + n;
                 int partition = (int) (n % partitions);
                 inFlight.acquire();
@@ -124,28 +147,10 @@ public final class Workload implements AutoCloseable {
                 try {
                     producer.send(new ProducerRecord<>(topic, partition, null, value), (metadata, error) -> {
                         inFlight.release();
-                        if (error == null) {
-                            history.append(new Operation(
-                                    name,
-                                    Type.SEND,
-                                    Phase.OK,
-                                    metadata.partition(),
-                                    metadata.offset(),
-                                    value,
-                                    -1,
-                                    history.now(),
-                                    null));
-                        } else {
-                            history.append(new Operation(
-                                    name,
-                                    Type.SEND,
-                                    definite(error) ? Phase.FAIL : Phase.UNKNOWN,
-                                    partition,
-                                    -1,
-                                    value,
-                                    -1,
-                                    history.now(),
-                                    describe(error)));
+                        try {
+                            complete(name, partition, value, metadata, error);
+                        } catch (RuntimeException e) {
+                            background.report(name + "'s send callback", e);
                         }
                     });
                 } catch (RuntimeException error) {
@@ -153,14 +158,40 @@ public final class Workload implements AutoCloseable {
                     inFlight.release();
                     history.append(new Operation(
                             name, Type.SEND, Phase.FAIL, partition, -1, value, -1, history.now(), describe(error)));
+                    if (!definite(error)) {
+                        throw new IllegalStateException(name + ": the producer refused a send itself", error);
+                    }
                 }
                 Thread.sleep(config.sendInterval());
             }
             producer.flush();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            log.error("producer {} failed", name, e);
+        }
+    }
+
+    /** Records a send's completion: OK with its offset, FAIL when definite, UNKNOWN otherwise. */
+    private void complete(String name, int partition, String value, RecordMetadata metadata, Exception error) {
+        if (error == null) {
+            history.append(new Operation(
+                    name,
+                    Type.SEND,
+                    Phase.OK,
+                    metadata.partition(),
+                    metadata.offset(),
+                    value,
+                    -1,
+                    history.now(),
+                    null));
+        } else {
+            history.append(new Operation(
+                    name,
+                    Type.SEND,
+                    definite(error) ? Phase.FAIL : Phase.UNKNOWN,
+                    partition,
+                    -1,
+                    value,
+                    -1,
+                    history.now(),
+                    describe(error)));
         }
     }
 
@@ -194,13 +225,13 @@ public final class Workload implements AutoCloseable {
         return all;
     }
 
-    private void consume(String name) {
+    private void consume(BackgroundFailures.Task task, String name) throws InterruptedException {
         List<TopicPartition> all = topicPartitions();
         Map<TopicPartition, Long> next = new HashMap<>();
         try (var consumer = new KafkaConsumer<String, String>(consumerProperties(name))) {
             consumer.assign(all);
             boolean seekNeeded = true;
-            while (running.get()) {
+            while (!task.stopRequested()) {
                 try {
                     if (seekNeeded) {
                         Map<TopicPartition, Long> beginnings = consumer.beginningOffsets(all, Duration.ofSeconds(10));
@@ -223,19 +254,15 @@ public final class Workload implements AutoCloseable {
                                 history.now()));
                         next.put(new TopicPartition(topic, record.partition()), record.offset() + 1);
                     }
-                } catch (org.apache.kafka.common.errors.WakeupException e) {
-                    return;
-                } catch (RuntimeException e) {
-                    // Seek explicitly (and record it) to where this consumer was.
+                } catch (org.apache.kafka.common.errors.WakeupException | InterruptException e) {
+                    throw e; // nobody wakes or interrupts this consumer: a failure of the run
+                } catch (KafkaException e) {
+                    // A leader moved or is down: seek explicitly (and record it) to where this consumer was.
                     log.info("consumer {}: {}; seeking again", name, describe(e));
                     seekNeeded = true;
                     Thread.sleep(200);
                 }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            log.error("consumer {} failed", name, e);
         }
     }
 

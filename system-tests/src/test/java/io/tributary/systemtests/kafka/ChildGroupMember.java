@@ -1,5 +1,6 @@
 package io.tributary.systemtests.kafka;
 
+import io.tributary.common.testing.BackgroundFailures;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -7,6 +8,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -48,17 +50,27 @@ final class ChildGroupMember implements AutoCloseable {
 
     private final String name;
     private final Process process;
-    private final Thread reader;
+    private final BackgroundFailures.Task reader;
 
-    private ChildGroupMember(String name, Process process, GroupHistory history) {
+    private ChildGroupMember(String name, Process process, GroupHistory history, BackgroundFailures background) {
         this.name = name;
         this.process = process;
-        this.reader = Thread.ofPlatform().daemon().name("child-member-" + name).start(() -> read(history));
+        this.reader = background.start("child-member-" + name, task -> read(history));
     }
 
-    /** Starts the child JVM; its standard error goes to {@code stderr}. */
+    /**
+     * Starts the child JVM; its standard error goes to {@code stderr}. The thread that reads its
+     * events reports to {@code background} whatever ends it other than the child's end (a line it
+     * cannot parse, say: the child would wait for an acknowledgement that never comes).
+     */
     static ChildGroupMember start(
-            String name, String bootstrapServers, String groupId, String topic, GroupHistory history, Path stderr)
+            String name,
+            String bootstrapServers,
+            String groupId,
+            String topic,
+            GroupHistory history,
+            Path stderr,
+            BackgroundFailures background)
             throws IOException {
         // Failsafe starts the test JVM from a manifest-only jar and names the real class path here.
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
@@ -76,7 +88,7 @@ final class ChildGroupMember implements AutoCloseable {
                 topic));
         Process process =
                 new ProcessBuilder(command).redirectError(stderr.toFile()).start();
-        return new ChildGroupMember(name, process, history);
+        return new ChildGroupMember(name, process, history, background);
     }
 
     String name() {
@@ -94,7 +106,7 @@ final class ChildGroupMember implements AutoCloseable {
     void crash(GroupHistory history) throws InterruptedException {
         process.destroyForcibly();
         process.waitFor();
-        reader.join(TimeUnit.SECONDS.toMillis(30));
+        reader.join(Duration.ofSeconds(30));
         history.add(new GroupHistory.Crashed(name));
     }
 

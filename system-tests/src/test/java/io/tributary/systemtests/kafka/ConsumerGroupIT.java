@@ -2,6 +2,7 @@ package io.tributary.systemtests.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tributary.common.testing.BackgroundFailures;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -83,14 +84,17 @@ class ConsumerGroupIT {
         Files.createDirectories(logs);
         List<Running> running = new ArrayList<>();
         ChildGroupMember crashing = null;
+        // The producer's ticks and the child member's event reader report here (one collector per
+        // target, so that one target's failures are not another's); checked in every wait.
+        BackgroundFailures background = new BackgroundFailures();
         try (Admin admin = target.admin();
-                SequenceProducer producer = new SequenceProducer(target, topic)) {
+                SequenceProducer producer = new SequenceProducer(target, topic, background)) {
             admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, replication)))
                     .all()
                     .get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
             Clients.awaitLeaders(admin, topic, PARTITIONS);
             producer.start();
-            Scenario scenario = new Scenario(target, admin, group, topic, history, outcome);
+            Scenario scenario = new Scenario(target, admin, group, topic, history, outcome, background);
 
             Running dynamic = scenario.startMember("dynamic", null);
             running.add(dynamic);
@@ -102,7 +106,8 @@ class ConsumerGroupIT {
                     group,
                     topic,
                     history,
-                    logs.resolve(group + "-crashing.err"));
+                    logs.resolve(group + "-crashing.err"),
+                    background);
             scenario.awaitStable("three members", Set.of("dynamic", "static-1", "crashing"), running);
 
             Running fourth = scenario.startMember("fourth", null);
@@ -165,7 +170,9 @@ class ConsumerGroupIT {
             if (crashing != null) {
                 crashing.close();
             }
+            background.stopAll(PATIENCE);
         }
+        background.check();
     }
 
     /** A member in this JVM and the thread running its loop. */
@@ -196,7 +203,8 @@ class ConsumerGroupIT {
             String group,
             String topic,
             GroupHistory history,
-            Differential.Outcome outcome) {
+            Differential.Outcome outcome,
+            BackgroundFailures background) {
 
         Running startMember(String name, String instanceId) {
             GroupMember member =
@@ -324,8 +332,13 @@ class ConsumerGroupIT {
             return o.offset();
         }
 
-        private static void assertMembersAlive(List<Running> running) {
+        private void assertMembersAlive(List<Running> running) {
             // Not an assertion: Awaitility would retry it; a dead member fails the wait at once.
+            try {
+                background.check();
+            } catch (AssertionError e) {
+                throw new IllegalStateException("the producer or the child member's reader failed", e);
+            }
             for (Running member : running) {
                 if (member.member().failure() != null) {
                     throw new IllegalStateException(

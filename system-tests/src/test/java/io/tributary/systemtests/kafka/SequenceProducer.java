@@ -1,5 +1,6 @@
 package io.tributary.systemtests.kafka;
 
+import io.tributary.common.testing.BackgroundFailures;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -38,9 +39,12 @@ final class SequenceProducer implements AutoCloseable {
     private final Set<Long> acknowledged = ConcurrentHashMap.newKeySet();
     private final Map<Integer, Long> endOffsets = new ConcurrentHashMap<>();
     private final Map<Long, String> failures = new ConcurrentHashMap<>();
+    private final BackgroundFailures background;
 
-    SequenceProducer(KafkaTarget target, String topic) {
+    /** A producer whose ticks report what they throw to {@code background}. */
+    SequenceProducer(KafkaTarget target, String topic, BackgroundFailures background) {
         this.topic = topic;
+        this.background = background;
         this.producer = Clients.producer(
                 target,
                 Map.of(
@@ -53,7 +57,20 @@ final class SequenceProducer implements AutoCloseable {
         scheduler.scheduleWithFixedDelay(this::tick, 0, TICK_MS, TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * One tick's sends. What it throws is reported: a scheduled task that throws is cancelled
+     * without a word, and the producer would silently stop sending.
+     */
     private void tick() {
+        try {
+            send();
+        } catch (RuntimeException | Error e) {
+            background.report("sequence-producer", e);
+            throw e;
+        }
+    }
+
+    private void send() {
         for (int i = 0; i < RECORDS_PER_TICK; i++) {
             long value = next.getAndIncrement();
             byte[] bytes = Long.toString(value).getBytes(StandardCharsets.UTF_8);
@@ -68,11 +85,15 @@ final class SequenceProducer implements AutoCloseable {
         }
     }
 
-    /** Stops sending and waits for every send's answer. */
+    /** Stops sending and waits for every send's answer; fails if a tick failed or did not end. */
     void stop() throws InterruptedException {
         scheduler.shutdown();
-        scheduler.awaitTermination(Clients.PATIENCE.toSeconds(), TimeUnit.SECONDS);
+        if (!scheduler.awaitTermination(Clients.PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+            background.report(
+                    "sequence-producer", new AssertionError("a tick still running after " + Clients.PATIENCE));
+        }
         producer.flush();
+        background.check();
     }
 
     long sent() {

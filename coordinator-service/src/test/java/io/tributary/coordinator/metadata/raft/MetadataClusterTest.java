@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.tributary.common.testing.BackgroundFailures;
 import io.tributary.coordinator.metadata.Fixtures;
 import io.tributary.coordinator.metadata.ImageCodec;
 import io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker;
@@ -152,32 +153,35 @@ class MetadataClusterTest {
         java.util.concurrent.CountDownLatch someAcknowledged = new java.util.concurrent.CountDownLatch(writers);
         java.util.Set<String> acknowledged = java.util.concurrent.ConcurrentHashMap.newKeySet();
         java.util.Set<Long> versions = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        List<java.util.concurrent.Future<?>> done = new ArrayList<>();
-        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(writers)) {
-            for (int w = 0; w < writers; w++) {
-                int writer = w;
-                done.add(pool.submit(() -> {
-                    for (int t = 0; t < topicsEach; t++) {
-                        String name = "w" + writer + "-" + t;
-                        try {
-                            assertThat(versions.add(createTopic(name)))
-                                    .as("metadata version of %s is unique", name)
-                                    .isTrue();
-                        } catch (TopicExistsException retriedAfterItWasApplied) {
-                            // a retry across the failover of a create that had been applied
-                        }
-                        acknowledged.add(name);
-                        someAcknowledged.countDown();
+        // A writer that throws fails the test with its cause (and does not leave the wait below hanging).
+        var background = new BackgroundFailures();
+        List<BackgroundFailures.Task> done = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            int writer = w;
+            done.add(background.start("writer-" + writer, task -> {
+                for (int t = 0; t < topicsEach; t++) {
+                    String name = "w" + writer + "-" + t;
+                    try {
+                        assertThat(versions.add(createTopic(name)))
+                                .as("metadata version of %s is unique", name)
+                                .isTrue();
+                    } catch (TopicExistsException retriedAfterItWasApplied) {
+                        // a retry across the failover of a create that had been applied
                     }
-                    return null;
-                }));
-            }
-            someAcknowledged.await();
-            stop(oldLeader);
-            for (var future : done) {
-                future.get();
-            }
+                    acknowledged.add(name);
+                    someAcknowledged.countDown();
+                }
+            }));
         }
+        await("some writes acknowledged before the leader stops")
+                .atMost(Duration.ofMinutes(2))
+                .failFast("a writer failed", background::check)
+                .until(() -> someAcknowledged.getCount() == 0);
+        stop(oldLeader);
+        for (var writer : done) {
+            writer.join(Duration.ofMinutes(2));
+        }
+        background.check();
 
         assertThat(acknowledged).hasSize(writers * topicsEach);
         assertThat(client.readImage().topics()).containsKey("before").containsKeys(acknowledged.toArray(String[]::new));
