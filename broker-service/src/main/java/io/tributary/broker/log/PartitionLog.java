@@ -639,6 +639,9 @@ public final class PartitionLog implements AutoCloseable {
         long firstBase = segments.firstKey();
         index.deleteOffsetsBefore(firstBase);
         index.deleteTimesBefore(firstBase);
+        if (maxTimestampSoFar != RecordBatch.NO_TIMESTAMP && offsetOfMaxTimestampSoFar < firstBase) {
+            forgetDeletedMaxTimestamp();
+        }
         List<EpochEntry> epochs = leaderEpochs;
         List<EpochEntry> kept = new ArrayList<>();
         for (int i = 0; i < epochs.size(); i++) {
@@ -1112,6 +1115,9 @@ public final class PartitionLog implements AutoCloseable {
             report = recover(savedRecoveryPoint);
         }
         // Finishes a deletion a crash interrupted, and drops index entries below the first segment.
+        // The indexing state is rebuilt after it (restoreIndexingState), so the deletion need not
+        // recompute the largest timestamp.
+        resetIndexingState();
         deleteSegmentsBelowLogStart();
         // Until the next clean close, a crash must lead to a rescan: record that durably first.
         persistState(PartitionState.Shutdown.UNCLEAN, Durability.SYNC);
@@ -1224,6 +1230,48 @@ public final class PartitionLog implements AutoCloseable {
             maxTimestampSoFar = header.maxTimestamp();
             offsetOfMaxTimestampSoFar = header.baseOffset();
         }
+    }
+
+    /**
+     * After segment deletion took the batch that holds the largest timestamp so far: takes the
+     * largest timestamp of the batches left on disk, and the first batch to reach it, instead.
+     * Kept, the deleted maximum would do two wrong things. The next offset-index point would write
+     * a time entry naming the deleted batch (when the maximum had grown since the last time entry:
+     * a roll, then the deletion, then an append). And no batch left, nor any appended until one
+     * beats it, would get a time entry, so ListOffsets by timestamp and for the max timestamp would
+     * read every batch header from the log start. Both need out-of-order timestamps: with growing
+     * ones, the maximum is in the newest batch, in the active segment, which is never deleted.
+     *
+     * <p>Every time entry names a batch at or below the one holding the maximum (that offset only
+     * grows between resets), so none is left below it here: the next index point writes one.
+     * Segments cache their largest timestamp ({@link LogSegment#largestTimestampMs}), so this reads
+     * the headers of one segment, plus, once, those of segments opened from disk whose largest
+     * timestamp retention has not read yet.
+     */
+    private void forgetDeletedMaxTimestamp() {
+        LogEnd published = end;
+        LogSegment holder = null;
+        long largest = RecordBatch.NO_TIMESTAMP;
+        for (LogSegment segment : segments.values()) {
+            OptionalLong segmentLargest = segment.largestTimestampMs(limitOf(segment, published));
+            if (segmentLargest.isPresent() && segmentLargest.getAsLong() > largest) {
+                largest = segmentLargest.getAsLong();
+                holder = segment;
+            }
+        }
+        maxTimestampSoFar = RecordBatch.NO_TIMESTAMP;
+        offsetOfMaxTimestampSoFar = -1;
+        if (holder != null) {
+            int limit = limitOf(holder, published);
+            Optional<BatchHeader> header = holder.readHeader(0, limit);
+            while (header.isPresent()) {
+                noteTimestamp(header.get());
+                header =
+                        holder.readHeader(header.get().position() + header.get().sizeInBytes(), limit);
+            }
+        }
+        lastTimeEntryTimestamp =
+                index.lastTime().map(TimestampOffset::timestamp).orElse(RecordBatch.NO_TIMESTAMP);
     }
 
     private void resetIndexingState() {

@@ -76,8 +76,9 @@ final class IndexAudit {
             while (t + 1 < times.size() && times.get(t + 1).offset() <= header.baseOffset()) {
                 t++;
             }
-            // Once records before the log start are deleted, so are their time entries, and the
-            // remaining batches may never have raised the maximum: no entry is then correct.
+            // Once segments are deleted, so are the time entries naming their batches: the offset
+            // entries kept have none until the next index point writes the largest timestamp of
+            // the batches left.
             boolean historyDeleted = log.logStartOffset() > 0;
             boolean missing = t < 0 ? !historyDeleted : times.get(t).timestamp() < maxSoFar;
             if (maxSoFar != RecordBatch.NO_TIMESTAMP && missing) {

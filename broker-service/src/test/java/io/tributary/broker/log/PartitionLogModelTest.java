@@ -36,7 +36,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Random sequences of append, roll, read, offset-for-timestamp, truncate, truncate-fully,
  * delete-before, flush and reopen (clean or after a simulated crash), checked after every step
  * against an in-memory model: a map from offset to (timestamp, value) plus the log start and end.
- * After each reopen the index must agree with a full scan. The model is the test's own (it never
+ * Retention runs by size in half of the seeds and by time in a third: 0.5 to 5 s, while CreateTime
+ * timestamps are random below 10 s and the clock starts at 1,000 s, so every closed segment of
+ * such a log has expired. With random timestamps the largest one is often in an old segment that
+ * retention or delete-before removes. After every step the index must agree with a full scan ({@link
+ * IndexAudit}). The model is the test's own (it never
  * asks the log what it should contain). Every operation must have done something over the seeds
  * ({@link #COVERAGE}: crash recoveries that rescanned, clean reopens, truncations that cut records,
  * retention deletions, segment rolls...). The seed is in every failure message; pin it in {@link
@@ -69,6 +73,7 @@ class PartitionLogModelTest {
     static final String SEGMENTS = "segments rolled";
     static final String EXPLICIT_ROLLS = "explicit rolls";
     static final String RETENTION = "segments deleted by retention";
+    static final String TIME_RETENTION = "segments deleted by retention by time alone";
     static final String TRUNCATIONS = "truncations that cut records";
     static final String FULL_TRUNCATIONS = "full truncations";
     static final String START_MOVES = "log start moved by deleteRecordsBefore";
@@ -81,15 +86,16 @@ class PartitionLogModelTest {
 
     /**
      * Minimums over the 40 seeds, about half of what they give (printed after the run). Retention
-     * deletes only 3 segments over the 40 runs: the logs seldom hold a closed segment past the
-     * retention bytes between truncations.
+     * deletes only 15 segments over the 40 runs, 7 of them in logs with retention by time alone:
+     * the logs seldom hold a closed segment between truncations and delete-befores.
      */
     static final SimulationCoverage COVERAGE = new SimulationCoverage("PartitionLogModelTest", seeds().count())
             .require(APPENDS, 950)
             .require(FOLLOWER_GAPS, 50)
             .require(SEGMENTS, 180)
             .require(EXPLICIT_ROLLS, 55)
-            .require(RETENTION, 2)
+            .require(RETENTION, 7)
+            .require(TIME_RETENTION, 3)
             .require(TRUNCATIONS, 150)
             .require(FULL_TRUNCATIONS, 75)
             .require(START_MOVES, 130)
@@ -115,6 +121,10 @@ class PartitionLogModelTest {
                 .withFlushMessages(random.nextBoolean() ? OptionalLong.of(random.nextInt(1, 20)) : OptionalLong.empty())
                 .withRetentionBytes(
                         random.nextBoolean() ? OptionalLong.of(random.nextInt(0, 6_000)) : OptionalLong.empty())
+                .withRetentionTime(
+                        random.nextInt(3) == 0
+                                ? Optional.of(Duration.ofMillis(random.nextInt(500, 5_001)))
+                                : Optional.empty())
                 .withTimestampType(
                         random.nextInt(4) == 0
                                 ? MessageTimestampType.LOG_APPEND_TIME
@@ -200,6 +210,10 @@ class PartitionLogModelTest {
                         RetentionResult result = log.deleteExpiredSegments(random.nextInt(1, 4));
                         history.add("retention " + result.segmentsDeleted());
                         tally.add(RETENTION, result.segmentsDeleted());
+                        if (config.retentionBytes().isEmpty()
+                                && config.retentionTime().isPresent()) {
+                            tally.add(TIME_RETENTION, result.segmentsDeleted());
+                        }
                         assertThat(log.logStartOffset()).as(where).isBetween(start, end);
                         assertThat(result.logStartOffset()).as(where).isEqualTo(log.logStartOffset());
                         start = log.logStartOffset();
@@ -322,9 +336,6 @@ class PartitionLogModelTest {
                                 : batchEnds.lastEntry().getValue() + 1;
                         end = Math.max(lastBatchEnd, start);
                     }
-                    assertThat(IndexAudit.violations(log, store.partition(tp.topicId(), tp.partition())))
-                            .as(where)
-                            .isEmpty();
                 }
                 for (long base : log.segmentBaseOffsets()) {
                     if (segmentBases.add(base)) {
@@ -334,13 +345,13 @@ class PartitionLogModelTest {
                 String after = "seed " + seed + ", after step " + step + ", history " + history;
                 assertThat(log.logStartOffset()).as(after + ": log start").isEqualTo(start);
                 assertThat(log.logEndOffset()).as(after + ": log end").isEqualTo(end);
+                assertThat(IndexAudit.violations(log, store.partition(tp.topicId(), tp.partition())))
+                        .as(after + ": index")
+                        .isEmpty();
                 if (history.size() > 12) {
                     history.removeFirst();
                 }
             }
-            assertThat(IndexAudit.violations(log, store.partition(tp.topicId(), tp.partition())))
-                    .as("seed %d at the end, history %s", seed, history)
-                    .isEmpty();
             COVERAGE.completed(tally);
         } finally {
             log.close();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tributary.broker.log.index.IndexStore;
 import io.tributary.broker.log.index.OffsetPosition;
+import io.tributary.broker.log.index.TimestampOffset;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -152,6 +153,65 @@ class RetentionTest {
                 dir.resolve("data"), TP, LogConfig.defaults().withSegmentBytes(2 * BATCH_BYTES), store, clock);
         assertThat(log.logStartOffset()).isEqualTo(4);
         assertThat(log.openReport().cleanShutdown()).isTrue();
+    }
+
+    /**
+     * Out-of-order timestamps: segment [0, 1] holds the largest timestamp (9000, at offset 1, which
+     * is not an index point), the log rolls, and time retention deletes that segment before anything
+     * is appended to the next one. The next index point must not name offset 1, which is gone: the
+     * largest timestamp is the one of the batches left.
+     */
+    @Test
+    void aTimeEntryNeverNamesABatchOfADeletedSegment() {
+        clock.advance(Duration.ofMillis(-10_000_000 + 20_000)); // now = 20 000 ms
+        log = PartitionLog.open(
+                dir.resolve("data"),
+                TP,
+                LogConfig.defaults().withRetentionTime(Optional.of(Duration.ofMillis(5_000))),
+                store,
+                clock);
+        log.appendAsLeader(batch(1, 1_000, 100), 0);
+        log.appendAsLeader(batch(1, 9_000, 100), 0);
+        log.roll();
+
+        assertThat(log.deleteExpiredSegments(10).segmentsDeleted()).isEqualTo(1);
+        log.appendAsLeader(batch(1, 2_000, 100), 0);
+        log.appendAsLeader(batch(1, 3_000, 100), 0);
+
+        assertThat(store.partition(TP.topicId(), TP.partition()).timeEntries())
+                .containsExactly(new TimestampOffset(2_000, 2));
+        assertThat(IndexAudit.violations(log, store.partition(TP.topicId(), TP.partition())))
+                .isEmpty();
+        assertThat(log.listOffset(1_500).orElseThrow().offset()).isEqualTo(2);
+        assertThat(log.listOffset(2_500).orElseThrow().offset()).isEqualTo(3);
+        assertThat(log.listOffset(9_000)).isEmpty();
+        assertThat(log.listOffset(PartitionLog.MAX_TIMESTAMP).orElseThrow().offset())
+                .isEqualTo(3);
+    }
+
+    /**
+     * Deleting the records that held the largest timestamp (DeleteRecords up to a new segment) must
+     * not leave it in force: the batches after it get time entries for their own, smaller
+     * timestamps, so that ListOffsets by timestamp can skip batches instead of reading every header
+     * from the log start.
+     */
+    @Test
+    void theLargestTimestampOfDeletedRecordsStopsHoldingBackTimeEntries() {
+        log = PartitionLog.open(dir.resolve("data"), TP, LogConfig.defaults().withIndexIntervalBytes(0), store, clock);
+        log.appendAsLeader(batch(1, 1_000, 100), 0);
+        log.appendAsLeader(batch(1, 9_000, 100), 0);
+        log.roll();
+
+        log.deleteRecordsBefore(2);
+        log.appendAsLeader(batch(1, 2_000, 100), 0);
+        log.appendAsLeader(batch(1, 3_000, 100), 0);
+        log.appendAsLeader(batch(1, 2_500, 100), 0);
+
+        assertThat(store.partition(TP.topicId(), TP.partition()).timeEntries())
+                .containsExactly(new TimestampOffset(2_000, 2), new TimestampOffset(3_000, 3));
+        assertThat(log.listOffset(2_800).orElseThrow().offset()).isEqualTo(3);
+        assertThat(log.listOffset(PartitionLog.MAX_TIMESTAMP).orElseThrow().offset())
+                .isEqualTo(3);
     }
 
     @Test

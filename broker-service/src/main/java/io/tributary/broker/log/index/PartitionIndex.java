@@ -172,7 +172,12 @@ public final class PartitionIndex {
         return floorTime(Long.MAX_VALUE);
     }
 
-    /** Removes entries whose offset is at or above {@code offset} (the newest entries). */
+    /**
+     * Removes entries whose offset is at or above {@code offset} (the newest entries). The keys are
+     * timestamps, so there is no range to delete by offset: the walk goes from the newest entry down
+     * and stops at the first one below {@code offset}, which is right because values increase with
+     * keys (the log's writer keeps it so).
+     */
     public void deleteTimesFrom(long offset) {
         buffer.delete(() -> {
             buffer.times.values().removeIf(entry -> entry.offset() >= offset);
@@ -191,7 +196,10 @@ public final class PartitionIndex {
         }
     }
 
-    /** Removes entries whose offset is below {@code offset} (the oldest entries). */
+    /**
+     * Removes entries whose offset is below {@code offset} (the oldest entries): a walk from the
+     * oldest entry up to the first one at or above {@code offset}, as {@link #deleteTimesFrom}.
+     */
     public void deleteTimesBefore(long offset) {
         buffer.delete(() -> {
             buffer.times.values().removeIf(entry -> entry.offset() < offset);
