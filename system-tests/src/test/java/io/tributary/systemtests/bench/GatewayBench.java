@@ -29,6 +29,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -78,9 +79,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       the last stream has them all) and the peak heap while delivering.
  *   <li>End to end: one stream ({@code from=latest}) while single-record POSTs go out at {@code
  *       --e2e-rate} per second on an open-loop schedule (each POST on its own virtual thread, on an
- *       idle keep-alive connection of the plain client or a new one, or on the JDK client); the
- *       latency of each record from just before its POST to its receipt on the stream (its value
- *       carries the send time, one JVM's {@code nanoTime}).
+ *       idle keep-alive connection of the plain client or a new one, or on the JDK client; at most
+ *       {@code --e2e-max-in-flight} at once, default 1,000, beyond which a POST waits and is
+ *       counted); the latency of each record from its POST's scheduled time (its value carries it,
+ *       one JVM's {@code nanoTime}) to its receipt on the stream.
  * </ol>
  *
  * <p>Arguments are {@code --name=value}; the results are printed as Markdown tables and written to
@@ -116,6 +118,7 @@ public final class GatewayBench {
     private final long sseEvents;
     private final int e2eRate;
     private final Duration e2eDuration;
+    private final int e2eMaxInFlight;
     private final Path out;
     private final Path json;
 
@@ -159,6 +162,7 @@ public final class GatewayBench {
         sseEvents = Long.parseLong(o.getOrDefault("sse-events", "200000"));
         e2eRate = Integer.parseInt(o.getOrDefault("e2e-rate", "1000"));
         e2eDuration = Duration.ofSeconds(Long.parseLong(o.getOrDefault("e2e-duration", "20")));
+        e2eMaxInFlight = Integer.parseInt(o.getOrDefault("e2e-max-in-flight", "1000"));
         out = Path.of(o.getOrDefault("out", "gateway-bench.md"));
         json = Path.of(o.getOrDefault("json", "gateway-bench.json"));
         results.put("options", new LinkedHashMap<>(o));
@@ -261,6 +265,7 @@ public final class GatewayBench {
         cpuRow(batchLabel, batch);
         cpuRow(nativeLabel, nativeRun);
         line("");
+        save();
 
         line("### SSE fan-out (streams from=latest; a Kafka producer writes the records)");
         line("");
@@ -271,6 +276,7 @@ public final class GatewayBench {
         results.put("sse", fanOut);
         for (int streams : streamCounts) {
             fanOut.put(Integer.toString(streams), sseFanOut(streams));
+            save();
         }
         line("");
 
@@ -284,6 +290,14 @@ public final class GatewayBench {
         String loadAtEnd = loadAverage();
         generator.put("load_average_end", loadAtEnd);
         line("Load average at the end: " + loadAtEnd);
+        save();
+    }
+
+    /**
+     * Writes the tables ({@code --out}) and the figures ({@code --json}) measured so far: a case that
+     * fails or hangs later leaves every earlier case's figures on disk.
+     */
+    private void save() throws IOException {
         Files.writeString(out, report.toString());
         Files.writeString(json, JsonText.write(results));
     }
@@ -890,8 +904,14 @@ public final class GatewayBench {
         URI produce = URI.create(gateway + "/v1/topics/" + topic + "/records");
         String pad = payload.substring(1, payload.length() - 1);
         // With the plain client, each POST borrows an idle keep-alive connection (or opens one) and
-        // gives it back: as many connections as POSTs are ever in flight at once.
+        // gives it back: as many connections as POSTs are ever in flight at once. Each holds 128 KiB
+        // of buffers, so the POSTs in flight are bounded (--e2e-max-in-flight): on a machine loaded
+        // enough that more would be outstanding (a run at load average 48 had the generator's 1 GiB
+        // heap exhausted by them), a POST waits for a slot, and is counted, instead. Its latency runs
+        // from its scheduled time, so the wait is in it.
         var idle = new ConcurrentLinkedQueue<PlainHttpConnection>();
+        var inFlight = new Semaphore(e2eMaxInFlight);
+        var waited = new AtomicLong();
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             threads.submit(stream);
             opened.await(60, TimeUnit.SECONDS);
@@ -901,8 +921,11 @@ public final class GatewayBench {
                     LockSupport.parkNanos(wait);
                 }
                 threads.submit(() -> {
-                    long sent = System.nanoTime();
-                    String head = "e2e-" + sent + "-";
+                    if (!inFlight.tryAcquire()) {
+                        waited.incrementAndGet();
+                        inFlight.acquire();
+                    }
+                    String head = "e2e-" + due + "-";
                     String value = "\"" + head + pad.substring(Math.min(pad.length(), head.length())) + "\"";
                     String body = "{\"value\":" + value + "}";
                     try {
@@ -911,6 +934,8 @@ public final class GatewayBench {
                         }
                     } catch (IOException e) {
                         failures.incrementAndGet();
+                    } finally {
+                        inFlight.release();
                     }
                     return null;
                 });
@@ -930,6 +955,8 @@ public final class GatewayBench {
         f.put("measured", measured);
         f.put("received", stream.received.get());
         f.put("failed_posts", failures.get());
+        f.put("max_in_flight", e2eMaxInFlight);
+        f.put("posts_that_waited_for_a_slot", waited.get());
         f.put("latency_ms", latencyFigures(latency));
         f.put("latency_us_hdr_histogram", encoded(latency));
         results.put("end_to_end", f);
@@ -944,7 +971,11 @@ public final class GatewayBench {
                         latency.getValueAtPercentile(99) / 1000.0,
                         latency.getValueAtPercentile(99.9) / 1000.0,
                         latency.getMaxValue() / 1000.0,
-                        failures.get() > 0 ? " %d POSTs failed".formatted(failures.get()) : ""));
+                        (failures.get() > 0 ? " %d POSTs failed".formatted(failures.get()) : "")
+                                + (waited.get() > 0
+                                        ? " %d POSTs waited for one of the %d in flight"
+                                                .formatted(waited.get(), e2eMaxInFlight)
+                                        : "")));
     }
 
     // ---- cluster and gateway ------------------------------------------------------------------
