@@ -2,19 +2,15 @@ package io.tributary.systemtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.fail;
 
-import java.io.File;
+import io.tributary.systemtests.DebianTool.Result;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -277,7 +273,7 @@ class DeployFilesTest {
 
     @Test
     void aMissingToolFailsNamingTheDebianPackageToInstall() {
-        assertThatThrownBy(() -> requireOnPath("tributary-no-such-tool", "tributary-no-such-package"))
+        assertThatThrownBy(() -> DebianTool.requireOnPath("tributary-no-such-tool", "tributary-no-such-package"))
                 .isInstanceOf(AssertionError.class)
                 .hasMessageContaining("tributary-no-such-tool is not installed")
                 .hasMessageContaining("apt-get install -y --no-install-recommends tributary-no-such-package");
@@ -326,8 +322,6 @@ class DeployFilesTest {
 
     // ---- running tools ----------------------------------------------------------------------
 
-    record Result(int exitCode, String output) {}
-
     private static List<String> names(JsonNode object) {
         List<String> names = new ArrayList<>();
         object.properties().forEach(e -> names.add(e.getKey()));
@@ -336,39 +330,8 @@ class DeployFilesTest {
 
     /** Runs a command from the repository root; fails clearly when the command is not installed. */
     private Result run(String command, String debianPackage, String... args) {
-        requireOnPath(command, debianPackage);
         List<String> line = new ArrayList<>(List.of(command));
         line.addAll(List.of(args));
-        try {
-            Path output = Files.createTempFile(work, command, ".out");
-            Process process = new ProcessBuilder(line)
-                    .directory(root.toFile())
-                    .redirectErrorStream(true)
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                    .redirectOutput(output.toFile())
-                    .start();
-            if (!process.waitFor(60, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                fail("%s did not finish in 60 s", String.join(" ", line));
-            }
-            return new Result(process.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted running " + line, e);
-        }
-    }
-
-    static void requireOnPath(String command, String debianPackage) {
-        String path = System.getenv().getOrDefault("PATH", "");
-        for (String dir : path.split(File.pathSeparator)) {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, command))) {
-                return;
-            }
-        }
-        fail(
-                "%s is not installed (not on PATH %s). bin/test installs it; by hand: apt-get install -y --no-install-recommends %s",
-                command, path, debianPackage);
+        return DebianTool.run(root, work, debianPackage, line);
     }
 }

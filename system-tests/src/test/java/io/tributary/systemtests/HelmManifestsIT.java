@@ -523,7 +523,7 @@ class HelmManifestsIT {
     @Test
     @Order(7)
     void prometheusWithTheComposeConfigScrapesEveryPodKeepsItsTagsAndEvaluatesTheAlerts() throws Exception {
-        DeployFilesTest.requireOnPath("prometheus", "prometheus");
+        DebianTool.requireOnPath("prometheus", "prometheus");
         Path dir = Files.createDirectories(work.resolve("prometheus"));
         Files.copy(repoRoot.resolve("helm/tributary/files/alerts.yml"), dir.resolve("alerts.yml"));
         YAMLMapper yaml = new YAMLMapper();

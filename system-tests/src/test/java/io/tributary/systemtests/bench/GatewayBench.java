@@ -1,5 +1,6 @@
 package io.tributary.systemtests.bench;
 
+import io.tributary.systemtests.JsonText;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,12 +9,16 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,6 +29,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -73,13 +79,20 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       the last stream has them all) and the peak heap while delivering.
  *   <li>End to end: one stream ({@code from=latest}) while single-record POSTs go out at {@code
  *       --e2e-rate} per second on an open-loop schedule (each POST on its own virtual thread, on an
- *       idle keep-alive connection of the plain client or a new one, or on the JDK client); the
- *       latency of each record from just before its POST to its receipt on the stream (its value
- *       carries the send time, one JVM's {@code nanoTime}).
+ *       idle keep-alive connection of the plain client or a new one, or on the JDK client; at most
+ *       {@code --e2e-max-in-flight} at once, default 1,000, beyond which a POST waits and is
+ *       counted); the latency of each record from its POST's scheduled time (its value carries it,
+ *       one JVM's {@code nanoTime}) to its receipt on the stream.
  * </ol>
  *
  * <p>Arguments are {@code --name=value}; the results are printed as Markdown tables and written to
- * {@code --out}.
+ * {@code --out}, and every figure of every case goes to {@code --json} ({@link JsonText}): per
+ * produce case the counts, the measured seconds, the rates, the latency percentiles in ms and the
+ * whole latency histogram (HdrHistogram's compressed encoding in base64, values in microseconds), and
+ * each process's CPU seconds in the window; per fan-out case the counts, rates and heap readings; the
+ * end-to-end counts, percentiles and histogram; the generator's options, cores, JDK and load average
+ * at the start and the end. {@code bin/bench-ratios} recomputes the ratios {@code
+ * docs/benchmarks.md} states from that file.
  */
 public final class GatewayBench {
 
@@ -105,7 +118,9 @@ public final class GatewayBench {
     private final long sseEvents;
     private final int e2eRate;
     private final Duration e2eDuration;
+    private final int e2eMaxInFlight;
     private final Path out;
+    private final Path json;
 
     private final HttpClient http = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -113,6 +128,9 @@ public final class GatewayBench {
             .build();
     private final Admin admin;
     private final StringBuilder report = new StringBuilder();
+    /** Everything {@code --json} receives, in the order it is measured. */
+    private final Map<String, Object> results = new LinkedHashMap<>();
+
     private final String payload;
     private double nativeMbPerSecond = Double.NaN;
 
@@ -144,7 +162,10 @@ public final class GatewayBench {
         sseEvents = Long.parseLong(o.getOrDefault("sse-events", "200000"));
         e2eRate = Integer.parseInt(o.getOrDefault("e2e-rate", "1000"));
         e2eDuration = Duration.ofSeconds(Long.parseLong(o.getOrDefault("e2e-duration", "20")));
+        e2eMaxInFlight = Integer.parseInt(o.getOrDefault("e2e-max-in-flight", "1000"));
         out = Path.of(o.getOrDefault("out", "gateway-bench.md"));
+        json = Path.of(o.getOrDefault("json", "gateway-bench.json"));
+        results.put("options", new LinkedHashMap<>(o));
         if (recordSize < 64) {
             throw new IllegalArgumentException("--record-size must be at least 64");
         }
@@ -182,9 +203,15 @@ public final class GatewayBench {
     }
 
     private void run() throws Exception {
+        String loadAtStart = loadAverage();
+        var generator = new LinkedHashMap<String, Object>();
+        generator.put("cores", Runtime.getRuntime().availableProcessors());
+        generator.put("jdk", System.getProperty("java.version"));
+        generator.put("load_average_start", loadAtStart);
+        results.put("generator", generator);
         line("Load generator: %d cores, JDK %s; load average at start %s"
                 .formatted(
-                        Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), loadAverage()));
+                        Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"), loadAtStart));
         line("");
         line("### HTTP produce and Kafka's producer (%d-byte records, acks=all, %d partitions)"
                 .formatted(recordSize, partitions));
@@ -208,6 +235,11 @@ public final class GatewayBench {
         row(singleLabel, singleConnections, single);
         row(batchLabel, batchConnections, batch);
         row(nativeLabel, 1, nativeRun);
+        var produce = new LinkedHashMap<String, Object>();
+        produce.put("http_single", produceFigures(singleLabel, singleConnections, single));
+        produce.put("http_batch", produceFigures(batchLabel, batchConnections, batch));
+        produce.put("native", produceFigures(nativeLabel, 1, nativeRun));
+        results.put("produce", produce);
         line("");
         line("Latency is per request (HTTP) or from send() to the acknowledgement (Kafka producer, which"
                 + " queues records in its buffer); MB = 2^20 bytes of record values. HTTP client: %s; JIT"
@@ -233,14 +265,18 @@ public final class GatewayBench {
         cpuRow(batchLabel, batch);
         cpuRow(nativeLabel, nativeRun);
         line("");
+        save();
 
         line("### SSE fan-out (streams from=latest; a Kafka producer writes the records)");
         line("");
         line(
                 "| streams | records | events delivered | events/s | producer records/s | heap after GC, streams open and idle (MiB) | peak heap while delivering (MiB) | streams that failed |");
         line("|---|---|---|---|---|---|---|---|");
+        var fanOut = new LinkedHashMap<String, Object>();
+        results.put("sse", fanOut);
         for (int streams : streamCounts) {
-            sseFanOut(streams);
+            fanOut.put(Integer.toString(streams), sseFanOut(streams));
+            save();
         }
         line("");
 
@@ -251,8 +287,19 @@ public final class GatewayBench {
         settle(List.of());
         endToEnd();
         line("");
-        line("Load average at the end: " + loadAverage());
+        String loadAtEnd = loadAverage();
+        generator.put("load_average_end", loadAtEnd);
+        line("Load average at the end: " + loadAtEnd);
+        save();
+    }
+
+    /**
+     * Writes the tables ({@code --out}) and the figures ({@code --json}) measured so far: a case that
+     * fails or hangs later leaves every earlier case's figures on disk.
+     */
+    private void save() throws IOException {
         Files.writeString(out, report.toString());
+        Files.writeString(json, JsonText.write(results));
     }
 
     // ---- produce ------------------------------------------------------------------------------
@@ -500,6 +547,71 @@ public final class GatewayBench {
                 + (m.failures() > 0 ? " (%d failed)".formatted(m.failures()) : ""));
     }
 
+    /** One produce case's every figure for {@code --json}: counts, rates, latency, CPU. */
+    private static Map<String, Object> produceFigures(String label, int connections, Measured m) {
+        var f = new LinkedHashMap<String, Object>();
+        f.put("label", label);
+        f.put("connections", connections);
+        f.put("requests", m.requests());
+        f.put("records", m.records());
+        f.put("failures", m.failures());
+        f.put("record_bytes", m.size());
+        f.put("seconds", m.seconds());
+        f.put("requests_per_s", m.requests() / m.seconds());
+        f.put("records_per_s", m.records() / m.seconds());
+        f.put("mb_per_s", m.mbPerSecond());
+        f.put("latency_ms", latencyFigures(m.latencyMicros()));
+        f.put("latency_us_hdr_histogram", encoded(m.latencyMicros()));
+        var cpu = new LinkedHashMap<String, Object>();
+        if (m.cpu() != null) {
+            cpu.put("window_seconds", m.cpu().seconds());
+            List<Optional<Duration>> used = m.cpu().used();
+            for (int i = 0; i < CPU_PROCESSES.size(); i++) {
+                cpu.put(CPU_PROCESSES.get(i), cpuFigures(used.get(i), m.cpu().seconds(), m.megabytes()));
+            }
+            cpu.put("total", cpuFigures(total(used), m.cpu().seconds(), m.megabytes()));
+        }
+        f.put("cpu", cpu);
+        return f;
+    }
+
+    /** A process's CPU seconds, cores and ms per MB in a window, or {@code null} without a reading. */
+    private static Map<String, Object> cpuFigures(Optional<Duration> cpu, double seconds, double megabytes) {
+        return cpu.<Map<String, Object>>map(d -> {
+                    var f = new LinkedHashMap<String, Object>();
+                    f.put("cpu_seconds", d.toNanos() / 1e9);
+                    f.put("cores", d.toNanos() / 1e9 / seconds);
+                    f.put("ms_per_mb", d.toNanos() / 1e6 / megabytes);
+                    return f;
+                })
+                .orElse(null);
+    }
+
+    /** A latency histogram's count, mean and percentiles, recorded in microseconds, in milliseconds. */
+    private static Map<String, Object> latencyFigures(Histogram micros) {
+        var f = new LinkedHashMap<String, Object>();
+        f.put("count", micros.getTotalCount());
+        f.put("mean", micros.getMean() / 1000.0);
+        f.put("p50", micros.getValueAtPercentile(50) / 1000.0);
+        f.put("p90", micros.getValueAtPercentile(90) / 1000.0);
+        f.put("p99", micros.getValueAtPercentile(99) / 1000.0);
+        f.put("p99_9", micros.getValueAtPercentile(99.9) / 1000.0);
+        f.put("max", micros.getMaxValue() / 1000.0);
+        return f;
+    }
+
+    /** HdrHistogram's compressed encoding of {@code histogram}, in base64. */
+    private static String encoded(Histogram histogram) {
+        ByteBuffer buffer = ByteBuffer.allocate(histogram.getNeededByteBufferCapacity());
+        int length = histogram.encodeIntoCompressedByteBuffer(buffer);
+        return Base64.getEncoder().encodeToString(Arrays.copyOf(buffer.array(), length));
+    }
+
+    /** The sum of every process's CPU, empty when any reading is missing. */
+    private static Optional<Duration> total(List<Optional<Duration>> used) {
+        return used.stream().reduce(Optional.of(Duration.ZERO), (a, b) -> a.flatMap(x -> b.map(x::plus)));
+    }
+
     private void cpuRow(String label, Measured m) {
         var cells = new StringBuilder("| ").append(label).append(" |");
         double megabytes = m.megabytes();
@@ -507,9 +619,7 @@ public final class GatewayBench {
         for (Optional<Duration> cpu : used) {
             cells.append(cpuCells(cpu, m.cpu().seconds(), megabytes));
         }
-        Optional<Duration> total =
-                used.stream().reduce(Optional.of(Duration.ZERO), (a, b) -> a.flatMap(x -> b.map(x::plus)));
-        cells.append(cpuCells(total, m.cpu().seconds(), megabytes));
+        cells.append(cpuCells(total(used), m.cpu().seconds(), megabytes));
         line(cells.toString());
     }
 
@@ -659,7 +769,8 @@ public final class GatewayBench {
         }
     }
 
-    private void sseFanOut(int streams) throws Exception {
+    /** One fan-out case: its table row, and its figures for {@code --json}. */
+    private Map<String, Object> sseFanOut(int streams) throws Exception {
         String topic = createTopic("bench-sse-" + streams + "-" + System.currentTimeMillis());
         long perStream = Math.max(100, Math.min(50_000, sseEvents / streams));
         awaitActiveStreamsAtMost(0);
@@ -739,6 +850,21 @@ public final class GatewayBench {
             try (var producer = producer()) {
                 producer.send(new ProducerRecord<>(topic, value)).get(60, TimeUnit.SECONDS);
             }
+            var f = new LinkedHashMap<String, Object>();
+            f.put("streams", streams);
+            f.put("records", produced);
+            f.put("events_expected", produced * streams);
+            f.put("events_delivered", delivered);
+            f.put("complete", complete);
+            f.put("seconds", seconds);
+            f.put("events_per_s", delivered / seconds);
+            f.put("producer_seconds", producerSeconds);
+            f.put("producer_records_per_s", produced / producerSeconds);
+            f.put("idle_heap_after_gc_mib", idleHeap);
+            f.put("peak_heap_mib", peakHeap[0]);
+            f.put("failed_streams", failedStreams);
+            f.put("first_failure", failedStreams > 0 ? firstFailure(clients) : null);
+            return f;
         }
     }
 
@@ -778,8 +904,14 @@ public final class GatewayBench {
         URI produce = URI.create(gateway + "/v1/topics/" + topic + "/records");
         String pad = payload.substring(1, payload.length() - 1);
         // With the plain client, each POST borrows an idle keep-alive connection (or opens one) and
-        // gives it back: as many connections as POSTs are ever in flight at once.
+        // gives it back: as many connections as POSTs are ever in flight at once. Each holds 128 KiB
+        // of buffers, so the POSTs in flight are bounded (--e2e-max-in-flight): on a machine loaded
+        // enough that more would be outstanding (a run at load average 48 had the generator's 1 GiB
+        // heap exhausted by them), a POST waits for a slot, and is counted, instead. Its latency runs
+        // from its scheduled time, so the wait is in it.
         var idle = new ConcurrentLinkedQueue<PlainHttpConnection>();
+        var inFlight = new Semaphore(e2eMaxInFlight);
+        var waited = new AtomicLong();
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             threads.submit(stream);
             opened.await(60, TimeUnit.SECONDS);
@@ -789,8 +921,11 @@ public final class GatewayBench {
                     LockSupport.parkNanos(wait);
                 }
                 threads.submit(() -> {
-                    long sent = System.nanoTime();
-                    String head = "e2e-" + sent + "-";
+                    if (!inFlight.tryAcquire()) {
+                        waited.incrementAndGet();
+                        inFlight.acquire();
+                    }
+                    String head = "e2e-" + due + "-";
                     String value = "\"" + head + pad.substring(Math.min(pad.length(), head.length())) + "\"";
                     String body = "{\"value\":" + value + "}";
                     try {
@@ -799,6 +934,8 @@ public final class GatewayBench {
                         }
                     } catch (IOException e) {
                         failures.incrementAndGet();
+                    } finally {
+                        inFlight.release();
                     }
                     return null;
                 });
@@ -812,6 +949,17 @@ public final class GatewayBench {
             stream.close();
         }
         idle.forEach(PlainHttpConnection::close);
+        var f = new LinkedHashMap<String, Object>();
+        f.put("rate_per_s", e2eRate);
+        f.put("sent", total);
+        f.put("measured", measured);
+        f.put("received", stream.received.get());
+        f.put("failed_posts", failures.get());
+        f.put("max_in_flight", e2eMaxInFlight);
+        f.put("posts_that_waited_for_a_slot", waited.get());
+        f.put("latency_ms", latencyFigures(latency));
+        f.put("latency_us_hdr_histogram", encoded(latency));
+        results.put("end_to_end", f);
         line("| %d/s | %d (%d measured) | %d | %.1f | %.1f | %.1f | %.1f | %.1f |%s"
                 .formatted(
                         e2eRate,
@@ -823,7 +971,11 @@ public final class GatewayBench {
                         latency.getValueAtPercentile(99) / 1000.0,
                         latency.getValueAtPercentile(99.9) / 1000.0,
                         latency.getMaxValue() / 1000.0,
-                        failures.get() > 0 ? " %d POSTs failed".formatted(failures.get()) : ""));
+                        (failures.get() > 0 ? " %d POSTs failed".formatted(failures.get()) : "")
+                                + (waited.get() > 0
+                                        ? " %d POSTs waited for one of the %d in flight"
+                                                .formatted(waited.get(), e2eMaxInFlight)
+                                        : "")));
     }
 
     // ---- cluster and gateway ------------------------------------------------------------------

@@ -1,5 +1,6 @@
 package io.tributary.systemtests.chaos;
 
+import io.tributary.systemtests.JsonText;
 import java.io.BufferedWriter;
 import java.io.Closeable;
 import java.io.IOException;
@@ -74,40 +75,15 @@ public final class HistoryWriter implements Closeable {
     }
 
     static String toJson(Operation o) {
-        return "{\"process\":" + quote(o.process())
-                + ",\"type\":" + quote(o.type().name())
-                + ",\"phase\":" + quote(o.phase().name())
+        return "{\"process\":" + JsonText.quote(o.process())
+                + ",\"type\":" + JsonText.quote(o.type().name())
+                + ",\"phase\":" + JsonText.quote(o.phase().name())
                 + ",\"partition\":" + o.partition()
                 + ",\"offset\":" + o.offset()
-                + ",\"value\":" + quote(o.value())
+                + ",\"value\":" + JsonText.quote(o.value())
                 + ",\"epoch\":" + o.leaderEpoch()
                 + ",\"nanos\":" + o.nanos()
-                + ",\"error\":" + quote(o.error())
+                + ",\"error\":" + JsonText.quote(o.error())
                 + "}";
-    }
-
-    private static String quote(String s) {
-        if (s == null) {
-            return "null";
-        }
-        var b = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        b.append("\\u%04x".formatted((int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
-        }
-        return b.append('"').toString();
     }
 }
