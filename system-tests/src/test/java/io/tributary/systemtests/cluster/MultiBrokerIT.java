@@ -440,7 +440,6 @@ class MultiBrokerIT {
         try (ExecutorService runners = Executors.newVirtualThreadPerTaskExecutor()) {
             for (ClusterTarget target : targets.all()) {
                 runs.put(target.kind().name(), runners.submit(() -> runOn(target, scenario)));
-                hints.put(target.kind().name(), target.logsHint());
             }
             for (var run : runs.entrySet()) {
                 try {
@@ -451,6 +450,7 @@ class MultiBrokerIT {
                 }
             }
         }
+        targets.all().forEach(target -> hints.put(target.kind().name(), target.logsHint()));
         List<String> kafka = transcripts.get("KAFKA");
         List<String> tributary = transcripts.get("TRIBUTARY");
         if (!kafka.equals(expected)) {
