@@ -217,6 +217,40 @@ public final class ScriptedCluster {
     }
 
     /**
+     * {@code bin/tributary up} with {@code shape} (e.g. {@code --coordinators 3 --brokers 3}), the
+     * data under the work directory and the logs in {@link #logsDir()}; returns once every process
+     * is ready. When it fails, everything it started is stopped and the work directory deleted
+     * ({@link #downAndDeleteWork()}) before the exception, which carries the script's output.
+     */
+    public void upOrClean(String... shape) {
+        List<String> args = new ArrayList<>(List.of("up"));
+        args.addAll(List.of(shape));
+        args.addAll(List.of("--data", workDir.resolve("data").toString(), "--logs", logsDir.toString()));
+        Result up = run(args.toArray(String[]::new));
+        if (up.exitCode() != 0) {
+            downAndDeleteWork();
+            throw new IllegalStateException("bin/tributary up failed (exit " + up.exitCode() + "):\n" + up.output());
+        }
+    }
+
+    /**
+     * {@link #downAndKillLeftovers()}, then deletes the work directory (run state and whatever data
+     * the cluster kept there); the logs, under {@code target/}, stay.
+     */
+    public void downAndDeleteWork() {
+        try {
+            downAndKillLeftovers();
+        } finally {
+            try (Stream<Path> paths = Files.walk(workDir)) {
+                paths.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(p -> p.toFile().delete());
+            } catch (IOException ignored) {
+                // a temporary directory left behind is harmless
+            }
+        }
+    }
+
+    /**
      * Alive: /proc/PID exists, is not a zombie (this machine's init may be slow to reap), and still
      * has the command line it had when the test first saw it, so a reused PID does not count.
      */

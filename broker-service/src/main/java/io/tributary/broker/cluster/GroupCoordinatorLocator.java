@@ -70,6 +70,13 @@ public final class GroupCoordinatorLocator {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition looked = lock.newCondition();
     private Known known;
+    /**
+     * The answer of the latest finished lookup, never forgotten: what a caller that waited for a
+     * lookup gets, even if {@link #invalidate()} cleared {@link #known} between the lookup's end
+     * and the caller's wake-up (the wait releases the lock).
+     */
+    private Lookup latest;
+
     private boolean refreshing;
     private long lookups;
 
@@ -99,7 +106,7 @@ public final class GroupCoordinatorLocator {
                 remainingNanos = looked.awaitNanos(remainingNanos);
             }
             if (lookups != before) {
-                return known.lookup();
+                return latest;
             }
             return new Lookup.NotAvailable("the coordinators' control plane did not name a group coordinator within "
                     + config.maxWait().toMillis() + " ms");
@@ -151,6 +158,7 @@ public final class GroupCoordinatorLocator {
         lock.lock();
         try {
             known = new Known(lookup, clock.instant());
+            latest = lookup;
             refreshing = false;
             lookups++;
             looked.signalAll();

@@ -33,6 +33,9 @@ class GroupCoordinatorLocatorTest {
 
     private final CountDownLatch release = new CountDownLatch(1);
 
+    /** The locator of the race test, which its clock needs to reach. */
+    private GroupCoordinatorLocator racing;
+
     @AfterEach
     void releaseBlockedLookups() {
         release.countDown();
@@ -60,6 +63,37 @@ class GroupCoordinatorLocatorTest {
         assertThat(locator.lookup()).as("served stale, refresh started").isEqualTo(new Lookup.Found(C0));
         await().atMost(WAIT).until(() -> controlPlane.groupCoordinatorLookups() == 2);
         await().atMost(WAIT).until(() -> locator.lookup().equals(new Lookup.Found(C1)));
+    }
+
+    /**
+     * A caller waiting for a lookup gets that lookup's answer even when another connection's
+     * {@link GroupCoordinatorLocator#invalidate()} (a forward that failed during a coordinator
+     * failover) takes the lock between the lookup's end and the caller's wake-up. The clock the
+     * lookup reads under the lock holds it until the invalidating thread is queued on it, so the
+     * invalidation runs first, every time. (It was a NullPointerException, which the broker answered
+     * UNKNOWN_SERVER_ERROR, and a KIP-848 consumer fails for good on that heartbeat answer: seen by
+     * MultiBrokerIT's group coordinator failover.)
+     */
+    @Test
+    void aWaitingCallerGetsTheLookupsAnswerEvenIfAnInvalidationCameFirst() throws Exception {
+        controlPlane.groupCoordinator(Optional.of(C0));
+        Thread[] invalidator = new Thread[1];
+        InstantSource racingClock = () -> {
+            if (Thread.currentThread().getName().equals("group-coordinator-lookup") && invalidator[0] == null) {
+                invalidator[0] = new Thread(() -> racing.invalidate(), "invalidator");
+                invalidator[0].start();
+                await().atMost(WAIT).until(() -> invalidator[0].getState() == Thread.State.WAITING);
+            }
+            return now.get();
+        };
+        racing = new GroupCoordinatorLocator(
+                controlPlane,
+                racingClock,
+                new GroupCoordinatorLocator.Config(Duration.ofSeconds(2), Duration.ofSeconds(30), WAIT));
+
+        assertThat(racing.lookup()).isEqualTo(new Lookup.Found(C0));
+        invalidator[0].join(WAIT.toMillis());
+        assertThat(invalidator[0].isAlive()).as("the invalidation ran").isFalse();
     }
 
     @Test

@@ -1,31 +1,26 @@
 package io.tributary.systemtests.kafka;
 
 import io.tributary.common.testing.KafkaBroker;
+import java.util.HashMap;
 import java.util.Map;
 
 /** A real Apache Kafka broker (KRaft, single node, node id 1) as a child JVM: the reference. */
 final class ApacheKafkaTarget implements KafkaTarget {
 
     private final KafkaBroker broker;
-    private GatewayProcess gateway;
+    private final LazyGateway gateway;
 
     private ApacheKafkaTarget(KafkaBroker broker) {
         this.broker = broker;
+        this.gateway = new LazyGateway(broker::bootstrapServers, "kafka-target-kafka-gateway.log");
     }
 
     static ApacheKafkaTarget start() throws Exception {
         // Kafka's defaults otherwise (message.max.bytes 1 MiB, 6-partition topics made by the tests);
         // 2 partitions for the auto-created internal topics keeps the start quick on 2 cores.
-        // Consumer groups (KIP-848): a 1 s heartbeat and a 10 s session (Kafka's are 5 s and 45 s,
-        // with minimums of 5 s and 45 s) so that ConsumerGroupIT's crashed member expires and the
-        // group settles after each change in seconds. 10 s still leaves a static member that
-        // closes time to come back before its partitions are given away.
-        return new ApacheKafkaTarget(KafkaBroker.start(Map.of(
-                "offsets.topic.num.partitions", "2",
-                "group.consumer.min.heartbeat.interval.ms", "500",
-                "group.consumer.heartbeat.interval.ms", "1000",
-                "group.consumer.min.session.timeout.ms", "3000",
-                "group.consumer.session.timeout.ms", "10000")));
+        Map<String, String> settings = new HashMap<>(KafkaTargets.KAFKA_GROUP_SETTINGS);
+        settings.put("offsets.topic.num.partitions", "2");
+        return new ApacheKafkaTarget(KafkaBroker.start(settings));
     }
 
     @Override
@@ -45,29 +40,19 @@ final class ApacheKafkaTarget implements KafkaTarget {
 
     /** The gateway in front of this broker, started on first use (only the gateway tests need it). */
     @Override
-    public synchronized String gatewayUrl() {
-        if (gateway == null) {
-            try {
-                gateway = GatewayProcess.start(bootstrapServers(), "kafka-target-kafka-gateway.log");
-            } catch (Exception e) {
-                throw new IllegalStateException("could not start a gateway in front of " + this + ": " + e, e);
-            }
-        }
+    public String gatewayUrl() {
         return gateway.url();
     }
 
     @Override
     public synchronized String logsHint() {
-        return "Apache Kafka (pid " + broker.pid() + ") logs in " + broker.home()
-                + (gateway == null ? "" : "; " + gateway + " logs in " + gateway.logFile());
+        return "Apache Kafka (pid " + broker.pid() + ") logs in " + broker.home() + gateway.logsHint();
     }
 
     @Override
     public synchronized void close() {
         try {
-            if (gateway != null) {
-                gateway.close();
-            }
+            gateway.close();
         } finally {
             broker.close();
         }

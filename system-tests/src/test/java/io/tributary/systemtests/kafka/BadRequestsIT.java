@@ -22,7 +22,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
-import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
@@ -32,8 +31,6 @@ import org.apache.kafka.common.requests.InitProducerIdRequest;
 import org.apache.kafka.common.requests.InitProducerIdResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
-import org.apache.kafka.common.requests.ProduceRequest;
-import org.apache.kafka.common.requests.ProduceResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -301,29 +298,7 @@ class BadRequestsIT {
     /** Sends {@code records} to {@code partition} with acks=all and returns the partition's answer. */
     static ProduceResponseData.PartitionProduceResponse produce(
             RawKafka raw, String topic, Uuid topicId, int partition, MemoryRecords records) throws Exception {
-        short version = raw.version(ApiKeys.PRODUCE);
-        var topicData = new ProduceRequestData.TopicProduceData()
-                .setPartitionData(List.of(new ProduceRequestData.PartitionProduceData()
-                        .setIndex(partition)
-                        .setRecords(records)));
-        if (version >= 13) {
-            topicData.setTopicId(topicId);
-        } else {
-            topicData.setName(topic);
-        }
-        var data = new ProduceRequestData()
-                .setAcks((short) -1)
-                .setTimeoutMs(10_000)
-                .setTopicData(new ProduceRequestData.TopicProduceDataCollection(
-                        List.of(topicData).iterator()));
-        ProduceResponse response = raw.connection()
-                .roundTrip(new ProduceRequest.Builder(version, version, data).build(version), ProduceResponse.class);
-        List<ProduceResponseData.PartitionProduceResponse> partitions = response.data().responses().stream()
-                .flatMap(t -> t.partitionResponses().stream())
-                .toList();
-        assertThat(partitions).as("partition responses in %s", response.data()).hasSize(1);
-        assertThat(partitions.getFirst().index()).isEqualTo(partition);
-        return partitions.getFirst();
+        return raw.produce(topic, topicId, partition, (short) -1, records);
     }
 
     private static SimpleRecord record(String value) {

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * just before the start); log in {@code target/<logName>}. {@link #close()} stops it by its PID
  * (SIGTERM, then SIGKILL), also from a shutdown hook.
  */
-final class GatewayProcess implements AutoCloseable {
+public final class GatewayProcess implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(GatewayProcess.class);
 
@@ -43,7 +43,8 @@ final class GatewayProcess implements AutoCloseable {
     }
 
     /** Starts the gateway against {@code bootstrapServers} and waits until it reports ready. */
-    static GatewayProcess start(String bootstrapServers, String logName) throws IOException, InterruptedException {
+    public static GatewayProcess start(String bootstrapServers, String logName)
+            throws IOException, InterruptedException {
         Path repoRoot = Path.of(System.getProperty("tributary.repo.root", ".."))
                 .toAbsolutePath()
                 .normalize();
@@ -84,15 +85,17 @@ final class GatewayProcess implements AutoCloseable {
     }
 
     /** {@code http://127.0.0.1:<port>}. */
-    String url() {
+    public String url() {
         return "http://127.0.0.1:" + port;
     }
 
-    long pid() {
+    /** The gateway process's id. */
+    public long pid() {
         return process.pid();
     }
 
-    Path logFile() {
+    /** Where the gateway's output goes. */
+    public Path logFile() {
         return logFile;
     }
 

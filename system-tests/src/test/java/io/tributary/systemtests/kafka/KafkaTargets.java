@@ -52,6 +52,19 @@ public final class KafkaTargets implements BeforeAllCallback {
         }
     }
 
+    /**
+     * The consumer-group settings of every Apache Kafka reference (KIP-848 groups): a 1 s heartbeat
+     * and a 10 s session (Kafka's are 5 s and 45 s, with minimums of 5 s and 45 s), so that a crashed
+     * member expires and a group settles after each change in seconds. 10 s still leaves a static
+     * member that closes time to come back before its partitions are given away. The Tributary
+     * targets set the same on their coordinators ({@code tributary.coordinator.groups.*}).
+     */
+    public static final Map<String, String> KAFKA_GROUP_SETTINGS = Map.of(
+            "group.consumer.min.heartbeat.interval.ms", "500",
+            "group.consumer.heartbeat.interval.ms", "1000",
+            "group.consumer.min.session.timeout.ms", "3000",
+            "group.consumer.session.timeout.ms", "10000");
+
     private static final Map<Kind, KafkaTarget> started = new EnumMap<>(Kind.class);
     private static final Map<Kind, RuntimeException> failed = new EnumMap<>(Kind.class);
 

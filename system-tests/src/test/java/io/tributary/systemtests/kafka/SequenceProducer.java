@@ -21,7 +21,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * #TICK_MS} ms from a scheduler thread, with an idempotent {@code acks=all} producer, until {@link
  * #stop()}. Remembers every acknowledged value and the end offset of each partition.
  */
-final class SequenceProducer implements AutoCloseable {
+public final class SequenceProducer implements AutoCloseable {
 
     /** Records sent per tick: about 500 records/s, enough to keep every member busy. */
     static final int RECORDS_PER_TICK = 10;
@@ -41,8 +41,11 @@ final class SequenceProducer implements AutoCloseable {
     private final Map<Long, String> failures = new ConcurrentHashMap<>();
     private final BackgroundFailures background;
 
-    /** A producer whose ticks report what they throw to {@code background}. */
-    SequenceProducer(KafkaTarget target, String topic, BackgroundFailures background) {
+    /**
+     * A producer for {@code topic} of {@code target} whose ticks report what they throw to {@code
+     * background}; nothing is sent before {@link #start()}.
+     */
+    public SequenceProducer(KafkaTarget target, String topic, BackgroundFailures background) {
         this.topic = topic;
         this.background = background;
         this.producer = Clients.producer(
@@ -53,7 +56,8 @@ final class SequenceProducer implements AutoCloseable {
                         ProducerConfig.LINGER_MS_CONFIG, "5"));
     }
 
-    void start() {
+    /** Starts sending, from a scheduler thread. */
+    public void start() {
         scheduler.scheduleWithFixedDelay(this::tick, 0, TICK_MS, TimeUnit.MILLISECONDS);
     }
 
@@ -86,7 +90,7 @@ final class SequenceProducer implements AutoCloseable {
     }
 
     /** Stops sending and waits for every send's answer; fails if a tick failed or did not end. */
-    void stop() throws InterruptedException {
+    public void stop() throws InterruptedException {
         scheduler.shutdown();
         if (!scheduler.awaitTermination(Clients.PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
             background.report(
@@ -96,28 +100,31 @@ final class SequenceProducer implements AutoCloseable {
         background.check();
     }
 
-    long sent() {
+    /** How many values were handed to the producer so far. */
+    public long sent() {
         return next.get();
     }
 
-    Set<Long> acknowledged() {
+    /** The values the cluster acknowledged so far. */
+    public Set<Long> acknowledged() {
         return Set.copyOf(acknowledged);
     }
 
     /** Each partition's end offset as the producer was told (the last acknowledged offset + 1). */
-    Map<Integer, Long> endOffsets() {
+    public Map<Integer, Long> endOffsets() {
         return new TreeMap<>(endOffsets);
     }
 
     /** Failed sends, value to error (a few shown). */
-    List<String> failures() {
+    public List<String> failures() {
         return failures.entrySet().stream()
                 .limit(5)
                 .map(e -> e.getKey() + ": " + e.getValue())
                 .toList();
     }
 
-    int failureCount() {
+    /** How many sends failed. */
+    public int failureCount() {
         return failures.size();
     }
 

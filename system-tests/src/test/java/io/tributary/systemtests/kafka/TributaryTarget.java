@@ -1,12 +1,10 @@
 package io.tributary.systemtests.kafka;
 
 import io.tributary.systemtests.ScriptedCluster;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -14,7 +12,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -67,14 +64,12 @@ final class TributaryTarget implements KafkaTarget {
 
     private final KafkaTargets.Kind kind;
     private final ScriptedCluster cluster;
-    private final Path work;
     private final Map<Integer, Integer> allBrokerPorts;
     private volatile Set<Integer> stopped = Set.of();
 
-    private TributaryTarget(KafkaTargets.Kind kind, ScriptedCluster cluster, Path work) {
+    private TributaryTarget(KafkaTargets.Kind kind, ScriptedCluster cluster) {
         this.kind = kind;
         this.cluster = cluster;
-        this.work = work;
         Map<Integer, Integer> ports = new LinkedHashMap<>();
         for (int i = 0; i < BROKERS; i++) {
             ports.put(i, 9092 + i + cluster.portOffset());
@@ -105,21 +100,8 @@ final class TributaryTarget implements KafkaTarget {
                 "kafka-target-" + kind.name().toLowerCase(Locale.ROOT).replace('_', '-') + "-logs",
                 basePorts,
                 Map.of("TRIBUTARY_JAVA_OPTS", javaOptions));
-        var target = new TributaryTarget(kind, cluster, work);
-        ScriptedCluster.Result up = cluster.run(
-                "up",
-                "--coordinators",
-                "1",
-                "--brokers",
-                Integer.toString(BROKERS),
-                "--data",
-                work.resolve("data").toString(),
-                "--logs",
-                cluster.logsDir().toString());
-        if (up.exitCode() != 0) {
-            target.close();
-            throw new IllegalStateException("bin/tributary up failed (exit " + up.exitCode() + "):\n" + up.output());
-        }
+        var target = new TributaryTarget(kind, cluster);
+        cluster.upOrClean("--coordinators", "1", "--brokers", Integer.toString(BROKERS));
         target.awaitBrokersInMetadata();
         if (degraded) {
             try {
@@ -250,15 +232,7 @@ final class TributaryTarget implements KafkaTarget {
 
     @Override
     public void close() {
-        try {
-            cluster.downAndKillLeftovers();
-        } finally {
-            try (Stream<Path> paths = Files.walk(work)) {
-                paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            } catch (IOException ignored) {
-                // a temporary directory left behind is harmless
-            }
-        }
+        cluster.downAndDeleteWork();
     }
 
     @Override
