@@ -20,6 +20,7 @@ import io.tributary.broker.log.index.IndexStore;
 import io.tributary.common.protocol.ConnectionInfo;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.testing.SimulationCoverage;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -67,6 +68,7 @@ import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -134,8 +136,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       in the sense above.
  * </ul>
  *
- * The seed and the last events are in every failure message; pin the seed in {@link #cases} to
- * reproduce.
+ * Every fault generator must have acted over the seeds ({@link #COVERAGE}: crashes, torn writes,
+ * clean stops, restarts, lost control-plane messages and AlterPartition calls, lost fetches, cut
+ * links, leader changes, fencings). The seed and the last events are in every failure message; pin
+ * the seed in {@link #cases} to reproduce.
  */
 class ReplicationSimulationTest {
 
@@ -183,6 +187,46 @@ class ReplicationSimulationTest {
      */
     static final int SEEDS = Integer.getInteger("replication.simulation.seeds", 12);
 
+    /** The runs of the default seeds, for which {@link #COVERAGE}'s minimums are stated. */
+    static final int DEFAULT_RUNS = 12 + 12 / 3;
+
+    static final String CRASHES = "crashes";
+    static final String TORN_WRITES = "torn writes";
+    static final String CLEAN_STOPS = "clean stops";
+    static final String RESTARTS = "restarts";
+    static final String LOST_MESSAGES = "control-plane messages lost";
+    static final String LOST_ALTER_REQUESTS = "AlterPartition requests lost";
+    static final String LOST_ALTER_ANSWERS = "AlterPartition answers lost";
+    static final String LOST_FETCHES = "fetcher requests or answers lost";
+    static final String CUT_FROM_COORDINATORS = "brokers cut off from the coordinators";
+    static final String CUT_LINKS = "links cut";
+    static final String LEADER_CHANGES = "new leader epochs";
+    static final String FENCINGS = "fencings";
+
+    /**
+     * Minimums over the default 16 seeds, about half of what they give (printed after the run); with
+     * another {@code replication.simulation.seeds} they are not checked. An AlterPartition answer is
+     * lost only when the call was committed, which few are: the 16 seeds lose 3 (minimum 1).
+     */
+    static final SimulationCoverage COVERAGE = new SimulationCoverage("ReplicationSimulationTest", DEFAULT_RUNS)
+            .require(CRASHES, 80)
+            .require(TORN_WRITES, 30)
+            .require(CLEAN_STOPS, 25)
+            .require(RESTARTS, 110)
+            .require(LOST_MESSAGES, 220)
+            .require(LOST_ALTER_REQUESTS, 17)
+            .require(LOST_ALTER_ANSWERS, 1)
+            .require(LOST_FETCHES, 100)
+            .require(CUT_FROM_COORDINATORS, 135)
+            .require(CUT_LINKS, 95)
+            .require(LEADER_CHANGES, 50)
+            .require(FENCINGS, 120);
+
+    @AfterAll
+    static void checkCoverage() {
+        COVERAGE.check();
+    }
+
     static Stream<Arguments> cases() {
         Stream<Arguments> three =
                 Stream.iterate(0, i -> i + 1).limit(SEEDS).map(i -> Arguments.of(0x51a0_0000L + 7919L * i, 3));
@@ -200,6 +244,7 @@ class ReplicationSimulationTest {
             sim.heal(HEAL_STEPS);
             sim.converge(CONVERGE_STEPS);
             sim.assertItDidSomething();
+            COVERAGE.completed(sim.tally);
         }
     }
 
@@ -242,7 +287,8 @@ class ReplicationSimulationTest {
 
         final List<Map.Entry<Long, List<String>>> toVerify = new ArrayList<>();
 
-        // What happened (the run must have done something).
+        // What happened (the run must have done something; the faults are summed in COVERAGE).
+        final SimulationCoverage.Tally tally = COVERAGE.tally();
         int acksAllAcknowledged;
         final Map<String, Integer> acksAllFailed = new TreeMap<>();
         int acksOneAcknowledged;
@@ -452,6 +498,9 @@ class ReplicationSimulationTest {
             } else if (roll < 98) {
                 int id = random.nextInt(brokers.size());
                 cutFromCoordinator[id] = !cutFromCoordinator[id];
+                if (cutFromCoordinator[id]) {
+                    tally.count(CUT_FROM_COORDINATORS);
+                }
                 note("broker " + id + (cutFromCoordinator[id] ? " cut off from" : " reconnected to")
                         + " the coordinators");
             } else {
@@ -460,6 +509,9 @@ class ReplicationSimulationTest {
                 if (a != b) {
                     linkCut[a][b] = !linkCut[a][b];
                     linkCut[b][a] = linkCut[a][b];
+                    if (linkCut[a][b]) {
+                        tally.count(CUT_LINKS);
+                    }
                     note("link " + a + "-" + b + (linkCut[a][b] ? " cut" : " mended"));
                 }
             }
@@ -506,6 +558,7 @@ class ReplicationSimulationTest {
         /** A message that may be lost. */
         void send(String what, Runnable action) {
             if (random.nextInt(100) < MESSAGE_DROP_PERCENT) {
+                tally.count(LOST_MESSAGES);
                 note("lost: " + what);
                 return;
             }
@@ -679,6 +732,7 @@ class ReplicationSimulationTest {
 
         void crash(SimBroker broker, boolean clean) throws IOException {
             crashes++;
+            tally.count(clean ? CLEAN_STOPS : CRASHES);
             abandonWaiting(broker);
             // A write can be in progress (and torn) only in a log this incarnation opened.
             boolean writing = !broker.replicas.partitions().isEmpty();
@@ -712,6 +766,7 @@ class ReplicationSimulationTest {
                 byte[] torn = new byte[1 + random.nextInt(90)];
                 random.nextBytes(torn);
                 Files.write(active.get(), torn, StandardOpenOption.APPEND);
+                tally.count(TORN_WRITES);
                 note("broker " + broker.id + ": " + torn.length + " torn bytes after the last batch");
             }
         }
@@ -719,6 +774,7 @@ class ReplicationSimulationTest {
         void restart(SimBroker broker) {
             broker.incarnation = newIncarnation();
             broker.start();
+            tally.count(RESTARTS);
             note("broker " + broker.id + " restarts as " + broker.incarnation);
             broker.register();
         }
@@ -751,6 +807,7 @@ class ReplicationSimulationTest {
         ControlPlane.PartitionWrite alterPartitionAtCoordinators(
                 int from, int leaderId, int leaderEpoch, int partitionEpoch, List<Integer> isr) {
             if (alterOutcome == AlterOutcome.REQUEST_LOST) {
+                tally.count(LOST_ALTER_REQUESTS);
                 note("AlterPartition " + isr + " from " + from + ": request lost");
                 throw new ControlPlaneException(ControlPlaneException.Kind.UNAVAILABLE, "request timed out");
             }
@@ -765,6 +822,7 @@ class ReplicationSimulationTest {
                     + (alterOutcome == AlterOutcome.ANSWER_LOST ? " (answer lost)" : ""));
             publish();
             if (alterOutcome == AlterOutcome.ANSWER_LOST) {
+                tally.count(LOST_ALTER_ANSWERS);
                 throw new ControlPlaneException(ControlPlaneException.Kind.UNAVAILABLE, "answer lost");
             }
             return write;
@@ -1082,7 +1140,9 @@ class ReplicationSimulationTest {
                     + "; crashes " + crashes + "; fetch failures " + fetchFailures + "; leader epochs "
                     + leaderOfEpoch.size() + "; ISR/leader changes "
                     + coordinator.changes().size();
-            System.out.println("seed " + seed + " (" + brokers.size() + " brokers): " + stats);
+            tally.add(LEADER_CHANGES, Math.max(0, leaderOfEpoch.size() - 1));
+            tally.add(FENCINGS, coordinator.fencings());
+            System.out.println("seed " + seed + " (" + brokers.size() + " brokers): " + stats + "; faults " + tally);
             if (acksAllAcknowledged == 0 || committed.isEmpty() || leaderOfEpoch.size() < 2) {
                 throw failure("the run proved little: " + stats);
             }
@@ -1341,11 +1401,13 @@ class ReplicationSimulationTest {
             }
             if (sim.random.nextInt(100) < REQUEST_LOSS_PERCENT) {
                 closed = true;
+                sim.tally.count(LOST_FETCHES);
                 throw new IOException(request.apiKey() + " " + from.id + " -> " + to.id + " lost on the way");
             }
             AbstractResponse response = sim.roundTrip(to.handler(request.apiKey()), request);
             if (sim.random.nextInt(100) < REQUEST_LOSS_PERCENT) {
                 closed = true;
+                sim.tally.count(LOST_FETCHES);
                 throw new IOException(request.apiKey() + " answer " + to.id + " -> " + from.id + " lost");
             }
             return response;

@@ -57,6 +57,7 @@ final class SimulatedCoordinator {
     private final TreeMap<Integer, Broker> brokers = new TreeMap<>();
     private final Map<Integer, Session> sessions = new HashMap<>();
     private final Map<Integer, Long> unfencedSinceMs = new HashMap<>();
+    private int fencings;
     private PartitionInfo partition;
     private long version = 1;
     private final List<String> changes = new ArrayList<>();
@@ -85,6 +86,11 @@ final class SimulatedCoordinator {
 
     PartitionInfo partition() {
         return partition;
+    }
+
+    /** How many times an unfenced broker was fenced (its session expired, or it registered again). */
+    int fencings() {
+        return fencings;
     }
 
     /** The leader changes and ISR changes so far, in order (for failure messages). */
@@ -127,6 +133,7 @@ final class SimulatedCoordinator {
         }
         if (old != null && !old.fenced()) {
             withBrokerFenced(id);
+            fencings++;
         }
         brokers.put(id, new Broker(id, incarnation, true));
         version++;
@@ -182,6 +189,7 @@ final class SimulatedCoordinator {
         for (int id : expired) {
             Broker b = brokers.get(id);
             withBrokerFenced(id);
+            fencings++;
             brokers.put(id, new Broker(id, b.incarnation(), true));
             version++;
         }
