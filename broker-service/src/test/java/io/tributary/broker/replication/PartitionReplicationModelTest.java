@@ -10,6 +10,7 @@ import io.tributary.broker.cluster.TopicInfo;
 import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.ProducerStateConfig;
 import io.tributary.broker.log.index.IndexStore;
+import io.tributary.common.testing.SimulationCoverage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +26,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -35,8 +37,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * stale or loses, and late images. After every step: the high watermark never goes back, never
  * passes the log end or any (committed or proposed) ISR member's log end; the leader is in the ISR;
  * the ISR the partition uses is the coordinator's committed one; and a follower that is caught up at
- * every step is never proposed out. The seed is in every failure message; pin it in {@link #seeds}
- * to reproduce.
+ * every step is never proposed out. Every kind of answer must have happened over the seeds ({@link
+ * #COVERAGE}: committed shrinks and expansions, stale and lost proposals, late images, the erratic
+ * follower going away). The seed is in every failure message; pin it in {@link #seeds} to
+ * reproduce.
  */
 class PartitionReplicationModelTest {
 
@@ -49,6 +53,27 @@ class PartitionReplicationModelTest {
 
     static LongStream seeds() {
         return LongStream.range(0, 12).map(i -> 0x5eed0000L + i * 7919);
+    }
+
+    static final String SHRINKS = "committed ISR shrinks";
+    static final String EXPANSIONS = "committed ISR expansions";
+    static final String STALE = "proposals refused as stale";
+    static final String LOST = "proposals lost";
+    static final String LATE_IMAGES = "late images";
+    static final String AWAY = "times the erratic follower went away";
+
+    /** Minimums over the 12 seeds, about half of what they give (printed after the run). */
+    static final SimulationCoverage COVERAGE = new SimulationCoverage("PartitionReplicationModelTest", seeds().count())
+            .require(SHRINKS, 25)
+            .require(EXPANSIONS, 24)
+            .require(STALE, 12)
+            .require(LOST, 19)
+            .require(LATE_IMAGES, 860)
+            .require(AWAY, 140);
+
+    @AfterAll
+    static void checkCoverage() {
+        COVERAGE.check();
     }
 
     @ParameterizedTest
@@ -76,10 +101,14 @@ class PartitionReplicationModelTest {
             boolean away = false;
             int isrChanges = 0;
             List<String> proposals = new ArrayList<>();
+            SimulationCoverage.Tally tally = COVERAGE.tally();
             for (int step = 0; step < STEPS; step++) {
                 String where = "seed " + seed + ", step " + step;
                 if (random.nextInt(30) == 0) {
                     away = !away; // follower 2 goes away (stops fetching) or comes back
+                    if (away) {
+                        tally.count(AWAY);
+                    }
                 }
                 int action = random.nextInt(10);
                 if (action <= 2) {
@@ -115,6 +144,7 @@ class PartitionReplicationModelTest {
                     int outcome = Math.max(0, random.nextInt(5) - 2); // 0 commit (3 in 5), 1 stale, 2 lost
                     boolean current = inFlightBasis.partitionEpoch() == committed.partitionEpoch();
                     if (outcome == 0 && current) {
+                        tally.count(inFlight.size() < committed.isr().size() ? SHRINKS : EXPANSIONS);
                         committed = new PartitionInfo(
                                 0,
                                 committed.replicas(),
@@ -137,7 +167,9 @@ class PartitionReplicationModelTest {
                                     committed.partitionEpoch() + 1);
                         }
                         partition.failIsrChange(inFlightBasis, true, random.nextInt(200));
+                        tally.count(STALE);
                     } else {
+                        tally.count(LOST);
                         partition.failIsrChange(inFlightBasis, false, random.nextInt(200));
                     }
                     inFlight = null;
@@ -145,6 +177,7 @@ class PartitionReplicationModelTest {
                 } else if (action == 8) {
                     // A late image (older than what the partition has) changes nothing; then the newest.
                     if (delivered.partitionEpoch() > 0) {
+                        tally.count(LATE_IMAGES);
                         partition.update(
                                 new PartitionInfo(
                                         0,
@@ -193,6 +226,7 @@ class PartitionReplicationModelTest {
                             + partition.info())
                     .isGreaterThanOrEqualTo(2);
             assertThat(lastHw).as("seed " + seed + ": the high watermark moved").isPositive();
+            COVERAGE.completed(tally);
         }
     }
 
