@@ -46,6 +46,8 @@ final class FakeControlPlane implements ControlPlane {
     private int seed = 1;
     final AtomicInteger writes = new AtomicInteger();
     final AtomicInteger producerIdCalls = new AtomicInteger();
+    /** The calls that failed with a failure queued by {@link #failNext}. */
+    final AtomicInteger failedCalls = new AtomicInteger();
 
     /** A control plane that knows brokers {@code 0 .. count-1} on 127.0.0.1, ports 9092 + id. */
     static FakeControlPlane withBrokers(int count) {
@@ -85,6 +87,7 @@ final class FakeControlPlane implements ControlPlane {
     private void maybeFail() {
         ControlPlaneException failure = failures.poll();
         if (failure != null) {
+            failedCalls.incrementAndGet();
             throw failure;
         }
     }
