@@ -6,6 +6,7 @@ import io.tributary.common.testing.BackgroundFailures;
 import io.tributary.systemtests.kafka.Clients;
 import io.tributary.systemtests.kafka.RawKafka;
 import io.tributary.systemtests.kafka.SequenceProducer;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -325,6 +326,12 @@ class MultiBrokerIT {
                             awaitPartition(admin, topic, p -> p.isr().size() == 1);
                     out.add("isr %s, leader %s", roles.names(ids(alone.isr())), roles.name(alone.leader()));
                     try (RawKafka raw = RawKafka.open(target.brokerPorts().get(roles.leader()))) {
+                        // The admin's answer may come from a broker whose metadata is ahead of the
+                        // leader's: Kafka's leader, still holding the old ISR, appended an acks=all
+                        // batch and timed out (REQUEST_TIMED_OUT) instead of refusing it.
+                        awaitTrue(
+                                "the leader's own metadata shows the ISR [leader]",
+                                () -> partitionZero(raw, topic).isrNodes().size() == 1);
                         out.add("raw produce acks=all: %s", produce(raw, description, (short) -1));
                         out.add("producer acks=all: %s", sendOnce(target, topic, "all"));
                         out.add("raw produce acks=1: %s", produce(raw, description, (short) 1));
@@ -635,14 +642,7 @@ class MultiBrokerIT {
             answers.clear();
             for (var broker : target.brokerPorts().entrySet()) {
                 try (RawKafka raw = RawKafka.open(broker.getValue())) {
-                    short version = raw.version(ApiKeys.METADATA);
-                    MetadataResponse response = raw.connection()
-                            .roundTrip(
-                                    new MetadataRequest.Builder(List.of(topic), false).build(version),
-                                    MetadataResponse.class);
-                    answers.put(
-                            broker.getKey(),
-                            response.data().topics().find(topic).partitions().getFirst());
+                    answers.put(broker.getKey(), partitionZero(raw, topic));
                 }
             }
             return answers.values().stream()
@@ -1030,6 +1030,15 @@ class MultiBrokerIT {
     }
 
     /** Evaluates {@code check} every 200 ms until it holds or {@link Clients#PATIENCE} passed; whether it held. */
+    /** The topic's partition 0 in the Metadata answer of the broker behind {@code raw}. */
+    private static MetadataResponseData.MetadataResponsePartition partitionZero(RawKafka raw, String topic)
+            throws IOException {
+        short version = raw.version(ApiKeys.METADATA);
+        MetadataResponse response = raw.connection()
+                .roundTrip(new MetadataRequest.Builder(List.of(topic), false).build(version), MetadataResponse.class);
+        return response.data().topics().find(topic).partitions().getFirst();
+    }
+
     private static boolean poll(Check check) {
         try {
             Awaitility.await()
