@@ -25,7 +25,8 @@ import org.apache.kafka.common.requests.JoinGroupResponse;
  * member's rebalance timeout (capped by {@code groups.classic.max-rebalance-timeout}); in version 0
  * the session timeout is the rebalance timeout. From version 4 a new dynamic member first gets
  * MEMBER_ID_REQUIRED with its member id (KIP-394); from 9 a static leader that joined again without
- * a change gets {@code SkipAssignment}. Errors are the response's error code, with the request's
+ * a change gets {@code SkipAssignment}. The member's client host is written as Kafka writes it
+ * ({@code /127.0.0.1}). Errors are the response's error code, with the request's
  * member id (MEMBER_ID_REQUIRED: the new one).
  *
  * <p>Thread-safe.
@@ -66,7 +67,7 @@ public final class JoinGroupHandler implements RequestHandler {
                     data.sessionTimeoutMs(),
                     rebalanceTimeoutMs,
                     Optional.ofNullable(request.header().clientId()).orElse(""),
-                    request.connection().remoteAddress().getHostString(),
+                    "/" + request.connection().remoteAddress().getAddress().getHostAddress(),
                     version >= 4,
                     version >= 9);
             var answer = service.joinClassic(join);

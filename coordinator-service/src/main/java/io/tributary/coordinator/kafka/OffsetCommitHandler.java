@@ -154,6 +154,13 @@ public final class OffsetCommitHandler implements RequestHandler {
                     .isPresent()) {
                 return Errors.NONE;
             }
+            if (data.generationIdOrMemberEpoch() >= 0
+                    && !service.groups().contains(data.groupId())
+                    && !service.offsets().fetch(data.groupId()).isEmpty()) {
+                // A group with committed offsets only is, to Kafka, an empty "simple" classic group:
+                // whoever claims a generation in it is an unknown member.
+                return Errors.UNKNOWN_MEMBER_ID;
+            }
             Committer committer = service.groups()
                     .validateCommit(
                             data.groupId(),

@@ -4,6 +4,7 @@ import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
 import io.tributary.coordinator.group.GroupException;
+import io.tributary.coordinator.group.classic.ClassicGroupCoordinator.ProtocolCheck;
 import io.tributary.coordinator.group.classic.ClassicSyncResult;
 import java.util.HashMap;
 import java.util.Map;
@@ -21,7 +22,7 @@ import org.apache.kafka.common.requests.SyncGroupResponse;
  * member gets its part. In CompletingRebalance the answer waits until the leader's assignment is
  * stored through Raft (what keeps the group across a coordinator failover), at most the group's
  * rebalance timeout; in Stable it is immediate. Version 5 carries and checks the protocol type
- * and name (INCONSISTENT_GROUP_PROTOCOL). A failed store answers NOT_COORDINATOR,
+ * and name (INCONSISTENT_GROUP_PROTOCOL, also when they are null: Kafka compares them as sent). A failed store answers NOT_COORDINATOR,
  * COORDINATOR_NOT_AVAILABLE or UNKNOWN_SERVER_ERROR (a bound), and the group rebalances.
  *
  * <p>Thread-safe.
@@ -61,8 +62,11 @@ public final class SyncGroupHandler implements RequestHandler {
                             data.memberId(),
                             Optional.ofNullable(data.groupInstanceId()),
                             data.generationId(),
-                            version >= 5 ? Optional.ofNullable(data.protocolType()) : Optional.empty(),
-                            version >= 5 ? Optional.ofNullable(data.protocolName()) : Optional.empty(),
+                            version >= 5
+                                    ? Optional.of(new ProtocolCheck(
+                                            Optional.ofNullable(data.protocolType()),
+                                            Optional.ofNullable(data.protocolName())))
+                                    : Optional.empty(),
                             assignments,
                             service.nowMs());
             service.flushClassicStores();

@@ -82,6 +82,9 @@ public final class ClassicGroupCoordinator {
     /** Forget a group's stored generation (the group was deleted). */
     public record Delete(String groupId) implements StoreTask {}
 
+    /** The protocol type and name a SyncGroup v5 names, checked against the group's. */
+    public record ProtocolCheck(Optional<String> type, Optional<String> name) {}
+
     /** A member named in a LeaveGroup (v3+: by member id, by instance id, or both). */
     public record LeavingMember(String memberId, Optional<String> instanceId) {}
 
@@ -115,7 +118,6 @@ public final class ClassicGroupCoordinator {
     public synchronized CompletableFuture<ClassicJoinResult> join(ClassicJoin join, long nowMs) {
         validate(join);
         ClassicGroup group = groups.get(join.groupId());
-        boolean created = false;
         if (group == null) {
             if (!join.memberId().isEmpty()) {
                 throw new GroupException(
@@ -123,18 +125,11 @@ public final class ClassicGroupCoordinator {
                         "member " + join.memberId() + " joined group " + join.groupId() + ", which does not exist");
             }
             makeRoom(join.groupId());
+            // Created even when the join is refused below, as Kafka does (it is then Empty).
             group = new ClassicGroup(join.groupId(), nowMs);
             groups.put(join.groupId(), group);
-            created = true;
         }
-        try {
-            return join.memberId().isEmpty() ? joinNew(group, join, nowMs) : joinExisting(group, join, nowMs);
-        } catch (GroupException e) {
-            if (created) {
-                groups.remove(join.groupId());
-            }
-            throw e;
-        }
+        return join.memberId().isEmpty() ? joinNew(group, join, nowMs) : joinExisting(group, join, nowMs);
     }
 
     private void validate(ClassicJoin join) {
@@ -213,17 +208,15 @@ public final class ClassicGroupCoordinator {
     }
 
     private CompletableFuture<ClassicJoinResult> joinExisting(ClassicGroup group, ClassicJoin join, long nowMs) {
+        // Kafka checks the protocols before the member id in an existing group.
+        if (!group.supportsProtocols(join.protocolType(), join.protocols())) {
+            throw inconsistentProtocol(group, join);
+        }
         if (join.instanceId().isEmpty() && group.pendingMembers.containsKey(join.memberId())) {
-            if (!group.supportsProtocols(join.protocolType(), join.protocols())) {
-                throw inconsistentProtocol(group, join);
-            }
             group.pendingMembers.remove(join.memberId());
             return addMember(group, join, join.memberId(), nowMs);
         }
         ClassicMember member = group.member(join.memberId(), join.instanceId());
-        if (!group.supportsProtocols(join.protocolType(), join.protocols())) {
-            throw inconsistentProtocol(group, join);
-        }
         member.sessionDeadlineMs = nowMs + join.sessionTimeoutMs();
         switch (group.state) {
             case PREPARING_REBALANCE -> {
@@ -301,6 +294,7 @@ public final class ClassicGroupCoordinator {
         ClassicMember previous =
                 group.members.get(group.staticMembers.get(join.instanceId().orElseThrow()));
         ClassicMember member = previous.replacedBy(join.instanceId().get() + "-" + ids.get());
+        String previousLeaderId = group.leaderId;
         fence(previous);
         group.replace(previous, member);
         member.update(join);
@@ -322,9 +316,11 @@ public final class ClassicGroupCoordinator {
                 }
                 // Nothing changed for the group: no rebalance; the new member id is stored.
                 stores.add(new Store(group.record(), false));
-                boolean leader = group.isLeader(member.memberId);
-                return CompletableFuture.completedFuture(
-                        current(group, member, leader && member.supportsSkipAssignment, leader));
+                boolean skip = group.isLeader(member.memberId) && member.supportsSkipAssignment;
+                ClassicJoinResult answer = current(group, member, skip, skip);
+                // Before SkipAssignment (v9), Kafka names the leader as it was before this join: a
+                // returning static leader is told its previous member id leads, and assigns nothing.
+                return CompletableFuture.completedFuture(skip ? answer : answer.withLeader(previousLeaderId));
             }
             case COMPLETING_REBALANCE -> {
                 member.awaitingJoin = new CompletableFuture<>();
@@ -466,7 +462,6 @@ public final class ClassicGroupCoordinator {
                 + Math.min(
                         group.rebalanceTimeoutMs(), config.maxRebalanceTimeout().toMillis());
         for (ClassicMember member : group.members.values()) {
-            member.assignment = new byte[0];
             if (member.awaitingJoin != null) {
                 member.awaitingJoin.complete(current(group, member, group.isLeader(member.memberId)));
                 member.awaitingJoin = null;
@@ -489,6 +484,8 @@ public final class ClassicGroupCoordinator {
      * A SyncGroup. The future completes at once in Stable (the member's assignment) and for
      * errors; in CompletingRebalance when the leader's assignment is stored.
      *
+     * @param protocolCheck the protocol type and name the member names (SyncGroup v5; a name not
+     *     sent is empty, and must then match an absent protocol), to check against the group's
      * @param assignments the leader's assignment by member id (empty from followers)
      * @throws GroupException UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, ILLEGAL_GENERATION,
      *     INCONSISTENT_GROUP_PROTOCOL, REBALANCE_IN_PROGRESS, INVALID_REQUEST
@@ -498,8 +495,7 @@ public final class ClassicGroupCoordinator {
             String memberId,
             Optional<String> instanceId,
             int generationId,
-            Optional<String> protocolType,
-            Optional<String> protocolName,
+            Optional<ProtocolCheck> protocolCheck,
             Map<String, byte[]> assignments,
             long nowMs) {
         ClassicGroup group = existing(groupId);
@@ -507,13 +503,15 @@ public final class ClassicGroupCoordinator {
         if (generationId != group.generationId) {
             throw illegalGeneration(group, generationId);
         }
-        if ((protocolType.isPresent() && !protocolType.equals(group.protocolType))
-                || (protocolName.isPresent() && !protocolName.equals(group.protocolName))) {
+        if (protocolCheck.isPresent()
+                && (!protocolCheck.get().type().equals(group.protocolType)
+                        || !protocolCheck.get().name().equals(group.protocolName))) {
             throw new GroupException(
                     Errors.INCONSISTENT_GROUP_PROTOCOL,
                     "group " + groupId + " runs " + group.protocolType.orElse("") + "/"
-                            + group.protocolName.orElse("") + ", not " + protocolType.orElse("") + "/"
-                            + protocolName.orElse(""));
+                            + group.protocolName.orElse("") + ", not "
+                            + protocolCheck.get().type().orElse("(none)") + "/"
+                            + protocolCheck.get().name().orElse("(none)"));
         }
         member.sessionDeadlineMs = nowMs + member.sessionTimeoutMs;
         switch (group.state) {
@@ -585,12 +583,16 @@ public final class ClassicGroupCoordinator {
     /**
      * A LeaveGroup: each named member leaves (a static member also by its instance id alone).
      *
-     * @return each member's error, in order: NONE, UNKNOWN_MEMBER_ID or FENCED_INSTANCE_ID
-     * @throws GroupException UNKNOWN_MEMBER_ID when the group does not exist
+     * @return each member's error, in order: NONE, UNKNOWN_MEMBER_ID (also every member of a group
+     *     that does not exist) or FENCED_INSTANCE_ID
      */
     public synchronized List<Errors> leave(String groupId, List<LeavingMember> leaving, long nowMs) {
-        ClassicGroup group = existing(groupId);
+        ClassicGroup group = groups.get(groupId);
         List<Errors> errors = new ArrayList<>();
+        if (group == null) {
+            leaving.forEach(member -> errors.add(Errors.UNKNOWN_MEMBER_ID));
+            return errors;
+        }
         for (LeavingMember leaver : leaving) {
             if (leaver.instanceId().isPresent()) {
                 String holder = group.staticMembers.get(leaver.instanceId().get());
@@ -891,7 +893,7 @@ public final class ClassicGroupCoordinator {
                     member.clientId,
                     member.clientHost,
                     stable ? member.metadata(group.protocolName.orElseThrow()).metadata() : new byte[0],
-                    stable ? member.assignment : new byte[0]));
+                    member.assignment));
         }
         return Optional.of(new ClassicGroupDescription(
                 groupId,

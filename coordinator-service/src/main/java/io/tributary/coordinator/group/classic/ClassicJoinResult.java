@@ -36,6 +36,12 @@ public record ClassicJoinResult(
         members = List.copyOf(members);
     }
 
+    /** The same answer naming another leader. */
+    ClassicJoinResult withLeader(String leader) {
+        return new ClassicJoinResult(
+                error, generationId, protocolType, protocolName, leader, memberId, skipAssignment, members);
+    }
+
     /** An error answer, with the member id the client should keep (empty: none). */
     public static ClassicJoinResult failed(Errors error, String memberId) {
         return new ClassicJoinResult(error, -1, Optional.empty(), Optional.empty(), "", memberId, false, List.of());
