@@ -175,16 +175,17 @@ class RaftClassicGroupStoreTest {
                             == 2);
             voters.node(i).takeSnapshot();
         }
-        store.store(generation("g", 2, "static-m2", "m3"));
         store.delete("h");
+        store.store(generation("k", 2, "static-m2", "m3"));
         await().atMost(ThreeVoters.TIMEOUT)
                 .until(() -> IntStream.range(0, 3)
                         .allMatch(i -> voters.node(i)
-                                        .stateMachine()
-                                        .image()
-                                        .classicGroups()
-                                        .count()
-                                == 1));
+                                .stateMachine()
+                                .image()
+                                .classicGroups()
+                                .asMap()
+                                .keySet()
+                                .equals(java.util.Set.of("g", "k"))));
         byte[] before = ImageCodec.encode(voters.node(0).stateMachine().image());
         for (int i = 0; i < 3; i++) {
             voters.stop(i);
@@ -194,8 +195,10 @@ class RaftClassicGroupStoreTest {
         }
         int leader = voters.awaitLeader();
         assertThat(store(leader).load())
-                .as("a leader-ready voter has applied the log tail over its snapshot")
-                .containsExactly(Map.entry("g", generation("g", 2, "static-m2", "m3")));
+                .as("g only in the snapshots, k and h's deletion only in the log tail")
+                .containsExactly(
+                        Map.entry("g", generation("g", 1, "m1", "static-m2")),
+                        Map.entry("k", generation("k", 2, "static-m2", "m3")));
         await().atMost(ThreeVoters.TIMEOUT)
                 .untilAsserted(() -> assertThat(ImageCodec.encode(
                                 voters.node(leader).stateMachine().image()))
