@@ -333,6 +333,17 @@ class HelmChartTest {
     }
 
     @Test
+    void theCoordinatorsRebalanceTimeoutCapIsAlsoTheBrokersForwardingWait() {
+        Map<String, Object> raised = Map.of("coordinator.groups.maxRebalanceTimeout", "40m");
+        assertThat(env(container(render(Optional.empty(), Map.of()), StatefulSet.class, "broker")))
+                .containsEntry("TRIBUTARY_BROKER_CLUSTER_GROUP_COORDINATOR_MAX_REBALANCE_WAIT", "15m");
+        assertThat(env(container(render(Optional.empty(), raised), StatefulSet.class, "broker")))
+                .containsEntry("TRIBUTARY_BROKER_CLUSTER_GROUP_COORDINATOR_MAX_REBALANCE_WAIT", "40m");
+        assertThat(env(container(render(Optional.empty(), raised), StatefulSet.class, "coordinator")))
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_MAX_REBALANCE_TIMEOUT", "40m");
+    }
+
+    @Test
     void aHeartbeatIntervalNotShorterThanTheSessionTimeoutFailsTheRender() {
         assertThatThrownBy(() -> HelmChart.template(
                         Optional.empty(),
