@@ -30,6 +30,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the group handlers share: the two state machines (KIP-848 consumer groups, classic groups),
@@ -50,6 +52,8 @@ import org.apache.kafka.common.protocol.Errors;
  * under another ({@code storing}).
  */
 public final class GroupService {
+
+    private static final Logger log = LoggerFactory.getLogger(GroupService.class);
 
     private final GroupCoordinator groups;
     private final ClassicGroupCoordinator classic;
@@ -165,6 +169,9 @@ public final class GroupService {
                     }
                 } catch (OffsetStoreException e) {
                     failure = Optional.of(storeError(e, Errors.UNKNOWN_SERVER_ERROR));
+                } catch (RuntimeException e) {
+                    log.error("storing classic group {} failed", task.groupId(), e);
+                    failure = Optional.of(Errors.UNKNOWN_SERVER_ERROR);
                 }
                 classic.stored(task, failure, nowMs());
             }

@@ -72,11 +72,11 @@ public final class JoinGroupHandler implements RequestHandler {
                     version >= 9);
             var answer = service.joinClassic(join);
             service.flushClassicStores();
+            // The group's rebalance timeout (its members' largest, capped) bounds the wait, not
+            // this member's own: the state machine answers by then at the latest.
             result = ClassicWaits.await(
                     answer,
-                    Math.min(
-                            Math.max(rebalanceTimeoutMs, 0),
-                            service.classic().config().maxRebalanceTimeout().toMillis()),
+                    service.classic().config().maxRebalanceTimeout().toMillis(),
                     ClassicJoinResult.failed(Errors.REBALANCE_IN_PROGRESS, data.memberId()));
         } catch (GroupException e) {
             return error(e.error(), data.memberId(), version);
