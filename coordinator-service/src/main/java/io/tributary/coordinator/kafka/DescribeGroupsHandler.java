@@ -30,7 +30,8 @@ import org.apache.kafka.common.requests.DescribeGroupsResponse;
  * ConsumerGroupDescribe. State and members as in ConsumerGroupDescribe; protocol type {@code
  * consumer}, protocol data the assignor's name; each member's {@code MemberAssignment} is its
  * current assignment in the consumer protocol's encoding (what classic tools decode), its {@code
- * MemberMetadata} empty. An unknown group is state {@code Dead} with no error before version 6 and
+ * MemberMetadata} empty. A group with committed offsets only (Kafka's "simple" group, created by a
+ * commit) is {@code Empty} with no protocol type or protocol. An unknown group is state {@code Dead} with no error before version 6 and
  * GROUP_ID_NOT_FOUND from 6 (KIP-1043), as Kafka answers.
  *
  * <p>Thread-safe.
@@ -88,7 +89,12 @@ public final class DescribeGroupsHandler implements RequestHandler {
                                 .setErrorMessage("group " + groupId + " not found");
                     }
                 } else {
-                    describe(group.get(), described);
+                    if (GroupViews.offsetsOnly(service, group.get())) {
+                        // Kafka's "simple" group (created by a commit): Empty, no protocol.
+                        described.setGroupState(group.get().state());
+                    } else {
+                        describe(group.get(), described);
+                    }
                 }
             }
             response.groups().add(described);
