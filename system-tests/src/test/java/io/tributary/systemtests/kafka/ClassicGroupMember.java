@@ -122,6 +122,13 @@ final class ClassicGroupMember implements AutoCloseable {
         return bytes;
     }
 
+    /** An assignment of no partitions and no user data (what a built-in assignor gives a member with nothing), named {@code label}. */
+    byte[] plainAssignment(String label) {
+        byte[] bytes = bytes(ConsumerProtocol.serializeAssignment(new ConsumerPartitionAssignor.Assignment(List.of())));
+        names.nameBytes(label, bytes);
+        return bytes;
+    }
+
     /** The JoinGroup this member would send now, from its fields. */
     JoinGroupRequestData joinRequest() {
         var collection = new JoinGroupRequestData.JoinGroupRequestProtocolCollection();
