@@ -10,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
-import org.awaitility.Awaitility;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -29,6 +28,7 @@ import org.apache.kafka.common.requests.LeaveGroupResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.SyncGroupResponse;
+import org.awaitility.Awaitility;
 
 /**
  * One raw member of a classic consumer group (JoinGroup, SyncGroup, Heartbeat, LeaveGroup) on its
@@ -155,8 +155,8 @@ final class ClassicGroupMember implements AutoCloseable {
     JoinGroupResponseData receiveJoin(RequestHeader header) throws IOException {
         JoinGroupResponseData response =
                 raw.connection().receive(header, JoinGroupResponse.class).data();
-        boolean given = response.errorCode() == Errors.NONE.code()
-                || response.errorCode() == Errors.MEMBER_ID_REQUIRED.code();
+        boolean given =
+                response.errorCode() == Errors.NONE.code() || response.errorCode() == Errors.MEMBER_ID_REQUIRED.code();
         if (given && response.memberId() != null && !response.memberId().isEmpty()) {
             memberId = response.memberId();
         }
@@ -208,6 +208,24 @@ final class ClassicGroupMember implements AutoCloseable {
                 .setProtocolType(protocolType)
                 .setProtocolName(protocolName)
                 .setAssignments(list);
+    }
+
+    /** A SyncGroup at the newest version naming protocol "range", handing this member the assignment {@code label}: its answer as a line. */
+    String syncAssigning(String label) throws IOException {
+        return describeSync(sync(ClassicGroupProtocolIT.SYNC, syncRequest(Map.of(this, assignment(label)), "range")));
+    }
+
+    /** {@link #syncAssigning(String)}, handing {@code other} the assignment {@code otherLabel} too. */
+    String syncAssigning(String label, ClassicGroupMember other, String otherLabel) throws IOException {
+        Map<ClassicGroupMember, byte[]> assignments = new LinkedHashMap<>();
+        assignments.put(this, assignment(label));
+        assignments.put(other, other.assignment(otherLabel));
+        return describeSync(sync(ClassicGroupProtocolIT.SYNC, syncRequest(assignments, "range")));
+    }
+
+    /** A SyncGroup at the newest version naming protocol "range" with no assignments (a follower's, or a leader's handing out nothing). */
+    String syncNothing() throws IOException {
+        return describeSync(sync(ClassicGroupProtocolIT.SYNC, syncRequest(Map.of(), "range")));
     }
 
     RequestHeader sendSync(short version, SyncGroupRequestData data) throws IOException {
@@ -272,8 +290,8 @@ final class ClassicGroupMember implements AutoCloseable {
 
     /** A SyncGroup answer as one line of text. */
     String describeSync(SyncGroupResponseData r) {
-        return Errors.forCode(r.errorCode()) + " protocol=" + r.protocolType() + "/" + r.protocolName()
-                + " assignment=" + names.bytes(r.assignment());
+        return Errors.forCode(r.errorCode()) + " protocol=" + r.protocolType() + "/" + r.protocolName() + " assignment="
+                + names.bytes(r.assignment());
     }
 
     @Override
@@ -294,7 +312,8 @@ final class ClassicGroupMember implements AutoCloseable {
      * them ({@code empty} when there are none, hex otherwise).
      */
     static final class Names {
-        private static final Pattern UUID = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+        private static final Pattern UUID =
+                Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
         private final Map<String, String> members = new LinkedHashMap<>();
         private final Map<String, String> byteNames = new LinkedHashMap<>();
         private Integer firstGeneration;
@@ -341,7 +360,9 @@ final class ClassicGroupMember implements AutoCloseable {
                 return "uuid";
             }
             int dash = id.length() - 37;
-            if (dash > 0 && id.charAt(dash) == '-' && UUID.matcher(id.substring(dash + 1)).matches()) {
+            if (dash > 0
+                    && id.charAt(dash) == '-'
+                    && UUID.matcher(id.substring(dash + 1)).matches()) {
                 String prefix = id.substring(0, dash);
                 return (prefix.equals(CLIENT_ID) ? "clientId" : "'" + prefix + "'") + "-uuid";
             }

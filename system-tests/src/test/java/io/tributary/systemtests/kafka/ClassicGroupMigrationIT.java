@@ -43,31 +43,27 @@ class ClassicGroupMigrationIT {
                         var q = ClassicGroupMember.open(target, group, "Q", names)) {
                     out.add(at + "A joins", a.describeJoin(a.joinFully(JOIN)));
                     byte[] assignment = userData ? a.assignment("asg-A") : a.plainAssignment("asg-plain");
-                    out.add(at + "A syncs", a.describeSync(a.sync(SYNC, a.syncRequest(Map.of(a, assignment), "range"))));
+                    out.add(
+                            at + "A syncs",
+                            a.describeSync(a.sync(SYNC, a.syncRequest(Map.of(a, assignment), "range"))));
                     String x = Uuid.randomUuid().toString();
-                    var join = heartbeat(q.raw(), new ConsumerGroupHeartbeatRequestData()
-                            .setGroupId(group)
-                            .setMemberId(x)
-                            .setMemberEpoch(0)
-                            .setRebalanceTimeoutMs(60_000)
-                            .setSubscribedTopicNames(List.of(topic.name()))
-                            .setTopicPartitions(List.of()));
+                    var join = heartbeat(q.raw(), consumerJoin(group, x, topic.name()));
                     out.add(at + "X ConsumerGroupHeartbeat join", describe(join));
-                    // the converted group's state (Assigning, Reconciling, ...) is the assignment's timing: its type only
+                    // the converted group's state (Assigning, Reconciling, ...) is the assignment's timing: its type
+                    // only
                     String listed = ClassicGroupRequests.list(q.raw(), (short) 5, group, List.of(), List.of());
                     System.out.println("[classic] " + at + "list v5 after X: " + listed);
                     out.add(at + "list v5, type", listed.replaceAll(".* type=", "type="));
                     out.add(at + "describe v6 (classic)", ClassicGroupProtocolIT.briefly(q, group));
                     // whether A must rejoin depends on when the coordinator assigns: printed only
-                    System.out.println("[classic] " + at + "A heartbeat after X: " + a.heartbeat(ClassicGroupProtocolIT.HEARTBEAT));
+                    System.out.println("[classic] " + at + "A heartbeat after X: "
+                            + a.heartbeat(ClassicGroupProtocolIT.HEARTBEAT));
                     if (join.errorCode() == Errors.NONE.code()) {
-                        out.add(at + "X leaves", describe(heartbeat(q.raw(), new ConsumerGroupHeartbeatRequestData()
-                                .setGroupId(group)
-                                .setMemberId(x)
-                                .setMemberEpoch(-1))));
+                        out.add(at + "X leaves", describe(heartbeat(q.raw(), consumerLeave(group, x))));
                     }
                     out.add(at + "A leaves v5", a.leave(ClassicGroupProtocolIT.LEAVE, List.of(a.identity())));
-                    out.add(at + "list v5 after both left",
+                    out.add(
+                            at + "list v5 after both left",
                             ClassicGroupRequests.list(q.raw(), (short) 5, group, List.of(), List.of()));
                 }
             }
@@ -84,35 +80,49 @@ class ClassicGroupMigrationIT {
                     var o = ClassicGroupMember.open(target, group, "O", names);
                     var q = ClassicGroupMember.open(target, group, "Q", names)) {
                 String x = Uuid.randomUuid().toString();
-                var join = heartbeat(q.raw(), new ConsumerGroupHeartbeatRequestData()
-                        .setGroupId(group)
-                        .setMemberId(x)
-                        .setMemberEpoch(0)
-                        .setRebalanceTimeoutMs(60_000)
-                        .setSubscribedTopicNames(List.of(topic.name()))
-                        .setTopicPartitions(List.of()));
+                var join = heartbeat(q.raw(), consumerJoin(group, x, topic.name()));
                 out.add("X ConsumerGroupHeartbeat join", describe(join));
                 out.add("list v5", ClassicGroupRequests.list(q.raw(), (short) 5, group, List.of(), List.of()));
                 o.protocolType = "other";
                 out.add("O joins v9 with protocol type other", o.describeJoin(o.join(JOIN)));
                 out.add("A joins v9 no member id", a.describeJoin(a.join(JOIN)));
-                out.add("list v5 after A's first join", ClassicGroupRequests.list(q.raw(), (short) 5, group, List.of(), List.of()));
+                out.add(
+                        "list v5 after A's first join",
+                        ClassicGroupRequests.list(q.raw(), (short) 5, group, List.of(), List.of()));
                 if (!a.memberId.isEmpty()) {
                     out.add("A joins v9 with its id", a.describeJoin(a.join(JOIN)));
                     var sync = a.sync(SYNC, a.syncRequest(Map.of(), "range"));
                     // the bytes name the topic, whose name is the run's own: only whether there are any
-                    out.add("A syncs", Errors.forCode(sync.errorCode()) + " protocol=" + sync.protocolType() + "/"
-                            + sync.protocolName() + " assignment bytes: " + (sync.assignment().length > 0));
+                    out.add(
+                            "A syncs",
+                            Errors.forCode(sync.errorCode()) + " protocol=" + sync.protocolType() + "/"
+                                    + sync.protocolName() + " assignment bytes: " + (sync.assignment().length > 0));
                     out.add("A heartbeat", a.heartbeat(ClassicGroupProtocolIT.HEARTBEAT));
                     out.add("describe v6", ClassicGroupProtocolIT.briefly(q, group));
                     out.add("A leaves v5", a.leave(ClassicGroupProtocolIT.LEAVE, List.of(a.identity())));
                 }
-                out.add("X leaves", describe(heartbeat(q.raw(), new ConsumerGroupHeartbeatRequestData()
-                        .setGroupId(group)
-                        .setMemberId(x)
-                        .setMemberEpoch(-1))));
+                out.add("X leaves", describe(heartbeat(q.raw(), consumerLeave(group, x))));
             }
         });
+    }
+
+    /** A KIP-848 member's first heartbeat: epoch 0, subscribed to {@code topic}, owning nothing. */
+    private static ConsumerGroupHeartbeatRequestData consumerJoin(String group, String memberId, String topic) {
+        return new ConsumerGroupHeartbeatRequestData()
+                .setGroupId(group)
+                .setMemberId(memberId)
+                .setMemberEpoch(0)
+                .setRebalanceTimeoutMs(60_000)
+                .setSubscribedTopicNames(List.of(topic))
+                .setTopicPartitions(List.of());
+    }
+
+    /** A KIP-848 member's leave: epoch -1. */
+    private static ConsumerGroupHeartbeatRequestData consumerLeave(String group, String memberId) {
+        return new ConsumerGroupHeartbeatRequestData()
+                .setGroupId(group)
+                .setMemberId(memberId)
+                .setMemberEpoch(-1);
     }
 
     private static ConsumerGroupHeartbeatResponseData heartbeat(RawKafka raw, ConsumerGroupHeartbeatRequestData data)

@@ -11,7 +11,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
-import org.apache.kafka.common.message.LeaveGroupRequestData.MemberIdentity;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.awaitility.Awaitility;
@@ -23,8 +22,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Heartbeat, LeaveGroup, and the offset and admin requests about a classic group) in its edge
  * cases, at chosen request versions. Each scenario writes every answer down as a line (error names;
  * member ids, generations and bytes by {@link Names}), and each Tributary target's lines must be
- * Apache Kafka's. The timing-dependent cases (session and rebalance timeouts) are in {@link
- * ClassicGroupTimeoutsIT} (to come)}.
+ * Apache Kafka's. Members leaving, unknown groups and static members are in {@link
+ * ClassicGroupMembershipIT}; the timing-dependent cases (session and rebalance timeouts) in {@link
+ * ClassicGroupTimeoutsIT}; the two protocols meeting in one group in {@link ClassicGroupMigrationIT}.
+ *
+ * <p>Requests on different connections are not ordered: after a join that makes the group
+ * rebalance, a scenario waits ({@link #awaitJoining}) until the coordinator lists the joining
+ * member before it sends anything that depends on it.
  */
 @ExtendWith(KafkaTargets.class)
 class ClassicGroupProtocolIT {
@@ -84,17 +88,20 @@ class ClassicGroupProtocolIT {
             String group = group("join");
             try (var a = ClassicGroupMember.open(target, group, "A", names);
                     var q = ClassicGroupMember.open(target, group, "Q", names)) {
-                out.add("A join v9 no member id, reason",
+                out.add(
+                        "A join v9 no member id, reason",
                         a.describeJoin(a.join(JOIN, a.joinRequest().setReason("probing"))));
                 out.add("describe after MEMBER_ID_REQUIRED", describe(q, names, group));
                 out.add("A join v9 with its id", a.describeJoin(a.join(JOIN)));
                 out.add("describe before the leader's sync", describe(q, names, group));
-                out.add("list v5 before the leader's sync", ClassicGroupRequests.list(q.raw(), (short) 5, group, List.of(), List.of()));
+                out.add(
+                        "list v5 before the leader's sync",
+                        ClassicGroupRequests.list(q.raw(), (short) 5, group, List.of(), List.of()));
                 out.add("A heartbeat before its sync", a.heartbeat(HEARTBEAT));
-                out.add("A sync v5", a.describeSync(a.sync(SYNC, a.syncRequest(Map.of(a, a.assignment("asg-A")), "range"))));
+                out.add("A sync v5", a.syncAssigning("asg-A"));
                 out.add("describe stable", describe(q, names, group));
                 out.add("A heartbeat", a.heartbeat(HEARTBEAT));
-                out.add("A sync v5 again", a.describeSync(a.sync(SYNC, a.syncRequest(Map.of(), "range"))));
+                out.add("A sync v5 again", a.syncNothing());
             }
             short oldest = joinVersions(target)[0];
             for (short v = oldest; v <= JOIN; v++) {
@@ -124,36 +131,41 @@ class ClassicGroupProtocolIT {
                 a.protocols = List.of("range", "roundrobin");
                 b.protocols = List.of("range", "roundrobin");
                 out.add("A joins", a.describeJoin(a.joinFully(JOIN)));
-                out.add("A syncs", a.describeSync(a.sync(SYNC, a.syncRequest(Map.of(a, a.assignment("asg-A1")), "range"))));
+                out.add("A syncs", a.syncAssigning("asg-A1"));
                 var bJoin = b.startJoin(JOIN);
                 awaitJoining(q, 2);
                 out.add("describe while B waits", describe(q, names, group));
                 out.add("A heartbeat while B waits", a.heartbeat(HEARTBEAT));
-                out.add("A commit v8 at its generation while B waits",
-                        ClassicGroupRequests.commit(q.raw(), (short) 8, group, a.generation, a.memberId, null, topic, 1));
-                out.add("A sync v5 while B waits",
-                        a.describeSync(a.sync(SYNC, a.syncRequest(Map.of(a, a.assignment("asg-A1")), "range"))));
+                out.add(
+                        "A commit v8 at its generation while B waits",
+                        ClassicGroupRequests.commit(
+                                q.raw(), (short) 8, group, a.generation, a.memberId, null, topic, 1));
+                out.add("A sync v5 while B waits", a.syncAssigning("asg-A1"));
                 var aJoin = a.sendJoin(JOIN, a.joinRequest());
                 out.add("A rejoins", a.describeJoin(a.receiveJoin(aJoin)));
                 out.add("B's join", b.describeJoin(b.receiveJoin(bJoin)));
                 var bSync = b.sendSync(SYNC, b.syncRequest(Map.of(), "range"));
                 out.add("describe while B's sync waits", describe(q, names, group));
                 out.add("A heartbeat before its sync", a.heartbeat(HEARTBEAT));
-                out.add("A commit v8 before its sync",
-                        ClassicGroupRequests.commit(q.raw(), (short) 8, group, a.generation, a.memberId, null, topic, 2));
-                out.add("A sync v4 leaving B out",
+                out.add(
+                        "A commit v8 before its sync",
+                        ClassicGroupRequests.commit(
+                                q.raw(), (short) 8, group, a.generation, a.memberId, null, topic, 2));
+                out.add(
+                        "A sync v4 leaving B out",
                         a.describeSync(a.sync((short) 4, a.syncRequest(Map.of(a, a.assignment("asg-A2")), "range"))));
                 out.add("B's sync", b.describeSync(b.receiveSync(bSync)));
                 out.add("describe stable", describe(q, names, group));
                 out.add("list v4", ClassicGroupRequests.list(q.raw(), (short) 4, group, List.of(), List.of()));
                 out.add("list v5", ClassicGroupRequests.list(q.raw(), (short) 5, group, List.of(), List.of()));
-                out.add("list v5 type classic, state Stable",
+                out.add(
+                        "list v5 type classic, state Stable",
                         ClassicGroupRequests.list(q.raw(), (short) 5, group, List.of("Stable"), List.of("classic")));
-                out.add("list v5 type consumer",
+                out.add(
+                        "list v5 type consumer",
                         ClassicGroupRequests.list(q.raw(), (short) 5, group, List.of(), List.of("consumer")));
                 out.add("B heartbeat", b.heartbeat(HEARTBEAT));
-                out.add("B sync v5 again in Stable",
-                        b.describeSync(b.sync(SYNC, b.syncRequest(Map.of(), "range"))));
+                out.add("B sync v5 again in Stable", b.syncNothing());
             }
         });
     }
@@ -181,15 +193,24 @@ class ClassicGroupProtocolIT {
                 out.add("heartbeat empty member id", a.heartbeat(HEARTBEAT, "", gen, null));
                 out.add("heartbeat unknown member, wrong generation", a.heartbeat(HEARTBEAT, made, gen + 1, null));
                 var sync = a.syncRequest(Map.of(), "range");
-                out.add("sync generation+1", a.describeSync(a.sync(SYNC, sync.duplicate().setGenerationId(gen + 1))));
-                out.add("sync unknown member", a.describeSync(a.sync(SYNC, sync.duplicate().setMemberId(made))));
-                out.add("sync v5 protocol type other",
+                out.add(
+                        "sync generation+1",
+                        a.describeSync(a.sync(SYNC, sync.duplicate().setGenerationId(gen + 1))));
+                out.add(
+                        "sync unknown member",
+                        a.describeSync(a.sync(SYNC, sync.duplicate().setMemberId(made))));
+                out.add(
+                        "sync v5 protocol type other",
                         a.describeSync(a.sync(SYNC, sync.duplicate().setProtocolType("other"))));
-                out.add("sync v5 protocol name roundrobin",
+                out.add(
+                        "sync v5 protocol name roundrobin",
                         a.describeSync(a.sync(SYNC, sync.duplicate().setProtocolName("roundrobin"))));
-                out.add("sync v5 null protocol type and name",
-                        a.describeSync(a.sync(SYNC, sync.duplicate().setProtocolType(null).setProtocolName(null))));
-                out.add("sync v4 protocol name roundrobin (not sent)",
+                out.add(
+                        "sync v5 null protocol type and name",
+                        a.describeSync(a.sync(
+                                SYNC, sync.duplicate().setProtocolType(null).setProtocolName(null))));
+                out.add(
+                        "sync v4 protocol name roundrobin (not sent)",
                         a.describeSync(a.sync((short) 4, sync.duplicate().setProtocolName("roundrobin"))));
                 for (short v : new short[] {2, 5, 7, 8, 9}) {
                     String at = "commit v" + v + " ";
@@ -200,16 +221,21 @@ class ClassicGroupProtocolIT {
                     out.add(at + "generation -1, no member id", commit(q, v, group, -1, "", topic));
                     out.add(at + "generation -1, A's id", commit(q, v, group, -1, a.memberId, topic));
                 }
-                out.add("commit v10 by topic id, A at its generation",
+                out.add(
+                        "commit v10 by topic id, A at its generation",
                         commit(q, (short) 10, group, gen, a.memberId, topic));
                 out.add("fetch v8", ClassicGroupRequests.fetch(q.raw(), (short) 8, group, null, -1, topic));
-                out.add("fetch v9 A at its generation",
+                out.add(
+                        "fetch v9 A at its generation",
                         ClassicGroupRequests.fetch(q.raw(), (short) 9, group, a.memberId, gen, topic));
-                out.add("fetch v9 no member, epoch -1",
+                out.add(
+                        "fetch v9 no member, epoch -1",
                         ClassicGroupRequests.fetch(q.raw(), (short) 9, group, "", -1, topic));
-                out.add("fetch v9 unknown member",
+                out.add(
+                        "fetch v9 unknown member",
                         ClassicGroupRequests.fetch(q.raw(), (short) 9, group, made, gen, topic));
-                out.add("fetch v9 A at generation+1",
+                out.add(
+                        "fetch v9 A at generation+1",
                         ClassicGroupRequests.fetch(q.raw(), (short) 9, group, a.memberId, gen + 1, topic));
                 out.add("A heartbeat after all that", a.heartbeat(HEARTBEAT));
                 out.add("B heartbeat after all that", b.heartbeat(HEARTBEAT));
@@ -259,25 +285,34 @@ class ClassicGroupProtocolIT {
                     var x = ClassicGroupMember.open(target, group, "X", names);
                     var q = ClassicGroupMember.open(target, group, "Q", names)) {
                 out.add("A joins", a.describeJoin(a.joinFully(JOIN)));
-                out.add("A syncs", a.describeSync(a.sync(SYNC, a.syncRequest(Map.of(), "range"))));
+                out.add("A syncs", a.syncNothing());
                 Map<String, java.util.function.UnaryOperator<JoinGroupRequestData>> cases = new LinkedHashMap<>();
                 cases.put("protocol type other", r -> r.setProtocolType("other"));
                 cases.put("empty protocol type", r -> r.setProtocolType(""));
-                cases.put("no protocols", r -> r.setProtocols(new JoinGroupRequestData.JoinGroupRequestProtocolCollection()));
+                cases.put(
+                        "no protocols",
+                        r -> r.setProtocols(new JoinGroupRequestData.JoinGroupRequestProtocolCollection()));
                 cases.put("only roundrobin", r -> {
                     r.protocols().clear();
-                    r.protocols().add(new JoinGroupRequestData.JoinGroupRequestProtocol()
-                            .setName("roundrobin")
-                            .setMetadata(x.metadata));
+                    r.protocols()
+                            .add(new JoinGroupRequestData.JoinGroupRequestProtocol()
+                                    .setName("roundrobin")
+                                    .setMetadata(x.metadata));
                     return r;
                 });
                 cases.put("session 5999", r -> r.setSessionTimeoutMs(5999));
                 cases.put("session 1800001", r -> r.setSessionTimeoutMs(1_800_001));
                 cases.put("session 6000", r -> r.setSessionTimeoutMs(6000));
-                cases.put("session 5999, protocol type other", r -> r.setSessionTimeoutMs(5999).setProtocolType("other"));
-                cases.put("session 5999, made-up member id", r -> r.setSessionTimeoutMs(5999).setMemberId(made));
+                cases.put(
+                        "session 5999, protocol type other",
+                        r -> r.setSessionTimeoutMs(5999).setProtocolType("other"));
+                cases.put(
+                        "session 5999, made-up member id",
+                        r -> r.setSessionTimeoutMs(5999).setMemberId(made));
                 cases.put("made-up member id", r -> r.setMemberId(made));
-                cases.put("made-up member id, protocol type other", r -> r.setMemberId(made).setProtocolType("other"));
+                cases.put(
+                        "made-up member id, protocol type other",
+                        r -> r.setMemberId(made).setProtocolType("other"));
                 cases.put("rebalance timeout 0", r -> r.setRebalanceTimeoutMs(0));
                 cases.put("rebalance timeout -5", r -> r.setRebalanceTimeoutMs(-5));
                 for (var c : cases.entrySet()) {
@@ -286,20 +321,24 @@ class ClassicGroupProtocolIT {
                     boolean v9Only = c.getKey().startsWith("rebalance timeout");
                     for (short v : v9Only ? new short[] {JOIN} : new short[] {3, JOIN}) {
                         String fresh = group("bad-joins-new");
-                        var into = c.getValue().apply(x.joinRequest().setMemberId("").setGroupId(fresh));
+                        var into = c.getValue()
+                                .apply(x.joinRequest().setMemberId("").setGroupId(fresh));
                         out.add("new group, v" + v + ", " + c.getKey(), x.describeJoin(x.join(v, into)));
                         out.add("  then the new group", briefly(q, fresh));
                     }
                     // v9 only: a join the Stable group accepts is MEMBER_ID_REQUIRED, where v3 would wait
-                    var stable = c.getValue().apply(x.joinRequest().setMemberId("").setGroupId(group));
+                    var stable =
+                            c.getValue().apply(x.joinRequest().setMemberId("").setGroupId(group));
                     out.add("stable group, v9, " + c.getKey(), x.describeJoin(x.join(JOIN, stable)));
                 }
                 out.add("stable group after all that", describe(q, names, group));
                 out.add("A heartbeat after the refused joins", a.heartbeat(HEARTBEAT));
                 var base = x.joinRequest().setMemberId("");
-                out.add("empty group id v9 no member id",
+                out.add(
+                        "empty group id v9 no member id",
                         x.describeJoin(x.join(JOIN, base.duplicate().setGroupId(""))));
-                out.add("empty group id v3 no member id",
+                out.add(
+                        "empty group id v3 no member id",
                         x.describeJoin(x.join((short) 3, base.duplicate().setGroupId(""))));
             }
         });
@@ -322,214 +361,8 @@ class ClassicGroupProtocolIT {
     /** A group's error and state, as DescribeGroups v6 says. */
     static String briefly(ClassicGroupMember q, String group) throws Exception {
         var g = ClassicGroupRequests.describeData(q.raw(), DESCRIBE, group);
-        return Errors.forCode(g.errorCode()) + " " + g.groupState() + " members=" + g.members().size();
-    }
-
-    /**
-     * LeaveGroup: a v5 batch naming a member and an unknown one; the remaining member rejoins;
-     * the last member leaves with v2; the Empty group takes a simple commit, is refused deletion
-     * while a member is in it, and is deleted once it is Empty.
-     */
-    @Test
-    void membersLeaveOneByOneAndTheEmptyGroupCanBeDeleted() {
-        compare("leave", (target, out) -> {
-            Names names = new Names();
-            String group = group("leave");
-            Topic topic = topic(target, "classic-leave");
-            String made = "made-up-" + UUID.randomUUID();
-            names.nameMember(made, "made-up");
-            try (var a = ClassicGroupMember.open(target, group, "A", names);
-                    var b = ClassicGroupMember.open(target, group, "B", names);
-                    var c = ClassicGroupMember.open(target, group, "C", names);
-                    var q = ClassicGroupMember.open(target, group, "Q", names)) {
-                stablePair(out, q, a, b);
-                int stableGeneration = a.generation;
-                out.add("delete v2 with members", ClassicGroupRequests.delete(q.raw(), (short) 2, group));
-                out.add("B and made-up leave v5", b.leave(LEAVE, List.of(
-                        b.identity().setReason("probing"), new MemberIdentity().setMemberId(made))));
-                out.add("B leaves again v5", b.leave(LEAVE, List.of(b.identity())));
-                out.add("B leaves again v1", b.leave((short) 1, List.of(b.identity())));
-                out.add("describe after B left", describe(q, names, group));
-                out.add("B heartbeat", b.heartbeat(HEARTBEAT));
-                out.add("A heartbeat", a.heartbeat(HEARTBEAT));
-                out.add("A rejoins", a.describeJoin(a.join(JOIN)));
-                out.add("A syncs", a.describeSync(a.sync(SYNC, a.syncRequest(Map.of(a, a.assignment("asg-A")), "range"))));
-                out.add("A leaves v2", a.leave((short) 2, List.of(a.identity())));
-                out.add("describe v6 after all left", describe(q, names, group));
-                out.add("list v5 after all left", ClassicGroupRequests.list(q.raw(), (short) 5, group, List.of(), List.of()));
-                out.add("A heartbeat after leaving", a.heartbeat(HEARTBEAT));
-                out.add("A commit v8 at its old generation", commit(q, (short) 8, group, a.generation, a.memberId, topic));
-                out.add("A commit v8 at the first stable generation",
-                        commit(q, (short) 8, group, stableGeneration, a.memberId, topic));
-                out.add("commit v8 generation -1 no member id", commit(q, (short) 8, group, -1, "", topic));
-                out.add("fetch v8", ClassicGroupRequests.fetch(q.raw(), (short) 8, group, null, -1, topic));
-                out.add("C joins the Empty group", c.describeJoin(c.joinFully(JOIN)));
-                out.add("delete v2 while C is in it", ClassicGroupRequests.delete(q.raw(), (short) 2, group));
-                out.add("C syncs", c.describeSync(c.sync(SYNC, c.syncRequest(Map.of(), "range"))));
-                out.add("C leaves v3", c.leave((short) 3, List.of(c.identity())));
-                out.add("delete v2 once Empty", ClassicGroupRequests.delete(q.raw(), (short) 2, group));
-                out.add("describe v6 after delete", describe(q, names, group));
-                out.add("describe v5 after delete",
-                        ClassicGroupRequests.describe(q.raw(), names, (short) 5, group));
-                out.add("fetch v8 after delete", ClassicGroupRequests.fetch(q.raw(), (short) 8, group, null, -1, topic));
-            }
-        });
-    }
-
-    /** Heartbeat, SyncGroup, LeaveGroup, OffsetCommit, DescribeGroups and DeleteGroups for a group nobody created. */
-    @Test
-    void requestsForAnUnknownGroup() {
-        compare("unknown-group", (target, out) -> {
-            Names names = new Names();
-            String group = group("unknown");
-            Topic topic = topic(target, "classic-unknown");
-            String made = "made-up-" + UUID.randomUUID();
-            names.nameMember(made, "made-up");
-            try (var x = ClassicGroupMember.open(target, group, "X", names)) {
-                x.memberId = made;
-                x.generation = 1;
-                for (short v = oldest(x.raw(), ApiKeys.HEARTBEAT); v <= HEARTBEAT; v++) {
-                    out.add("heartbeat v" + v, x.heartbeat(v));
-                }
-                out.add("sync v5", x.describeSync(x.sync(SYNC, x.syncRequest(Map.of(), "range"))));
-                out.add("sync oldest", x.describeSync(x.sync(oldest(x.raw(), ApiKeys.SYNC_GROUP), x.syncRequest(Map.of(), "range"))));
-                for (short v = oldest(x.raw(), ApiKeys.LEAVE_GROUP); v <= LEAVE; v++) {
-                    out.add("leave v" + v, x.leave(v, List.of(x.identity())));
-                }
-                out.add("describe v5", ClassicGroupRequests.describe(x.raw(), names, (short) 5, group));
-                out.add("describe v6", ClassicGroupRequests.describe(x.raw(), names, DESCRIBE, group));
-                out.add("delete v2", ClassicGroupRequests.delete(x.raw(), (short) 2, group));
-                out.add("commit v8 generation 1, made-up member", commit(x, (short) 8, group, 1, made, topic));
-                out.add("describe v6 after that", ClassicGroupRequests.describe(x.raw(), names, DESCRIBE, group));
-                out.add("commit v8 generation -1, made-up member", commit(x, (short) 8, group, -1, made, topic));
-                out.add("describe v6 after that", ClassicGroupRequests.describe(x.raw(), names, DESCRIBE, group));
-                out.add("commit v8 generation -1, no member id", commit(x, (short) 8, group, -1, "", topic));
-                out.add("describe v6 after the simple commit",
-                        ClassicGroupRequests.describe(x.raw(), names, DESCRIBE, group));
-                out.add("list v5 after the simple commit",
-                        ClassicGroupRequests.list(x.raw(), (short) 5, group, List.of(), List.of()));
-                out.add("heartbeat v4 into the simple-commit group", x.heartbeat(HEARTBEAT));
-                out.add("commit v8 generation 1, made-up member, into it", commit(x, (short) 8, group, 1, made, topic));
-                out.add("fetch v8", ClassicGroupRequests.fetch(x.raw(), (short) 8, group, null, -1, topic));
-                x.memberId = "";
-                out.add("join into it", x.describeJoin(x.joinFully(JOIN)));
-                out.add("delete v2 of a group nobody ever named",
-                        ClassicGroupRequests.delete(x.raw(), (short) 2, group("never")));
-            }
-        });
-    }
-
-    /**
-     * Static membership: a member with a group.instance.id that joins again without its member id
-     * gets a new one, and the old one is fenced; a follower's return changes nothing else; the
-     * leader's return at v9 tells it to skip the assignment.
-     */
-    @Test
-    void aStaticMemberThatJoinsAgainFencesItsOldMemberId() {
-        compare("static", (target, out) -> {
-            Names names = new Names();
-            String group = group("static");
-            Topic topic = topic(target, "classic-static");
-            try (var a = ClassicGroupMember.open(target, group, "A", names);
-                    var b = ClassicGroupMember.open(target, group, "B", names);
-                    var q = ClassicGroupMember.open(target, group, "Q", names)) {
-                a.instanceId = "instance-a";
-                b.instanceId = "instance-b";
-                out.add("A joins v9 no member id", a.describeJoin(a.join(JOIN)));
-                if (a.memberId.isEmpty() || a.generation < 0) {
-                    out.add("A joins again", a.describeJoin(a.join(JOIN)));
-                }
-                out.add("A syncs", a.describeSync(a.sync(SYNC, a.syncRequest(Map.of(a, a.assignment("asg-A1")), "range"))));
-                var bJoin = b.sendJoin(JOIN, b.joinRequest());
-                awaitJoining(q, 2);
-                out.add("A heartbeat while B joins", a.heartbeat(HEARTBEAT));
-                var aJoin = a.sendJoin(JOIN, a.joinRequest());
-                out.add("A rejoins", a.describeJoin(a.receiveJoin(aJoin)));
-                out.add("B's join", b.describeJoin(b.receiveJoin(bJoin)));
-                var bSync = b.sendSync(SYNC, b.syncRequest(Map.of(), "range"));
-                out.add("A syncs", a.describeSync(a.sync(SYNC, a.syncRequest(
-                        orderedMap(a, a.assignment("asg-A2"), b, b.assignment("asg-B2")), "range"))));
-                out.add("B's sync", b.describeSync(b.receiveSync(bSync)));
-                out.add("describe", describe(q, names, group));
-
-                String oldB = b.memberId;
-                int gen = b.generation;
-                b.memberId = "";
-                out.add("B joins again v9 without its id", b.describeJoin(b.join(JOIN)));
-                out.add("old B heartbeat", b.heartbeat(HEARTBEAT, oldB, gen, b.instanceId));
-                out.add("old B heartbeat v2 (no instance id)", b.heartbeat((short) 2, oldB, gen, null));
-                out.add("new B heartbeat", b.heartbeat(HEARTBEAT));
-                out.add("new B sync", b.describeSync(b.sync(SYNC, b.syncRequest(Map.of(), "range"))));
-                out.add("A heartbeat", a.heartbeat(HEARTBEAT));
-                out.add("old B sync", b.describeSync(b.sync(SYNC, b.syncRequest(Map.of(), "range").setMemberId(oldB))));
-                out.add("old B commit v7", ClassicGroupRequests.commit(
-                        q.raw(), (short) 7, group, gen, oldB, b.instanceId, topic, 1));
-                out.add("old B commit v6 (no instance id)", ClassicGroupRequests.commit(
-                        q.raw(), (short) 6, group, gen, oldB, null, topic, 1));
-                out.add("old B join v9 with its old id", b.describeJoin(b.join(JOIN, b.joinRequest().setMemberId(oldB))));
-                out.add("old B leaves v5", b.leave(LEAVE, List.of(new MemberIdentity()
-                        .setMemberId(oldB).setGroupInstanceId(b.instanceId))));
-                out.add("unknown instance, no member id, leaves v5", b.leave(LEAVE, List.of(
-                        new MemberIdentity().setGroupInstanceId("instance-nobody"))));
-
-                String oldA = a.memberId;
-                a.memberId = "";
-                out.add("A (leader) joins again v9 without its id", a.describeJoin(a.join(JOIN)));
-                out.add("old A heartbeat", a.heartbeat(HEARTBEAT, oldA, gen, a.instanceId));
-                out.add("new A heartbeat", a.heartbeat(HEARTBEAT));
-                out.add("new A sync", a.describeSync(a.sync(SYNC, a.syncRequest(Map.of(), "range"))));
-                String oldA2 = a.memberId;
-                a.memberId = "";
-                out.add("A (leader) joins again v8 without its id", a.describeJoin(a.join((short) 8)));
-                out.add("B heartbeat after the v8 leader return", b.heartbeat(HEARTBEAT));
-                out.add("old A heartbeat after the v8 return", a.heartbeat(HEARTBEAT, oldA2, gen, a.instanceId));
-                out.add("describe", describe(q, names, group));
-
-                b.subscribe("sub-B2");
-                staticRejoin(out, "B joins again without its id, new metadata", q, a, b);
-                b.protocols = List.of("roundrobin", "range");
-                staticRejoin(out, "B joins again without its id, protocols reordered", q, a, b);
-                names.nameMember("wrong-id", "wrong-id");
-                out.add("B and A leave v5 by instance id", b.leave(LEAVE, List.of(
-                        new MemberIdentity().setGroupInstanceId("instance-b"),
-                        new MemberIdentity().setGroupInstanceId("instance-a").setMemberId("wrong-id"))));
-                out.add("describe after the leaves", describe(q, names, group));
-            }
-        });
-    }
-
-    /**
-     * Static member {@code b} joins again without its member id, with settings the scenario
-     * changed; if that starts a rebalance (the group leaves Stable), leader {@code a} rejoins and
-     * both sync. Waits until the coordinator has replaced b's member id before it looks.
-     */
-    static void staticRejoin(
-            Differential.Outcome out, String label, ClassicGroupMember q, ClassicGroupMember a, ClassicGroupMember b)
-            throws Exception {
-        String old = b.memberId;
-        b.memberId = "";
-        var bJoin = b.sendJoin(JOIN, b.joinRequest());
-        var seen = Awaitility.await(label + ": the coordinator replaces the old member id")
-                .atMost(Clients.PATIENCE)
-                .pollInterval(Duration.ofMillis(100))
-                .until(
-                        () -> ClassicGroupRequests.describeData(q.raw(), DESCRIBE, q.group),
-                        g -> g.members().stream().noneMatch(m -> m.memberId().equals(old)));
-        out.add(label + ": state once replaced", seen.groupState());
-        if (!seen.groupState().equals("Stable")) {
-            out.add(label + ": A heartbeat", a.heartbeat(HEARTBEAT));
-            var aJoin = a.sendJoin(JOIN, a.joinRequest());
-            out.add(label + ": A rejoins", a.describeJoin(a.receiveJoin(aJoin)));
-            out.add(label + ": B's join", b.describeJoin(b.receiveJoin(bJoin)));
-            var bSync = b.sendSync(SYNC, b.syncRequest(Map.of(), "range"));
-            out.add(label + ": A syncs", a.describeSync(a.sync(SYNC, a.syncRequest(
-                    orderedMap(a, a.assignment("asg-A3"), b, b.assignment("asg-B3")), "range"))));
-            out.add(label + ": B's sync", b.describeSync(b.receiveSync(bSync)));
-        } else {
-            out.add(label, b.describeJoin(b.receiveJoin(bJoin)));
-            out.add(label + ": B syncs", b.describeSync(b.sync(SYNC, b.syncRequest(Map.of(), "range"))));
-        }
-        out.add(label + ": describe", ClassicGroupRequests.describe(q.raw(), q.names(), DESCRIBE, q.group));
+        return Errors.forCode(g.errorCode()) + " " + g.groupState() + " members="
+                + g.members().size();
     }
 
     /** DescribeGroups at the newest version on Q's connection. */
@@ -543,28 +376,33 @@ class ClassicGroupProtocolIT {
     }
 
     /** A and B in a Stable group: A joins and syncs alone, B joins, A rejoins as leader and both sync. */
-    static void stablePair(
-            Differential.Outcome out, ClassicGroupMember q, ClassicGroupMember a, ClassicGroupMember b)
+    static void stablePair(Differential.Outcome out, ClassicGroupMember q, ClassicGroupMember a, ClassicGroupMember b)
             throws Exception {
         out.add("A joins", a.describeJoin(a.joinFully(JOIN)));
-        out.add("A syncs", a.describeSync(a.sync(SYNC, a.syncRequest(Map.of(a, a.assignment("asg-A1")), "range"))));
+        out.add("A syncs", a.syncAssigning("asg-A1"));
         var bJoin = b.startJoin(JOIN);
         awaitJoining(q, 2);
         JoinGroupResponseData aJoin = a.join(JOIN);
         out.add("A rejoins", a.describeJoin(aJoin));
         out.add("B's join", b.describeJoin(b.receiveJoin(bJoin)));
-        var bSync = b.sendSync(SYNC, b.syncRequest(Map.of(), "range"));
-        out.add("A syncs", a.describeSync(a.sync(SYNC, a.syncRequest(
-                orderedMap(a, a.assignment("asg-A2"), b, b.assignment("asg-B2")), "range"))));
-        out.add("B's sync", b.describeSync(b.receiveSync(bSync)));
+        syncLeaderAndFollower(out, "", a, "asg-A2", b, "asg-B2");
     }
 
-    static Map<ClassicGroupMember, byte[]> orderedMap(
-            ClassicGroupMember a, byte[] first, ClassicGroupMember b, byte[] second) {
-        Map<ClassicGroupMember, byte[]> map = new LinkedHashMap<>();
-        map.put(a, first);
-        map.put(b, second);
-        return map;
+    /**
+     * The follower's SyncGroup first (it waits), then the leader's handing out the named
+     * assignments, then the follower's answer: each written down with {@code label} before it.
+     */
+    static void syncLeaderAndFollower(
+            Differential.Outcome out,
+            String label,
+            ClassicGroupMember leader,
+            String leaderAssignment,
+            ClassicGroupMember follower,
+            String followerAssignment)
+            throws Exception {
+        var followerSync = follower.sendSync(SYNC, follower.syncRequest(Map.of(), "range"));
+        out.add(label + leader.name + " syncs", leader.syncAssigning(leaderAssignment, follower, followerAssignment));
+        out.add(label + follower.name + "'s sync", follower.describeSync(follower.receiveSync(followerSync)));
     }
 
     /** A new one-partition topic for the commits. */

@@ -35,8 +35,7 @@ final class ClassicGroupRequests {
     record Topic(String name, Uuid id) {}
 
     /** DescribeGroups of one group: error, state, protocol type and data, each member. */
-    static String describe(RawKafka raw, ClassicGroupMember.Names names, short version, String group)
-            throws Exception {
+    static String describe(RawKafka raw, ClassicGroupMember.Names names, short version, String group) throws Exception {
         var g = describeData(raw, version, group);
         List<String> members = new ArrayList<>();
         for (var m : g.members()) {
@@ -146,7 +145,8 @@ final class ClassicGroupRequests {
         var data = new OffsetFetchRequestData().setGroups(List.of(request));
         var group0 = raw.connection()
                 .roundTrip(
-                        OffsetFetchRequest.Builder.forTopicIdsOrNames(data, false).build(version),
+                        OffsetFetchRequest.Builder.forTopicIdsOrNames(data, false)
+                                .build(version),
                         OffsetFetchResponse.class)
                 .data()
                 .groups()

@@ -56,7 +56,7 @@ class ClassicGroupTimeoutsIT {
                 out.add("describe", ClassicGroupProtocolIT.describe(q, names, group));
                 out.add("B heartbeat", b.heartbeat(HEARTBEAT));
                 out.add("A rejoins", a.describeJoin(a.join(JOIN)));
-                out.add("A syncs", a.describeSync(a.sync(SYNC, a.syncRequest(Map.of(a, a.assignment("asg-A3")), "range"))));
+                out.add("A syncs", a.syncAssigning("asg-A3"));
                 out.add("B joins with its old id", b.describeJoin(b.join(JOIN)));
                 out.add("describe", ClassicGroupProtocolIT.describe(q, names, group));
             }
@@ -87,11 +87,7 @@ class ClassicGroupTimeoutsIT {
                 // both answers come once the rebalance timeout has passed without B
                 out.add("A rejoins", a.describeJoin(a.receiveJoin(aJoin)));
                 out.add("C's join", c.describeJoin(c.receiveJoin(cJoin)));
-                var cSync = c.sendSync(SYNC, c.syncRequest(Map.of(), "range"));
-                out.add("A syncs", a.describeSync(a.sync(SYNC, a.syncRequest(
-                        ClassicGroupProtocolIT.orderedMap(a, a.assignment("asg-A3"), c, c.assignment("asg-C3")),
-                        "range"))));
-                out.add("C's sync", c.describeSync(c.receiveSync(cSync)));
+                ClassicGroupProtocolIT.syncLeaderAndFollower(out, "", a, "asg-A3", c, "asg-C3");
                 out.add("B heartbeat", b.heartbeat(HEARTBEAT));
                 out.add("B rejoins with its old id", b.describeJoin(b.join(JOIN)));
                 out.add("describe", ClassicGroupProtocolIT.describe(q, names, group));
@@ -116,18 +112,16 @@ class ClassicGroupTimeoutsIT {
                     m.rebalanceTimeoutMs = SHORT_REBALANCE_MS;
                 }
                 out.add("A joins", a.describeJoin(a.joinFully(JOIN)));
-                out.add("A syncs", a.describeSync(a.sync(SYNC, a.syncRequest(Map.of(a, a.assignment("asg-A1")), "range"))));
+                out.add("A syncs", a.syncAssigning("asg-A1"));
                 var bJoin = b.startJoin(JOIN);
                 ClassicGroupProtocolIT.awaitJoining(q, 2);
                 out.add("A rejoins", a.describeJoin(a.join(JOIN)));
                 out.add("B's join", b.describeJoin(b.receiveJoin(bJoin)));
-                out.add("A syncs", a.describeSync(a.sync(SYNC, a.syncRequest(
-                        ClassicGroupProtocolIT.orderedMap(a, a.assignment("asg-A2"), b, b.assignment("asg-B2")),
-                        "range"))));
+                out.add("A syncs", a.syncAssigning("asg-A2", b, "asg-B2"));
                 out.add("describe before B's time is up", ClassicGroupProtocolIT.describe(q, names, group));
                 out.add("A heartbeat until B is removed", awaitHeartbeat(a, Errors.REBALANCE_IN_PROGRESS));
                 out.add("B heartbeat", b.heartbeat(HEARTBEAT));
-                out.add("B syncs late", b.describeSync(b.sync(SYNC, b.syncRequest(Map.of(), "range"))));
+                out.add("B syncs late", b.syncNothing());
                 out.add("A rejoins", a.describeJoin(a.join(JOIN)));
                 out.add("describe", ClassicGroupProtocolIT.describe(q, names, group));
             }
@@ -151,7 +145,7 @@ class ClassicGroupTimeoutsIT {
                     m.rebalanceTimeoutMs = SHORT_REBALANCE_MS;
                 }
                 out.add("A joins", a.describeJoin(a.joinFully(JOIN)));
-                out.add("A syncs", a.describeSync(a.sync(SYNC, a.syncRequest(Map.of(a, a.assignment("asg-A1")), "range"))));
+                out.add("A syncs", a.syncAssigning("asg-A1"));
                 var bJoin = b.startJoin(JOIN);
                 ClassicGroupProtocolIT.awaitJoining(q, 2);
                 out.add("A rejoins", a.describeJoin(a.join(JOIN)));
@@ -161,7 +155,7 @@ class ClassicGroupTimeoutsIT {
                 out.add("B's sync once A's time is up", b.describeSync(b.receiveSync(bSync)));
                 // at once: B too must rejoin within the rebalance timeout
                 out.add("B rejoins", b.describeJoin(b.join(JOIN)));
-                out.add("B syncs", b.describeSync(b.sync(SYNC, b.syncRequest(Map.of(b, b.assignment("asg-B3")), "range"))));
+                out.add("B syncs", b.syncAssigning("asg-B3"));
                 out.add("A heartbeat", a.heartbeat(HEARTBEAT));
                 out.add("A rejoins with its old id", a.describeJoin(a.join(JOIN)));
                 out.add("describe", ClassicGroupProtocolIT.describe(q, names, group));
