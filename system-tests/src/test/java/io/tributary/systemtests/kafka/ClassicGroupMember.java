@@ -5,10 +5,12 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
@@ -159,6 +161,7 @@ final class ClassicGroupMember implements AutoCloseable {
                 response.errorCode() == Errors.NONE.code() || response.errorCode() == Errors.MEMBER_ID_REQUIRED.code();
         if (given && response.memberId() != null && !response.memberId().isEmpty()) {
             memberId = response.memberId();
+            names.register(memberId);
         }
         if (response.errorCode() == Errors.NONE.code()) {
             generation = response.generationId();
@@ -306,8 +309,9 @@ final class ClassicGroupMember implements AutoCloseable {
     }
 
     /**
-     * What makes two clusters' answers comparable: member ids by the order they were first seen
-     * ({@code m1}, {@code m2}, ...; the first mention says the id's form), generations relative to
+     * What makes two clusters' answers comparable: member ids by the order the scenario's members
+     * were given them, or else first saw them ({@code m1}, {@code m2}, ...; the first line that
+     * names one says the id's form), generations relative to
      * the first one seen ({@code G}, {@code G+1}; -1 stays -1), bytes by the name the scenario gave
      * them ({@code empty} when there are none, hex otherwise).
      */
@@ -315,6 +319,7 @@ final class ClassicGroupMember implements AutoCloseable {
         private static final Pattern UUID =
                 Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
         private final Map<String, String> members = new LinkedHashMap<>();
+        private final Set<String> written = new HashSet<>();
         private final Map<String, String> byteNames = new LinkedHashMap<>();
         private Integer firstGeneration;
 
@@ -333,7 +338,15 @@ final class ClassicGroupMember implements AutoCloseable {
             return byteNames.getOrDefault(hex, "hex:" + hex);
         }
 
-        /** A member id's name; the first time, with its form (client id or instance id, then a UUID). */
+        /**
+         * Gives a member id the next name, if it has none: ids are named in the order the
+         * scenario's members were given them, not the order an answer happens to list them in.
+         */
+        synchronized void register(String id) {
+            members.computeIfAbsent(id, k -> "m" + (members.size() + 1));
+        }
+
+        /** A member id's name; the first time it is written down, with its form (client id or instance id, then a UUID). */
         synchronized String member(String id) {
             if (id == null) {
                 return "null";
@@ -341,18 +354,15 @@ final class ClassicGroupMember implements AutoCloseable {
             if (id.isEmpty()) {
                 return "''";
             }
-            String known = members.get(id);
-            if (known != null) {
-                return known;
-            }
-            String label = "m" + (members.size() + 1);
-            members.put(id, label);
-            return label + "<" + form(id) + ">";
+            register(id);
+            String label = members.get(id);
+            return written.add(id) ? label + "<" + form(id) + ">" : label;
         }
 
         /** Names an id the scenario made up, so that an answer naming it shows that name. */
         synchronized void nameMember(String id, String label) {
             members.put(id, label);
+            written.add(id);
         }
 
         private static String form(String id) {
