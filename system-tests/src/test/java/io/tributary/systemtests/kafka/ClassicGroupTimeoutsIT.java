@@ -37,6 +37,13 @@ class ClassicGroupTimeoutsIT {
     private static final int LONG_MS = 60_000;
 
     /**
+     * How long a scenario waits for a timeout to take effect: well above the 6 s session and 5 s
+     * rebalance timeouts, and below {@link #LONG_MS}, so that a member removed for not syncing is
+     * not mistaken for one whose (long) session expired.
+     */
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    /**
      * B stops heartbeating; A goes on until its heartbeat says REBALANCE_IN_PROGRESS (B's session
      * expired); A rejoins alone.
      */
@@ -169,7 +176,7 @@ class ClassicGroupTimeoutsIT {
      */
     private static Errors awaitHeartbeat(ClassicGroupMember member, Errors expected) {
         return Awaitility.await(member.name + "'s heartbeat answers " + expected)
-                .atMost(Clients.PATIENCE)
+                .atMost(WAIT)
                 .pollInterval(Duration.ofMillis(300))
                 .until(
                         () -> {
