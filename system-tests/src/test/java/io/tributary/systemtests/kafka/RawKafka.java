@@ -48,6 +48,12 @@ public final class RawKafka implements AutoCloseable {
         return connection;
     }
 
+    /** The broker's ApiVersions entry for {@code api} ("min..max"), or "absent". */
+    public String offered(ApiKeys api) {
+        ApiVersion offered = versions.data().apiKeys().find(api.id);
+        return offered == null ? "absent" : offered.minVersion() + ".." + offered.maxVersion();
+    }
+
     /** The newest version of {@code api} that both sides speak; fails if the broker does not offer it. */
     public short version(ApiKeys api) {
         ApiVersion offered = versions.data().apiKeys().find(api.id);
