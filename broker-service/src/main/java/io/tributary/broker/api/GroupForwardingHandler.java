@@ -22,18 +22,31 @@ import org.slf4j.LoggerFactory;
  * FindCoordinatorHandler}), so consumers and admin clients send their group requests here.
  *
  * <p>The forwarded APIs and versions ({@link #FORWARDED}) are the coordinator's group handlers'
- * (kept equal to {@code io.tributary.coordinator.kafka.*Handler.VERSIONS}); ListGroups has its own
- * handler ({@link ListGroupsHandler}: one broker answers).
+ * (kept equal to {@code io.tributary.coordinator.kafka.*Handler.VERSIONS}: the KIP-848 consumer
+ * group's {@code ConsumerGroupHeartbeatHandler} and {@code ConsumerGroupDescribeHandler}, the classic
+ * group protocol's {@code JoinGroupHandler}, {@code SyncGroupHandler}, {@code HeartbeatHandler} and
+ * {@code LeaveGroupHandler}, and the offset and admin handlers); ListGroups has its own handler
+ * ({@link ListGroupsHandler}: one broker answers).
+ *
+ * <p>JoinGroup and SyncGroup are long polls on the coordinator (answered when the rebalance
+ * completes, or when the group leader's SyncGroup came): they are given their rebalance wait on top
+ * of the client's read timeout ({@link CoordinatorGroupsClient#readTimeout}), so a rebalance of
+ * minutes is not cut off after seconds. The forward holds its own socket to the coordinator and the
+ * calling connection's virtual thread for that whole wait (cheap: both sit idle in a blocking read).
  *
  * <p>Errors: no coordinator known, or the coordinator unreachable or not answering within the
  * client's bound: the request's own error response with COORDINATOR_NOT_AVAILABLE (retriable:
- * clients look the coordinator up again and retry), and the cached location is dropped. An answer
- * with NOT_COORDINATOR (leadership moved) is passed on as it is (clients look the coordinator up
- * again) and the cached location is dropped. Any other answer is passed on as it is.
+ * clients look the coordinator up again and retry), and the cached location is dropped. That is
+ * kafka-clients' {@code getErrorResponse}, as Kafka's brokers answer: a JoinGroup's carries no
+ * member id or generation (the member keeps its own and joins again), a LeaveGroup's (v3+ too)
+ * only the top-level error and no per-member results (kafka-clients reads the top-level error
+ * first). An answer with NOT_COORDINATOR (leadership moved) is passed on as it is (clients look the
+ * coordinator up again) and the cached location is dropped. Any other answer is passed on as it is.
  *
  * <p>Thread-safety: immutable; the collaborators are thread-safe. A forward blocks the calling
- * connection's thread for at most the client's connect and read timeouts (twice, when a reused
- * connection turns out closed).
+ * connection's thread for at most the client's connect timeout and the request's read timeout
+ * (twice, when a reused connection turns out closed): seconds, or a JoinGroup's or SyncGroup's
+ * rebalance wait.
  */
 public final class GroupForwardingHandler implements RequestHandler {
 
@@ -45,7 +58,11 @@ public final class GroupForwardingHandler implements RequestHandler {
             ApiVersionRange.of(ApiKeys.OFFSET_FETCH, 1, 10),
             ApiVersionRange.of(ApiKeys.DESCRIBE_GROUPS, 0, 6),
             ApiVersionRange.of(ApiKeys.DELETE_GROUPS, 0, 3),
-            ApiVersionRange.of(ApiKeys.OFFSET_DELETE, 0, 0));
+            ApiVersionRange.of(ApiKeys.OFFSET_DELETE, 0, 0),
+            ApiVersionRange.of(ApiKeys.JOIN_GROUP, 0, 9),
+            ApiVersionRange.of(ApiKeys.SYNC_GROUP, 0, 5),
+            ApiVersionRange.of(ApiKeys.HEARTBEAT, 0, 4),
+            ApiVersionRange.of(ApiKeys.LEAVE_GROUP, 0, 5));
 
     private static final Logger log = LoggerFactory.getLogger(GroupForwardingHandler.class);
 

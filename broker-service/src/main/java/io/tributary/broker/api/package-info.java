@@ -25,8 +25,11 @@
  *  client ── InitProducerId ──► ProducerIdAllocator ──► ControlPlane.allocateProducerIds (blocks, prefetched)
  *  client ── FindCoordinator (GROUP) ──► this broker, once GroupCoordinatorLocator knows the leader
  *  client ── ConsumerGroupHeartbeat, OffsetCommit, OffsetFetch, ConsumerGroupDescribe,
- *            DescribeGroups, DeleteGroups, OffsetDelete ──► GroupForwardingHandler
+ *            DescribeGroups, DeleteGroups, OffsetDelete,
+ *            JoinGroup, SyncGroup, Heartbeat, LeaveGroup ──► GroupForwardingHandler
  *                                                       ──► CoordinatorGroupsClient.forward ──► coordinator leader
+ *                                                           (JoinGroup, SyncGroup: long polls, up to the
+ *                                                            rebalance wait plus the read timeout)
  *  client ── ListGroups ──► ListGroupsHandler (the lowest alive broker forwards, the others answer empty)
  * </pre>
  *

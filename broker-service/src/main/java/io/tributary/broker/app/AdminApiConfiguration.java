@@ -150,6 +150,30 @@ public class AdminApiConfiguration {
         return forwarder(ApiKeys.OFFSET_DELETE, locator, coordinatorGroups);
     }
 
+    @Bean
+    GroupForwardingHandler joinGroupForwarder(
+            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
+        return forwarder(ApiKeys.JOIN_GROUP, locator, coordinatorGroups);
+    }
+
+    @Bean
+    GroupForwardingHandler syncGroupForwarder(
+            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
+        return forwarder(ApiKeys.SYNC_GROUP, locator, coordinatorGroups);
+    }
+
+    @Bean
+    GroupForwardingHandler heartbeatForwarder(
+            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
+        return forwarder(ApiKeys.HEARTBEAT, locator, coordinatorGroups);
+    }
+
+    @Bean
+    GroupForwardingHandler leaveGroupForwarder(
+            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
+        return forwarder(ApiKeys.LEAVE_GROUP, locator, coordinatorGroups);
+    }
+
     private static GroupForwardingHandler forwarder(
             ApiKeys api, GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
         ApiVersionRange range = GroupForwardingHandler.FORWARDED.stream()

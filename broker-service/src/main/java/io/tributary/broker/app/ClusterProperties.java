@@ -43,9 +43,15 @@ import org.springframework.validation.annotation.Validated;
  * @param groupCoordinatorMaxWait how long a FindCoordinator request waits for a lookup when nothing
  *     may be served; then it answers COORDINATOR_NOT_AVAILABLE (retriable)
  * @param groupCoordinatorConnectTimeout how long connecting to the group coordinator's Kafka
- *     listener may take when a request is forwarded there (ListGroups)
+ *     listener may take when a request is forwarded there (ListGroups and the group APIs)
  * @param groupCoordinatorRequestTimeout how long the group coordinator may take to answer a
- *     forwarded request (the client's connection thread waits that long at most)
+ *     forwarded request (the client's connection thread waits that long at most); a JoinGroup or
+ *     SyncGroup adds its rebalance wait
+ * @param groupCoordinatorMaxRebalanceWait the longest a forwarded JoinGroup or SyncGroup may wait
+ *     on the group coordinator for a rebalance (a JoinGroup waits its rebalance timeout, capped at
+ *     this; a SyncGroup this), plus {@code groupCoordinatorRequestTimeout}; the coordinators' {@code
+ *     tributary.coordinator.groups.max-rebalance-timeout} (15 minutes by default), which caps the
+ *     members' rebalance timeouts; at most 24 hours
  */
 @Validated
 @ConfigurationProperties("tributary.broker.cluster")
@@ -65,13 +71,20 @@ public record ClusterProperties(
         @DefaultValue("30s") @NotNull Duration groupCoordinatorMaxAge,
         @DefaultValue("500ms") @NotNull Duration groupCoordinatorMaxWait,
         @DefaultValue("1s") @NotNull Duration groupCoordinatorConnectTimeout,
-        @DefaultValue("5s") @NotNull Duration groupCoordinatorRequestTimeout) {
+        @DefaultValue("5s") @NotNull Duration groupCoordinatorRequestTimeout,
+        @DefaultValue("15m") @NotNull Duration groupCoordinatorMaxRebalanceWait) {
 
     /** The coordinators' default {@code max-wait}: a longer long poll is refused with 400. */
     static final Duration MAX_METADATA_WAIT = Duration.ofSeconds(15);
 
     /** The longest a FindCoordinator request may wait for a lookup: a request thread is not parked for long. */
     static final Duration MAX_GROUP_COORDINATOR_WAIT = Duration.ofSeconds(5);
+
+    /**
+     * The longest {@code group-coordinator-max-rebalance-wait}: a forwarded JoinGroup holds a socket
+     * and a connection thread that long; no rebalance should take longer.
+     */
+    static final Duration MAX_GROUP_REBALANCE_WAIT = Duration.ofHours(24);
 
     public ClusterProperties {
         positive(heartbeatInterval, "heartbeat-interval");
@@ -88,6 +101,13 @@ public record ClusterProperties(
         positive(groupCoordinatorRefresh, "group-coordinator-refresh");
         positive(groupCoordinatorConnectTimeout, "group-coordinator-connect-timeout");
         positive(groupCoordinatorRequestTimeout, "group-coordinator-request-timeout");
+        positive(groupCoordinatorMaxRebalanceWait, "group-coordinator-max-rebalance-wait");
+        if (groupCoordinatorMaxRebalanceWait != null
+                && groupCoordinatorMaxRebalanceWait.compareTo(MAX_GROUP_REBALANCE_WAIT) > 0) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.cluster.group-coordinator-max-rebalance-wait must be at most %s, got %s"
+                            .formatted(MAX_GROUP_REBALANCE_WAIT, groupCoordinatorMaxRebalanceWait));
+        }
         if (groupCoordinatorRefresh != null
                 && groupCoordinatorMaxAge != null
                 && groupCoordinatorMaxAge.compareTo(groupCoordinatorRefresh) < 0) {
@@ -154,7 +174,10 @@ public record ClusterProperties(
     }
 
     CoordinatorGroupsClient.Config coordinatorGroupsClientConfig() {
-        return new CoordinatorGroupsClient.Config(groupCoordinatorConnectTimeout, groupCoordinatorRequestTimeout, (int)
-                Math.min(Integer.MAX_VALUE, maxResponseSize.toBytes()));
+        return new CoordinatorGroupsClient.Config(
+                groupCoordinatorConnectTimeout,
+                groupCoordinatorRequestTimeout,
+                (int) Math.min(Integer.MAX_VALUE, maxResponseSize.toBytes()),
+                groupCoordinatorMaxRebalanceWait);
     }
 }

@@ -17,20 +17,34 @@ import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.ListGroupsRequest;
 import org.apache.kafka.common.requests.ListGroupsResponse;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.SyncGroupRequest;
 
 /**
  * A small blocking Kafka client of the group coordinator's Kafka listener, for the group requests a
  * broker forwards: ListGroups (one TCP connection per call, closed after it: a rare admin request)
- * and every other group API ({@link #forward}: consumers' heartbeats and commits, admin requests;
- * over a few reused connections). A coordinator that lost its leadership answers NOT_COORDINATOR,
- * on which the caller looks the coordinator up again.
+ * and every other group API ({@link #forward}: consumers' joins, heartbeats and commits, admin
+ * requests; over a few reused connections). A coordinator that lost its leadership answers
+ * NOT_COORDINATOR, on which the caller looks the coordinator up again.
  * Framing is Kafka's (a 4-byte big-endian length, then the header and body as kafka-clients
  * serializes them); the response is parsed by kafka-clients, which checks the correlation id.
  *
- * <p>Thread-safety: safe for concurrent calls (each has its own socket).
+ * <p>How long an answer may take ({@link #readTimeout}): the configured read timeout, except for
+ * the classic group protocol's two long polls. The coordinator answers a JoinGroup only when the
+ * group's rebalance completes, which may take the member's rebalance timeout (JoinGroup v1+'s
+ * {@code rebalanceTimeoutMs}; v0's session timeout, as Kafka reads v0; kafka-clients sends its
+ * {@code max.poll.interval.ms}, 5 minutes by default), and a follower's SyncGroup waits for the
+ * leader's SyncGroup, up to the group's rebalance timeout, which the request does not carry. So a
+ * JoinGroup may take its rebalance timeout, at most {@link Config#maxRebalanceWait}, and a SyncGroup
+ * that bound, each plus the read timeout (the time the coordinator may take to answer once its wait
+ * is over, as for any request; kafka-clients likewise waits 5 s past the rebalance timeout).
+ *
+ * <p>Thread-safety: safe for concurrent calls (each has its own socket, held for the whole call: a
+ * JoinGroup forward holds one socket, and the calling connection's virtual thread, for up to its
+ * rebalance timeout; the socket is idle on both ends meanwhile).
  */
 public final class CoordinatorGroupsClient {
 
@@ -39,18 +53,35 @@ public final class CoordinatorGroupsClient {
      *
      * @param connectTimeout how long connecting to the coordinator may take (default 1 s)
      * @param readTimeout how long the coordinator may take to answer (default 5 s): the calling
-     *     request's connection thread waits this long at most
+     *     request's connection thread waits this long at most; a JoinGroup or SyncGroup adds its
+     *     rebalance wait ({@link #readTimeout(AbstractRequest)})
      * @param maxResponseBytes the largest answer read (default 16 MiB: ListGroups of the largest
      *     number of groups with committed offsets, 10,000, is about 1 MiB)
+     * @param maxRebalanceWait the longest a forwarded JoinGroup or SyncGroup may wait on the
+     *     coordinator for a rebalance (default 15 minutes: the coordinators' default cap on a
+     *     member's rebalance timeout, {@code tributary.coordinator.groups.max-rebalance-timeout}); a
+     *     JoinGroup's rebalance timeout is capped at this. Together with {@code readTimeout} at most
+     *     {@link Integer#MAX_VALUE} milliseconds (a socket's read timeout)
      */
-    public record Config(Duration connectTimeout, Duration readTimeout, int maxResponseBytes) {
+    public record Config(
+            Duration connectTimeout, Duration readTimeout, int maxResponseBytes, Duration maxRebalanceWait) {
 
-        public static final Config DEFAULTS = new Config(Duration.ofSeconds(1), Duration.ofSeconds(5), 16 << 20);
+        public static final Config DEFAULTS =
+                new Config(Duration.ofSeconds(1), Duration.ofSeconds(5), 16 << 20, Duration.ofMinutes(15));
 
         public Config {
-            if (!connectTimeout.isPositive() || !readTimeout.isPositive() || maxResponseBytes < 1024) {
+            if (!connectTimeout.isPositive()
+                    || !readTimeout.isPositive()
+                    || !maxRebalanceWait.isPositive()
+                    || maxResponseBytes < 1024) {
                 throw new IllegalArgumentException("need positive timeouts and maxResponseBytes >= 1024, got "
-                        + connectTimeout + ", " + readTimeout + ", " + maxResponseBytes);
+                        + connectTimeout + ", " + readTimeout + ", " + maxResponseBytes + ", " + maxRebalanceWait);
+            }
+            if (connectTimeout.toMillis() > Integer.MAX_VALUE
+                    || readTimeout.plus(maxRebalanceWait).toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("need connectTimeout and readTimeout + maxRebalanceWait up to "
+                        + Integer.MAX_VALUE + " ms, got " + connectTimeout + ", " + readTimeout + " + "
+                        + maxRebalanceWait);
             }
         }
     }
@@ -63,6 +94,37 @@ public final class CoordinatorGroupsClient {
     public CoordinatorGroupsClient(Config config, int localBrokerId) {
         this.config = Objects.requireNonNull(config, "config");
         this.clientId = "tributary-broker-" + localBrokerId;
+    }
+
+    /** This client's bounds. */
+    public Config config() {
+        return config;
+    }
+
+    /**
+     * How long the coordinator may take to answer {@code request} when it is forwarded: for a
+     * JoinGroup, its rebalance timeout (v0: its session timeout; negative ones count as 0) capped at
+     * {@link Config#maxRebalanceWait}, plus {@link Config#readTimeout}; for a SyncGroup (which waits
+     * for the leader's, up to the group's rebalance timeout, not in the request) {@link
+     * Config#maxRebalanceWait} plus {@link Config#readTimeout}; for any other request {@link
+     * Config#readTimeout}.
+     */
+    public Duration readTimeout(AbstractRequest request) {
+        return switch (request) {
+            case JoinGroupRequest join -> {
+                // v0 has no rebalance timeout: kafka-clients' JoinGroupRequest sets it to the
+                // session timeout (maybeOverrideRebalanceTimeout), as Kafka's coordinator reads v0.
+                Duration rebalanceWait =
+                        Duration.ofMillis(Math.max(0, join.data().rebalanceTimeoutMs()));
+                yield min(rebalanceWait, config.maxRebalanceWait()).plus(config.readTimeout());
+            }
+            case SyncGroupRequest ignored -> config.maxRebalanceWait().plus(config.readTimeout());
+            default -> config.readTimeout();
+        };
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     /** Idle connections kept for reuse by {@link #forward}, at most this many. */
@@ -84,7 +146,7 @@ public final class CoordinatorGroupsClient {
         RequestHeader header = new RequestHeader(
                 ApiKeys.LIST_GROUPS, version, clientId, correlationIds.incrementAndGet() & Integer.MAX_VALUE);
         try (Socket socket = connect(coordinator)) {
-            AbstractResponse response = roundTrip(socket, request, header);
+            AbstractResponse response = roundTrip(socket, request, header, config.readTimeout());
             if (!(response instanceof ListGroupsResponse listGroups)) {
                 throw new IOException("the coordinator answered ListGroups with " + response.apiKey());
             }
@@ -98,7 +160,9 @@ public final class CoordinatorGroupsClient {
      * Connections are reused: one is taken from the idle ones to the same address, or opened, and
      * given back after a complete round trip (at most {@link #MAX_IDLE_CONNECTIONS} kept); a
      * connection that failed is closed. Requests of one client connection stay in order, since its
-     * next request is read only after this one's answer is written.
+     * next request is read only after this one's answer is written. The answer may take {@link
+     * #readTimeout(AbstractRequest)}: a JoinGroup or SyncGroup holds its socket while the
+     * coordinator waits for the rebalance.
      *
      * @throws IOException when the coordinator cannot be reached, does not answer in time or answers
      *     with another API's response
@@ -115,9 +179,10 @@ public final class CoordinatorGroupsClient {
         if (socket == null) {
             socket = connect(coordinator);
         }
+        Duration readTimeout = readTimeout(body);
         AbstractResponse response;
         try {
-            response = roundTrip(socket, body, header);
+            response = roundTrip(socket, body, header, readTimeout);
         } catch (IOException e) {
             close(socket);
             if (!reused || e instanceof SocketTimeoutException) {
@@ -127,7 +192,7 @@ public final class CoordinatorGroupsClient {
             // An idle connection the coordinator closed meanwhile: once more on a fresh one.
             socket = connect(coordinator);
             try {
-                response = roundTrip(socket, body, header);
+                response = roundTrip(socket, body, header, readTimeout);
             } catch (IOException again) {
                 close(socket);
                 throw again;
@@ -181,7 +246,6 @@ public final class CoordinatorGroupsClient {
             socket.connect(
                     new InetSocketAddress(coordinator.host(), coordinator.port()),
                     Math.toIntExact(config.connectTimeout().toMillis()));
-            socket.setSoTimeout(Math.toIntExact(config.readTimeout().toMillis()));
             socket.setTcpNoDelay(true);
             return socket;
         } catch (IOException e) {
@@ -190,9 +254,13 @@ public final class CoordinatorGroupsClient {
         }
     }
 
-    /** One request and its response on {@code socket}, in Kafka's framing. */
-    private AbstractResponse roundTrip(Socket socket, AbstractRequest request, RequestHeader header)
-            throws IOException {
+    /**
+     * One request and its response on {@code socket}, in Kafka's framing; the response must start
+     * within {@code readTimeout} (and each later read too).
+     */
+    private AbstractResponse roundTrip(
+            Socket socket, AbstractRequest request, RequestHeader header, Duration readTimeout) throws IOException {
+        socket.setSoTimeout(Math.toIntExact(readTimeout.toMillis()));
         ByteBuffer payload = request.serializeWithHeader(header);
         OutputStream out = new BufferedOutputStream(socket.getOutputStream());
         byte[] frameOut = new byte[4 + payload.remaining()];

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.Mockito.mock;
 
 import io.tributary.broker.api.AdminApiConfig;
+import io.tributary.broker.api.GroupForwardingHandler;
 import io.tributary.broker.cluster.ControlPlane;
+import io.tributary.broker.cluster.CoordinatorGroupsClient;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.TopicConfigDefaults;
@@ -55,7 +57,53 @@ class AdminApiConfigurationTest {
                                 ApiKeys.DESCRIBE_GROUPS,
                                 ApiKeys.DELETE_GROUPS,
                                 ApiKeys.OFFSET_DELETE,
+                                ApiKeys.JOIN_GROUP,
+                                ApiKeys.SYNC_GROUP,
+                                ApiKeys.HEARTBEAT,
+                                ApiKeys.LEAVE_GROUP,
                                 ApiKeys.INIT_PRODUCER_ID));
+    }
+
+    @Test
+    void everyForwardedGroupApiIsAHandlerAtItsForwardedVersions() {
+        withKafkaDefaults()
+                .run(context -> assertThat(context.getBeansOfType(GroupForwardingHandler.class)
+                                .values())
+                        .extracting(GroupForwardingHandler::versions)
+                        .containsExactlyInAnyOrderElementsOf(GroupForwardingHandler.FORWARDED));
+    }
+
+    @Test
+    void theGroupCoordinatorClientsBoundsComeFromTheClusterProperties() {
+        withKafkaDefaults()
+                .withPropertyValues(
+                        "tributary.broker.cluster.group-coordinator-connect-timeout=3s",
+                        "tributary.broker.cluster.group-coordinator-request-timeout=7s",
+                        "tributary.broker.cluster.group-coordinator-max-rebalance-wait=20m",
+                        "tributary.broker.cluster.max-response-size=2MB")
+                .run(context -> assertThat(
+                                context.getBean(CoordinatorGroupsClient.class).config())
+                        .isEqualTo(new CoordinatorGroupsClient.Config(
+                                Duration.ofSeconds(3), Duration.ofSeconds(7), 2 << 20, Duration.ofMinutes(20))));
+        withKafkaDefaults()
+                .run(context -> assertThat(context.getBean(CoordinatorGroupsClient.class)
+                                .config()
+                                .maxRebalanceWait())
+                        .as("the coordinators' default max-rebalance-timeout")
+                        .isEqualTo(Duration.ofMinutes(15)));
+        for (String bad : new String[] {
+            "tributary.broker.cluster.group-coordinator-max-rebalance-wait=0s",
+            "tributary.broker.cluster.group-coordinator-max-rebalance-wait=25h"
+        }) {
+            startupFailsNaming(bad, "group-coordinator-max-rebalance-wait");
+        }
+    }
+
+    private void startupFailsNaming(String bad, String name) {
+        withKafkaDefaults()
+                .withPropertyValues(bad)
+                .run(context ->
+                        assertThat(context).as(bad).hasFailed().getFailure().hasStackTraceContaining(name));
     }
 
     @Test
@@ -104,13 +152,7 @@ class AdminApiConfigurationTest {
             "tributary.broker.admin.max-metadata-wait=1h"
         }) {
             String key = bad.substring(0, bad.indexOf('='));
-            withKafkaDefaults()
-                    .withPropertyValues(bad)
-                    .run(context -> assertThat(context)
-                            .as(bad)
-                            .hasFailed()
-                            .getFailure()
-                            .hasStackTraceContaining(key.substring("tributary.broker.admin.".length())));
+            startupFailsNaming(bad, key.substring("tributary.broker.admin.".length()));
         }
     }
 
@@ -126,7 +168,17 @@ class AdminApiConfigurationTest {
                         "--tributary.broker.log.min-insync-replicas=2")) {
             assertThat(context.getBean(KafkaListenerLifecycle.class).server().advertisedVersions())
                     .extracting(ApiVersionRange::apiKey)
-                    .contains(ApiKeys.METADATA, ApiKeys.CREATE_TOPICS, ApiKeys.INIT_PRODUCER_ID);
+                    .contains(
+                            ApiKeys.METADATA,
+                            ApiKeys.CREATE_TOPICS,
+                            ApiKeys.INIT_PRODUCER_ID,
+                            ApiKeys.JOIN_GROUP,
+                            ApiKeys.SYNC_GROUP,
+                            ApiKeys.HEARTBEAT,
+                            ApiKeys.LEAVE_GROUP);
+            assertThat(context.getBean(KafkaListenerLifecycle.class).server().advertisedVersions())
+                    .as("ApiVersions advertises every forwarded group API at its forwarded versions")
+                    .containsAll(GroupForwardingHandler.FORWARDED);
             assertThat(context.getBean(AdminApiConfig.class).topicDefaults())
                     .isEqualTo(TopicConfigDefaults.of(LogConfig.defaults(), 2));
         }

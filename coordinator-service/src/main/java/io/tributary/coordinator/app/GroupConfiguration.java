@@ -6,17 +6,24 @@ import io.tributary.coordinator.group.GroupCoordinator;
 import io.tributary.coordinator.group.ImageTopicView;
 import io.tributary.coordinator.group.OffsetStore;
 import io.tributary.coordinator.group.TopicView;
+import io.tributary.coordinator.group.classic.ClassicGroupCoordinator;
+import io.tributary.coordinator.group.classic.ClassicGroupStore;
 import io.tributary.coordinator.kafka.ConsumerGroupDescribeHandler;
 import io.tributary.coordinator.kafka.ConsumerGroupHeartbeatHandler;
 import io.tributary.coordinator.kafka.DeleteGroupsHandler;
 import io.tributary.coordinator.kafka.DescribeGroupsHandler;
 import io.tributary.coordinator.kafka.GroupService;
+import io.tributary.coordinator.kafka.HeartbeatHandler;
+import io.tributary.coordinator.kafka.JoinGroupHandler;
+import io.tributary.coordinator.kafka.LeaveGroupHandler;
 import io.tributary.coordinator.kafka.ListGroupsHandler;
 import io.tributary.coordinator.kafka.OffsetCommitHandler;
 import io.tributary.coordinator.kafka.OffsetDeleteHandler;
 import io.tributary.coordinator.kafka.OffsetFetchHandler;
+import io.tributary.coordinator.kafka.SyncGroupHandler;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
 import java.time.InstantSource;
+import java.util.UUID;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -25,18 +32,21 @@ import org.springframework.context.annotation.Configuration;
  * Wires consumer groups: the state machine ({@link GroupCoordinator}, from {@link GroupProperties}),
  * the topics of this voter's metadata image, leadership from {@link MetadataRaftNode#isLeader} and its
  * term ({@link MetadataRaftNode#currentTerm}), the
- * {@link OffsetStore} bean, the eight group handlers on the Kafka listener, and the timer tick.
+ * {@link OffsetStore} bean, the twelve group handlers (four of them the classic protocol's) on the Kafka listener, and the timer tick.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(GroupProperties.class)
 class GroupConfiguration {
 
     @Bean
-    GroupService groupService(GroupProperties properties, MetadataRaftNode node, OffsetStore offsets) {
+    GroupService groupService(
+            GroupProperties properties, MetadataRaftNode node, OffsetStore offsets, ClassicGroupStore classicGroups) {
         TopicView topics = new ImageTopicView(() -> node.stateMachine().image());
         return new GroupService(
                 new GroupCoordinator(properties.toConfig(), topics),
+                new ClassicGroupCoordinator(properties.toClassicConfig(), UUID::randomUUID),
                 offsets,
+                classicGroups,
                 topics,
                 node::isLeader,
                 node::currentTerm,
@@ -56,6 +66,12 @@ class GroupConfiguration {
             Gauge.builder("tributary.group.members", service.groups(), GroupCoordinator::memberCount)
                     .description("members of the consumer groups this coordinator holds")
                     .register(registry);
+            Gauge.builder("tributary.classic.groups.in.memory", service.classic(), ClassicGroupCoordinator::groupCount)
+                    .description("classic groups this coordinator holds (0 on a follower)")
+                    .register(registry);
+            Gauge.builder("tributary.classic.group.members", service.classic(), ClassicGroupCoordinator::memberCount)
+                    .description("members of the classic groups this coordinator holds")
+                    .register(registry);
         };
     }
 
@@ -67,6 +83,26 @@ class GroupConfiguration {
     @Bean
     ConsumerGroupHeartbeatHandler consumerGroupHeartbeatHandler(GroupService service) {
         return new ConsumerGroupHeartbeatHandler(service);
+    }
+
+    @Bean
+    JoinGroupHandler joinGroupHandler(GroupService service) {
+        return new JoinGroupHandler(service);
+    }
+
+    @Bean
+    SyncGroupHandler syncGroupHandler(GroupService service) {
+        return new SyncGroupHandler(service);
+    }
+
+    @Bean
+    HeartbeatHandler heartbeatHandler(GroupService service) {
+        return new HeartbeatHandler(service);
+    }
+
+    @Bean
+    LeaveGroupHandler leaveGroupHandler(GroupService service) {
+        return new LeaveGroupHandler(service);
     }
 
     @Bean

@@ -1,6 +1,8 @@
 package io.tributary.coordinator.app;
 
 import io.tributary.coordinator.group.GroupConfig;
+import io.tributary.coordinator.group.classic.ClassicGroupConfig;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
@@ -26,6 +28,7 @@ import org.springframework.validation.annotation.Validated;
  * @param maxSubscribedTopics the most topic names one member subscribes to
  * @param defaultAssignor the assignor of groups whose members name none ({@code uniform} or {@code range})
  * @param tickInterval how often the leader checks session and rebalance timeouts and topic changes
+ * @param classic the classic protocol's own settings ({@code tributary.coordinator.groups.classic.*})
  */
 @Validated
 @ConfigurationProperties("tributary.coordinator.groups")
@@ -43,7 +46,25 @@ public record GroupProperties(
         @DefaultValue("uniform") @NotNull @Pattern(regexp = "uniform|range")
         String defaultAssignor,
 
-        @DefaultValue("500ms") @NotNull Duration tickInterval) {
+        @DefaultValue("500ms") @NotNull Duration tickInterval,
+        @DefaultValue @NotNull @Valid Classic classic) {
+
+    /**
+     * The classic protocol's settings; each is described on {@link ClassicGroupConfig}.
+     *
+     * @param minSessionTimeout the shortest session timeout a member may ask for (Kafka's {@code
+     *     group.min.session.timeout.ms})
+     * @param maxSessionTimeout the longest (Kafka's {@code group.max.session.timeout.ms})
+     * @param initialRebalanceDelay how long an empty group's first rebalance waits for more members
+     *     (Kafka's {@code group.initial.rebalance.delay.ms}; {@code bin/tributary up} sets 0, as
+     *     Kafka's quickstart configuration does)
+     * @param maxProtocolSize the largest protocols of one JoinGroup and assignment of one member
+     */
+    public record Classic(
+            @DefaultValue("6s") @NotNull Duration minSessionTimeout,
+            @DefaultValue("30m") @NotNull Duration maxSessionTimeout,
+            @DefaultValue("3s") @NotNull Duration initialRebalanceDelay,
+            @DefaultValue("64KB") @NotNull DataSize maxProtocolSize) {}
 
     GroupConfig toConfig() {
         return new GroupConfig(
@@ -57,5 +78,17 @@ public record GroupProperties(
                 maxIdLength,
                 maxSubscribedTopics,
                 defaultAssignor);
+    }
+
+    ClassicGroupConfig toClassicConfig() {
+        return new ClassicGroupConfig(
+                classic.minSessionTimeout(),
+                classic.maxSessionTimeout(),
+                classic.initialRebalanceDelay(),
+                maxRebalanceTimeout,
+                maxGroupSize,
+                maxGroups,
+                Math.toIntExact(classic.maxProtocolSize().toBytes()),
+                maxIdLength);
     }
 }

@@ -1013,6 +1013,12 @@ public final class GroupCoordinator {
         }
     }
 
+    /** Whether the group is held here and has members. */
+    public synchronized boolean hasMembers(String groupId) {
+        Group group = groups.get(groupId);
+        return group != null && !group.members.isEmpty();
+    }
+
     /** How many groups are held in memory. */
     public synchronized int groupCount() {
         return groups.size();

@@ -65,6 +65,11 @@ public final class ConsumerGroupDescribeHandler implements RequestHandler {
                 described.setErrorCode(leaderError.code()).setErrorMessage(leaderError.message());
             } else if (groupId.isEmpty()) {
                 described.setErrorCode(Errors.INVALID_GROUP_ID.code()).setErrorMessage("the group id is empty");
+            } else if (service.classic().contains(groupId)) {
+                // As Kafka: the admin client then describes it with DescribeGroups.
+                described
+                        .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                        .setErrorMessage("group " + groupId + " is not a consumer group");
             } else {
                 Optional<GroupDescription> group = GroupViews.find(service, groupId);
                 if (group.isEmpty()) {

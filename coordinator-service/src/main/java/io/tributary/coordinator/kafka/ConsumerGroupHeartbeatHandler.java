@@ -70,7 +70,7 @@ public final class ConsumerGroupHeartbeatHandler implements RequestHandler {
                     owned(data.topicPartitions()),
                     Optional.ofNullable(request.header().clientId()).orElse(""),
                     request.connection().remoteAddress().getHostString());
-            HeartbeatResponse response = service.groups().heartbeat(heartbeat, service.nowMs());
+            HeartbeatResponse response = service.heartbeatConsumer(heartbeat);
             var out = new ConsumerGroupHeartbeatResponseData()
                     .setMemberId(response.memberId())
                     .setMemberEpoch(response.memberEpoch())

@@ -15,8 +15,9 @@ import org.apache.kafka.common.requests.DeleteGroupsRequest;
 import org.apache.kafka.common.requests.DeleteGroupsResponse;
 
 /**
- * DeleteGroups (API 42), versions 0 to 3: deletes a group's committed offsets and forgets it. A group
- * with members is NON_EMPTY_GROUP, an unknown one GROUP_ID_NOT_FOUND, an empty id INVALID_GROUP_ID;
+ * DeleteGroups (API 42), versions 0 to 3: deletes a group's committed offsets and forgets it (a
+ * classic group's stored generation too). A group with members (a classic group not Empty) is
+ * NON_EMPTY_GROUP, an unknown one GROUP_ID_NOT_FOUND, an empty id INVALID_GROUP_ID;
  * a store failure NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE (retriable), or
  * GROUP_DELETION_FAILED. Version 3 carries the error message.
  *
@@ -65,10 +66,13 @@ public final class DeleteGroupsHandler implements RequestHandler {
         if (groupId.isEmpty()) {
             throw new GroupException(Errors.INVALID_GROUP_ID, "the group id is empty");
         }
-        if (GroupViews.find(service, groupId).isEmpty()) {
+        if (!GroupViews.exists(service, groupId)) {
             throw new GroupException(Errors.GROUP_ID_NOT_FOUND, "group " + groupId + " not found");
         }
         service.groups().checkDeletable(groupId);
+        if (service.classic().delete(groupId)) {
+            service.flushClassicStores();
+        }
         service.offsets().deleteGroup(groupId);
         service.groups().forgetIfEmpty(groupId);
     }

@@ -6,6 +6,7 @@ import io.tributary.common.protocol.RequestHandler;
 import io.tributary.coordinator.group.GroupDescription;
 import io.tributary.coordinator.group.GroupException;
 import io.tributary.coordinator.group.TopicIdPartition;
+import io.tributary.coordinator.group.classic.ClassicGroupDescription;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,8 +24,10 @@ import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.DescribeGroupsResponse;
 
 /**
- * DescribeGroups (API 15), versions 0 to 6: the classic view of a group, for tools that do not
- * speak ConsumerGroupDescribe. State and members as in ConsumerGroupDescribe; protocol type {@code
+ * DescribeGroups (API 15), versions 0 to 6. A classic group as Kafka describes it: its state,
+ * protocol type, and while Stable its protocol and each member's metadata and assignment (outside
+ * Stable those are empty). A consumer group: the classic view, for tools that do not speak
+ * ConsumerGroupDescribe. State and members as in ConsumerGroupDescribe; protocol type {@code
  * consumer}, protocol data the assignor's name; each member's {@code MemberAssignment} is its
  * current assignment in the consumer protocol's encoding (what classic tools decode), its {@code
  * MemberMetadata} empty. An unknown group is state {@code Dead} with no error before version 6 and
@@ -69,6 +72,11 @@ public final class DescribeGroupsHandler implements RequestHandler {
                     .setProtocolData("");
             if (leaderError != Errors.NONE) {
                 described.setErrorCode(leaderError.code());
+            } else if (!groupId.isEmpty() && service.classic().contains(groupId)) {
+                service.classic()
+                        .describe(groupId)
+                        .ifPresentOrElse(
+                                classic -> describeClassic(classic, described), () -> described.setGroupState(DEAD));
             } else {
                 Optional<GroupDescription> group =
                         groupId.isEmpty() ? Optional.empty() : GroupViews.find(service, groupId);
@@ -101,6 +109,22 @@ public final class DescribeGroupsHandler implements RequestHandler {
                             .setClientHost(member.clientHost())
                             .setMemberMetadata(new byte[0])
                             .setMemberAssignment(encode(member)));
+        }
+    }
+
+    private static void describeClassic(ClassicGroupDescription group, DescribedGroup out) {
+        out.setGroupState(group.state().kafkaName())
+                .setProtocolType(group.protocolType())
+                .setProtocolData(group.protocolName());
+        for (ClassicGroupDescription.Member member : group.members()) {
+            out.members()
+                    .add(new DescribeGroupsResponseData.DescribedGroupMember()
+                            .setMemberId(member.memberId())
+                            .setGroupInstanceId(member.instanceId().orElse(null))
+                            .setClientId(member.clientId())
+                            .setClientHost(member.clientHost())
+                            .setMemberMetadata(member.metadata())
+                            .setMemberAssignment(member.assignment()));
         }
     }
 

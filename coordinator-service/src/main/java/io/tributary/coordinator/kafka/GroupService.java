@@ -2,18 +2,29 @@ package io.tributary.coordinator.kafka;
 
 import io.tributary.coordinator.group.GroupCoordinator;
 import io.tributary.coordinator.group.GroupException;
+import io.tributary.coordinator.group.HeartbeatRequest;
+import io.tributary.coordinator.group.HeartbeatResponse;
 import io.tributary.coordinator.group.OffsetStore;
 import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
 import io.tributary.coordinator.group.TopicIdPartition;
 import io.tributary.coordinator.group.TopicView;
+import io.tributary.coordinator.group.classic.ClassicGroupCoordinator;
+import io.tributary.coordinator.group.classic.ClassicGroupCoordinator.Delete;
+import io.tributary.coordinator.group.classic.ClassicGroupCoordinator.Store;
+import io.tributary.coordinator.group.classic.ClassicGroupCoordinator.StoreTask;
+import io.tributary.coordinator.group.classic.ClassicGroupStore;
+import io.tributary.coordinator.group.classic.ClassicJoin;
+import io.tributary.coordinator.group.classic.ClassicJoinResult;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -21,18 +32,31 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
- * What the group handlers share: the state machine, the offset store, the topics, the clock and
- * whether this coordinator leads. A coordinator that does not lead answers NOT_COORDINATOR and
- * forgets every group's membership (members join the leader again). So does a leader whose Raft
- * term changed since it last looked (it lost leadership and won it back between two requests and
- * ticks: another leader may have served the groups meanwhile).
+ * What the group handlers share: the two state machines (KIP-848 consumer groups, classic groups),
+ * the offset store, the store of classic generations, the topics, the clock and whether this
+ * coordinator leads. A coordinator that does not lead answers NOT_COORDINATOR and forgets every
+ * group's membership (members join the leader again). So does a leader whose Raft term changed
+ * since it last looked (it lost leadership and won it back between two requests and ticks: another
+ * leader may have served the groups meanwhile); it then takes the classic groups over from their
+ * stored generations, so their members go on without a rebalance.
  *
- * <p>Thread-safe: {@link GroupCoordinator} locks itself; the store is thread-safe.
+ * <p>One group id is one group of one type: a classic join into a consumer group with members is
+ * INCONSISTENT_GROUP_PROTOCOL, a KIP-848 join into a classic group with members GROUP_ID_NOT_FOUND
+ * (Kafka's answers when it does not convert groups between the protocols); an empty group of the
+ * other type is forgotten and the id taken over (its committed offsets stay).
+ *
+ * <p>Thread-safe: each state machine locks itself; the stores are thread-safe; joins of either type
+ * are checked against the other under one lock ({@code types}); classic writes are made in order
+ * under another ({@code storing}).
  */
 public final class GroupService {
 
     private final GroupCoordinator groups;
+    private final ClassicGroupCoordinator classic;
     private final OffsetStore offsets;
+    private final ClassicGroupStore classicStore;
+    private final Object types = new Object();
+    private final Object storing = new Object();
     private final TopicView topics;
     private final BooleanSupplier leader;
     private final LongSupplier term;
@@ -45,45 +69,106 @@ public final class GroupService {
      */
     public GroupService(
             GroupCoordinator groups,
+            ClassicGroupCoordinator classic,
             OffsetStore offsets,
+            ClassicGroupStore classicStore,
             TopicView topics,
             BooleanSupplier leader,
             LongSupplier term,
             InstantSource clock) {
         this.groups = Objects.requireNonNull(groups, "groups");
+        this.classic = Objects.requireNonNull(classic, "classic");
         this.offsets = Objects.requireNonNull(offsets, "offsets");
+        this.classicStore = Objects.requireNonNull(classicStore, "classicStore");
         this.topics = Objects.requireNonNull(topics, "topics");
         this.leader = Objects.requireNonNull(leader, "leader");
         this.term = Objects.requireNonNull(term, "term");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
-    /** Without term tracking (tests, and a single voter whose leadership never changes hands). */
-    public GroupService(
-            GroupCoordinator groups,
-            OffsetStore offsets,
-            TopicView topics,
-            BooleanSupplier leader,
-            InstantSource clock) {
-        this(groups, offsets, topics, leader, () -> 0, clock);
-    }
-
-    /** Whether this coordinator leads; forgets membership on a follower and when the term changed. */
+    /**
+     * Whether this coordinator leads; forgets membership on a follower, and when the term changed
+     * forgets the consumer groups' membership and takes the classic groups over from the store.
+     */
     private boolean leads() {
         if (!leader.getAsBoolean()) {
             groups.clear(clock.millis());
+            classic.clear();
             servedTerm.set(Long.MIN_VALUE);
             return false;
         }
         long now = term.getAsLong();
         if (servedTerm.getAndSet(now) != now) {
             groups.clear(clock.millis());
+            classic.load(classicStore.load().values(), clock.millis());
         }
         return true;
     }
 
     public GroupCoordinator groups() {
         return groups;
+    }
+
+    public ClassicGroupCoordinator classic() {
+        return classic;
+    }
+
+    /**
+     * A classic JoinGroup, after checking that the group id is not a KIP-848 consumer group with
+     * members (INCONSISTENT_GROUP_PROTOCOL); an empty one is forgotten.
+     */
+    public CompletableFuture<ClassicJoinResult> joinClassic(ClassicJoin join) {
+        synchronized (types) {
+            if (groups.hasMembers(join.groupId())) {
+                throw new GroupException(
+                        Errors.INCONSISTENT_GROUP_PROTOCOL,
+                        "group " + join.groupId() + " is a consumer group (KIP-848) with members: the classic "
+                                + "protocol cannot join it");
+            }
+            groups.forgetIfEmpty(join.groupId());
+            return classic.join(join, nowMs());
+        }
+    }
+
+    /**
+     * A KIP-848 ConsumerGroupHeartbeat, after checking that the group id is not a classic group
+     * with members (GROUP_ID_NOT_FOUND); an empty one is forgotten (its stored state deleted).
+     */
+    public HeartbeatResponse heartbeatConsumer(HeartbeatRequest request) {
+        HeartbeatResponse response;
+        synchronized (types) {
+            if (classic.hasMembers(request.groupId())) {
+                throw new GroupException(
+                        Errors.GROUP_ID_NOT_FOUND,
+                        "group " + request.groupId() + " is a classic group with members, not a consumer group");
+            }
+            classic.forgetIfEmpty(request.groupId());
+            response = groups.heartbeat(request, nowMs());
+        }
+        flushClassicStores();
+        return response;
+    }
+
+    /**
+     * Makes the classic groups' queued writes durable, in the order they were queued, and reports
+     * each back (a stored assignment answers the SyncGroups waiting for it). Called after every
+     * classic request and tick; blocks for the Raft writes.
+     */
+    public void flushClassicStores() {
+        synchronized (storing) {
+            for (StoreTask task : classic.drainStores()) {
+                Optional<Errors> failure = Optional.empty();
+                try {
+                    switch (task) {
+                        case Store store -> classicStore.store(store.record());
+                        case Delete delete -> classicStore.delete(delete.groupId());
+                    }
+                } catch (OffsetStoreException e) {
+                    failure = Optional.of(storeError(e, Errors.UNKNOWN_SERVER_ERROR));
+                }
+                classic.stored(task, failure, nowMs());
+            }
+        }
     }
 
     public OffsetStore offsets() {
@@ -115,6 +200,8 @@ public final class GroupService {
             return;
         }
         groups.tick(nowMs());
+        classic.tick(nowMs());
+        flushClassicStores();
     }
 
     /**

@@ -8,14 +8,18 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * The groups this coordinator knows, for ListGroups and the describe APIs: those with membership in
- * memory, and those that only have committed offsets (state {@code Empty}: after a failover, or
- * groups used only for commits).
+ * The groups this coordinator knows, for ListGroups and the describe APIs: classic groups (their
+ * own views come from {@link io.tributary.coordinator.group.classic.ClassicGroupCoordinator}),
+ * consumer groups with membership in memory, and groups that only have committed offsets (state
+ * {@code Empty}: after a failover, or groups used only for commits).
  */
 final class GroupViews {
 
-    /** Every group Tributary serves is a KIP-848 consumer group. */
+    /** The type of a KIP-848 consumer group. */
     static final String TYPE = "consumer";
+
+    /** The type of a classic group (JoinGroup/SyncGroup), whatever its protocol type. */
+    static final String CLASSIC_TYPE = "classic";
 
     /** Kafka's protocol type of consumer groups. */
     static final String PROTOCOL_TYPE = "consumer";
@@ -46,7 +50,12 @@ final class GroupViews {
                 groupId, GroupDescription.EMPTY, 0, 0, service.groups().config().defaultAssignor(), List.of());
     }
 
-    /** The group, if it is known here at all. */
+    /** Whether the group is known here at all: classic, consumer, or with committed offsets only. */
+    static boolean exists(GroupService service, String groupId) {
+        return service.classic().contains(groupId) || find(service, groupId).isPresent();
+    }
+
+    /** The group, if it is known here as a consumer group or by its committed offsets only. */
     static Optional<GroupDescription> find(GroupService service, String groupId) {
         Optional<GroupDescription> inMemory = service.groups().describe(groupId);
         if (inMemory.isPresent()) {

@@ -5,6 +5,7 @@ import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
 import io.tributary.coordinator.group.GroupDescription;
 import io.tributary.coordinator.group.GroupException;
+import io.tributary.coordinator.group.classic.ClassicGroupDescription;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.message.ListGroupsRequestData;
@@ -16,7 +17,8 @@ import org.apache.kafka.common.requests.ListGroupsResponse;
 
 /**
  * ListGroups (API 16), versions 0 to 5: every group with membership here or committed offsets, with
- * its state (v4+) and type (v5+): {@code consumer} (protocol type {@code consumer}) for a group with
+ * its state (v4+) and type (v5+): a classic group (JoinGroup/SyncGroup) as {@code classic} with its
+ * members' protocol type; {@code consumer} (protocol type {@code consumer}) for a group with
  * membership in memory, and, as Kafka lists a group that only has offsets (committed by an admin
  * client or an {@code assign()} consumer), {@code classic} with protocol type "" for one without
  * (after a coordinator failover that includes consumer groups whose members have not come back
@@ -52,7 +54,25 @@ public final class ListGroupsHandler implements RequestHandler {
         }
         Set<String> states = data.statesFilter().stream().map(GroupViews::lower).collect(Collectors.toSet());
         Set<String> types = data.typesFilter().stream().map(GroupViews::lower).collect(Collectors.toSet());
+        for (ClassicGroupDescription group : service.classic().describeAll().values()) {
+            if (!states.isEmpty()
+                    && !states.contains(GroupViews.lower(group.state().kafkaName()))) {
+                continue;
+            }
+            if (!types.isEmpty() && !types.contains(GroupViews.CLASSIC_TYPE)) {
+                continue;
+            }
+            response.groups()
+                    .add(new ListGroupsResponseData.ListedGroup()
+                            .setGroupId(group.groupId())
+                            .setProtocolType(group.protocolType())
+                            .setGroupState(group.state().kafkaName())
+                            .setGroupType(GroupViews.CLASSIC_TYPE));
+        }
         for (GroupDescription group : GroupViews.all(service).values()) {
+            if (service.classic().contains(group.groupId())) {
+                continue;
+            }
             boolean simple = GroupViews.offsetsOnly(service, group);
             String type = simple ? GroupViews.SIMPLE_TYPE : GroupViews.TYPE;
             if (!states.isEmpty() && !states.contains(GroupViews.lower(group.state()))) {

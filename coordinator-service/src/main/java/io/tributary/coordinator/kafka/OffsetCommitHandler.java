@@ -33,7 +33,12 @@ import org.apache.kafka.common.requests.OffsetCommitResponse;
  * OffsetCommit (API 8), versions 2 to 10 (every version kafka-clients 4.4 parses). Version 10 names
  * topics by id, resolved through the coordinator's metadata (UNKNOWN_TOPIC_ID when absent).
  *
- * <p>Who may commit (KIP-848): a member at its current epoch (OffsetCommit 9 or later; a member of
+ * <p>Into a classic group (JoinGroup/SyncGroup members), Kafka's classic rules at every version
+ * (see {@link io.tributary.coordinator.group.classic.ClassicGroupCoordinator#validateCommit}):
+ * generation -1 into an empty group, else a member at the current generation (ILLEGAL_GENERATION,
+ * UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, REBALANCE_IN_PROGRESS while CompletingRebalance).
+ *
+ * <p>Who may commit into any other group (KIP-848): a member at its current epoch (OffsetCommit 9 or later; a member of
  * a consumer group using an older version is UNSUPPORTED_VERSION, as in Kafka), a member at an
  * older epoch for partitions it owns since that epoch or before (KIP-1251, see {@link
  * io.tributary.coordinator.group.GroupCoordinator#validateCommit}), or member epoch -1 into a group
@@ -140,6 +145,22 @@ public final class OffsetCommitHandler implements RequestHandler {
         }
         try {
             service.requireLeader();
+            if (service.classic()
+                    .validateCommit(
+                            data.groupId(),
+                            data.memberId(),
+                            data.generationIdOrMemberEpoch(),
+                            Optional.ofNullable(data.groupInstanceId()))
+                    .isPresent()) {
+                return Errors.NONE;
+            }
+            if (data.generationIdOrMemberEpoch() >= 0
+                    && !service.groups().contains(data.groupId())
+                    && !service.offsets().fetch(data.groupId()).isEmpty()) {
+                // A group with committed offsets only is, to Kafka, an empty "simple" classic group:
+                // whoever claims a generation in it is an unknown member.
+                return Errors.UNKNOWN_MEMBER_ID;
+            }
             Committer committer = service.groups()
                     .validateCommit(
                             data.groupId(),

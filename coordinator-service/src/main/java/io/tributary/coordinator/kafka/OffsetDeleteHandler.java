@@ -8,6 +8,7 @@ import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
 import io.tributary.coordinator.metadata.TopicPartition;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetDeleteResponseData;
@@ -22,7 +23,9 @@ import org.apache.kafka.common.requests.OffsetDeleteResponse;
 /**
  * OffsetDelete (API 47), version 0: deletes the committed offsets of some partitions of a group.
  * Partitions of a topic the group's members subscribe to are refused with GROUP_SUBSCRIBED_TO_TOPIC
- * (as Kafka does: the members would commit them again); the rest are deleted in one store change.
+ * (as Kafka does: the members would commit them again; in a classic group of protocol type {@code
+ * consumer}, the topics of its members' subscriptions; of another protocol type, every topic, as
+ * Kafka cannot read those subscriptions either); the rest are deleted in one store change.
  * An unknown group is GROUP_ID_NOT_FOUND; a follower answers NOT_COORDINATOR; a store failure
  * NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE (retriable), both as the top-level error.
  *
@@ -52,18 +55,22 @@ public final class OffsetDeleteHandler implements RequestHandler {
             if (data.groupId().isEmpty()) {
                 throw new GroupException(Errors.INVALID_GROUP_ID, "the group id is empty");
             }
-            if (GroupViews.find(service, data.groupId()).isEmpty()) {
+            if (!GroupViews.exists(service, data.groupId())) {
                 throw new GroupException(Errors.GROUP_ID_NOT_FOUND, "group " + data.groupId() + " not found");
             }
         } catch (GroupException e) {
             return new OffsetDeleteResponse(response.setErrorCode(e.error().code()));
         }
-        Set<String> subscribed = service.groups().subscribedTopicNames(data.groupId());
+        Optional<Set<String>> subscribed = service.classic().contains(data.groupId())
+                ? service.classic().subscribedTopics(data.groupId())
+                : Optional.of(service.groups().subscribedTopicNames(data.groupId()));
         List<TopicPartition> toDelete = new ArrayList<>();
         for (var topic : data.topics()) {
             var topicOut = new OffsetDeleteResponseTopic().setName(topic.name());
             for (var partition : topic.partitions()) {
-                Errors error = subscribed.contains(topic.name()) ? Errors.GROUP_SUBSCRIBED_TO_TOPIC : Errors.NONE;
+                boolean inUse =
+                        subscribed.map(topics -> topics.contains(topic.name())).orElse(true);
+                Errors error = inUse ? Errors.GROUP_SUBSCRIBED_TO_TOPIC : Errors.NONE;
                 if (error == Errors.NONE) {
                     toDelete.add(new TopicPartition(topic.name(), partition.partitionIndex()));
                 }

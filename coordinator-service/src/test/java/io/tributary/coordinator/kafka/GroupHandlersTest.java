@@ -15,12 +15,16 @@ import io.tributary.coordinator.group.GroupCoordinator;
 import io.tributary.coordinator.group.InMemoryOffsetStore;
 import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
 import io.tributary.coordinator.group.TopicView.TopicInfo;
+import io.tributary.coordinator.group.classic.ClassicGroupConfig;
+import io.tributary.coordinator.group.classic.ClassicGroupCoordinator;
+import io.tributary.coordinator.group.classic.InMemoryClassicGroupStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
@@ -75,8 +79,14 @@ class GroupHandlersTest {
     private final AtomicBoolean leader = new AtomicBoolean(true);
     private final AtomicLong nowMs = new AtomicLong(1_800_000_000_000L);
     private final GroupService service = new GroupService(
-            new GroupCoordinator(GroupConfig.DEFAULTS, topics), store, topics, leader::get, (InstantSource)
-                    () -> Instant.ofEpochMilli(nowMs.get()));
+            new GroupCoordinator(GroupConfig.DEFAULTS, topics),
+            new ClassicGroupCoordinator(ClassicGroupConfig.DEFAULTS, UUID::randomUUID),
+            store,
+            new InMemoryClassicGroupStore(),
+            topics,
+            leader::get,
+            () -> 0,
+            (InstantSource) () -> Instant.ofEpochMilli(nowMs.get()));
     private KafkaProtocolServer server;
     private KafkaTestConnection connection;
 
@@ -89,7 +99,11 @@ class GroupHandlersTest {
                 new ListGroupsHandler(service),
                 new DescribeGroupsHandler(service),
                 new DeleteGroupsHandler(service),
-                new OffsetDeleteHandler(service));
+                new OffsetDeleteHandler(service),
+                new JoinGroupHandler(service),
+                new SyncGroupHandler(service),
+                new HeartbeatHandler(service),
+                new LeaveGroupHandler(service));
     }
 
     @BeforeEach

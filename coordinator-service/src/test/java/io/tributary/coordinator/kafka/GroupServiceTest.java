@@ -9,11 +9,15 @@ import io.tributary.coordinator.group.GroupCoordinator;
 import io.tributary.coordinator.group.GroupException;
 import io.tributary.coordinator.group.HeartbeatRequest;
 import io.tributary.coordinator.group.InMemoryOffsetStore;
+import io.tributary.coordinator.group.classic.ClassicGroupConfig;
+import io.tributary.coordinator.group.classic.ClassicGroupCoordinator;
+import io.tributary.coordinator.group.classic.InMemoryClassicGroupStore;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.protocol.Errors;
@@ -26,7 +30,9 @@ class GroupServiceTest {
     private final AtomicLong term = new AtomicLong(1);
     private final GroupService service = new GroupService(
             new GroupCoordinator(GroupConfig.DEFAULTS, topics),
+            new ClassicGroupCoordinator(ClassicGroupConfig.DEFAULTS, UUID::randomUUID),
             new InMemoryOffsetStore(),
+            new InMemoryClassicGroupStore(),
             topics,
             leader::get,
             term::get,

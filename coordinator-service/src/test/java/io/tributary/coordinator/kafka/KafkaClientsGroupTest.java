@@ -16,6 +16,11 @@ import io.tributary.coordinator.group.GroupCoordinator;
 import io.tributary.coordinator.group.GroupDescription;
 import io.tributary.coordinator.group.InMemoryOffsetStore;
 import io.tributary.coordinator.group.TopicView.TopicInfo;
+import io.tributary.coordinator.group.classic.ClassicGroupConfig;
+import io.tributary.coordinator.group.classic.ClassicGroupCoordinator;
+import io.tributary.coordinator.group.classic.ClassicGroupDescription;
+import io.tributary.coordinator.group.classic.ClassicGroupState;
+import io.tributary.coordinator.group.classic.InMemoryClassicGroupStore;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -24,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -57,6 +63,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Real kafka-clients 4.4 consumers ({@code group.protocol=consumer}) and an AdminClient against the
@@ -74,6 +82,7 @@ class KafkaClientsGroupTest {
     private final FakeTopics topics = new FakeTopics();
     private final TopicInfo topic = topics.create("events", 4);
     private final InMemoryOffsetStore store = new InMemoryOffsetStore();
+    private final InMemoryClassicGroupStore classicStore = new InMemoryClassicGroupStore();
     private final GroupConfig config = new GroupConfig(
             Duration.ofSeconds(10),
             Duration.ofMillis(200),
@@ -88,7 +97,15 @@ class KafkaClientsGroupTest {
     private final AtomicBoolean leader = new AtomicBoolean(true);
     private final AtomicLong term = new AtomicLong(1);
     private final GroupService service = new GroupService(
-            new GroupCoordinator(config, topics), store, topics, leader::get, term::get, InstantSource.system());
+            new GroupCoordinator(config, topics),
+            new ClassicGroupCoordinator(
+                    ClassicGroupConfig.DEFAULTS.withInitialRebalanceDelay(Duration.ZERO), UUID::randomUUID),
+            store,
+            classicStore,
+            topics,
+            leader::get,
+            term::get,
+            InstantSource.system());
     private final AtomicInteger port = new AtomicInteger();
     private final List<AutoCloseable> clients = new ArrayList<>();
     private KafkaProtocolServer server;
@@ -234,7 +251,7 @@ class KafkaClientsGroupTest {
     private KafkaConsumer<byte[], byte[]> consumer(String clientId, Properties properties) {
         properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port.get());
         properties.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
-        properties.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        properties.putIfAbsent(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
         properties.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -249,6 +266,137 @@ class KafkaClientsGroupTest {
             all.add(new TopicPartition(topic.name(), p));
         }
         return all;
+    }
+
+    /** A consumer with kafka-clients' defaults: the classic protocol, here with the given assignor. */
+    private KafkaConsumer<byte[], byte[]> classicConsumer(String clientId, String assignor, Properties properties) {
+        properties.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        properties.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignor);
+        properties.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "200");
+        properties.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "6000");
+        return consumer(clientId, properties);
+    }
+
+    private void awaitSplit(KafkaConsumer<byte[], byte[]> a, KafkaConsumer<byte[], byte[]> b) {
+        await().atMost(WAIT).until(() -> {
+            a.poll(Duration.ofMillis(50));
+            b.poll(Duration.ofMillis(50));
+            Set<TopicPartition> union = new HashSet<>(a.assignment());
+            union.addAll(b.assignment());
+            return a.assignment().size() == 2
+                    && b.assignment().size() == 2
+                    && union.equals(all())
+                    && service.classic().describe(GROUP).orElseThrow().state() == ClassicGroupState.STABLE;
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "org.apache.kafka.clients.consumer.RangeAssignor",
+                "org.apache.kafka.clients.consumer.CooperativeStickyAssignor"
+            })
+    void classicConsumersShareATopicCommitAndLeave(String assignor) throws Exception {
+        KafkaConsumer<byte[], byte[]> first = classicConsumer("first", assignor, new Properties());
+        first.subscribe(List.of(topic.name()));
+        await().atMost(WAIT).until(() -> {
+            first.poll(Duration.ofMillis(100));
+            return first.assignment().equals(all());
+        });
+        TopicPartition p1 = new TopicPartition(topic.name(), 1);
+        first.commitSync(Map.of(p1, new OffsetAndMetadata(5, "note")));
+        assertThat(first.committed(Set.of(p1)).get(p1).offset()).isEqualTo(5);
+
+        KafkaConsumer<byte[], byte[]> second = classicConsumer("second", assignor, new Properties());
+        second.subscribe(List.of(topic.name()));
+        awaitSplit(first, second);
+        ClassicGroupDescription described = service.classic().describe(GROUP).orElseThrow();
+        assertThat(described.members()).hasSize(2);
+        assertThat(described.protocolType()).isEqualTo("consumer");
+        assertThat(first.groupMetadata().generationId()).isEqualTo(described.generationId());
+        first.commitSync(Map.of(p1, new OffsetAndMetadata(first.assignment().contains(p1) ? 7 : 5)));
+
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port.get()))) {
+            ConsumerGroupDescription group =
+                    admin.describeConsumerGroups(List.of(GROUP)).all().get().get(GROUP);
+            assertThat(group.members()).hasSize(2);
+            assertThat(group.groupState()).isEqualTo(GroupState.STABLE);
+            Set<TopicPartition> described2 = new HashSet<>();
+            group.members().forEach(m -> described2.addAll(m.assignment().topicPartitions()));
+            assertThat(described2).isEqualTo(all());
+
+            second.close();
+            await().atMost(WAIT).until(() -> {
+                first.poll(Duration.ofMillis(100));
+                return first.assignment().equals(all());
+            });
+            first.close();
+            await().atMost(WAIT)
+                    .until(() -> admin.describeConsumerGroups(List.of(GROUP))
+                                    .all()
+                                    .get()
+                                    .get(GROUP)
+                                    .groupState()
+                            == GroupState.EMPTY);
+            assertThat(classicStore.load().get(GROUP).members()).isEmpty();
+            admin.deleteConsumerGroups(List.of(GROUP)).all().get();
+            assertThat(store.groups()).isEmpty();
+            assertThat(classicStore.load()).isEmpty();
+        }
+    }
+
+    @Test
+    void aClassicGroupCarriesOnAcrossACoordinatorTermChangeWithoutARebalance() throws Exception {
+        String assignor = "org.apache.kafka.clients.consumer.RangeAssignor";
+        KafkaConsumer<byte[], byte[]> first = classicConsumer("first", assignor, new Properties());
+        KafkaConsumer<byte[], byte[]> second = classicConsumer("second", assignor, new Properties());
+        first.subscribe(List.of(topic.name()));
+        second.subscribe(List.of(topic.name()));
+        awaitSplit(first, second);
+        int generation = service.classic().describe(GROUP).orElseThrow().generationId();
+        Set<TopicPartition> firstOwns = Set.copyOf(first.assignment());
+
+        term.incrementAndGet(); // a new leader term: the groups are taken over from the store
+        for (int i = 0; i < 30; i++) {
+            first.poll(Duration.ofMillis(100));
+            second.poll(Duration.ofMillis(100));
+        }
+        ClassicGroupDescription after = service.classic().describe(GROUP).orElseThrow();
+        assertThat(after.generationId()).as("no rebalance").isEqualTo(generation);
+        assertThat(after.state()).isEqualTo(ClassicGroupState.STABLE);
+        assertThat(first.assignment()).isEqualTo(firstOwns);
+        assertThat(first.groupMetadata().generationId()).isEqualTo(generation);
+        first.commitSync(Map.of(
+                new TopicPartition(topic.name(), firstOwns.iterator().next().partition()), new OffsetAndMetadata(3)));
+    }
+
+    @Test
+    void aStaticClassicConsumerRestartedGetsItsPartitionsBackWithoutARebalance() throws Exception {
+        String assignor = "org.apache.kafka.clients.consumer.RangeAssignor";
+        Properties staticMember = new Properties();
+        staticMember.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-1");
+        KafkaConsumer<byte[], byte[]> first = classicConsumer("static-1", assignor, staticMember);
+        KafkaConsumer<byte[], byte[]> other = classicConsumer("other", assignor, new Properties());
+        first.subscribe(List.of(topic.name()));
+        other.subscribe(List.of(topic.name()));
+        awaitSplit(first, other);
+        Set<TopicPartition> owned = Set.copyOf(first.assignment());
+        int generation = service.classic().describe(GROUP).orElseThrow().generationId();
+
+        first.close(); // a static member does not leave on close
+        Properties again = new Properties();
+        again.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "instance-1");
+        KafkaConsumer<byte[], byte[]> next = classicConsumer("static-1-again", assignor, again);
+        next.subscribe(List.of(topic.name()));
+        await().atMost(WAIT).until(() -> {
+            next.poll(Duration.ofMillis(50));
+            other.poll(Duration.ofMillis(50));
+            return next.assignment().equals(owned);
+        });
+        assertThat(service.classic().describe(GROUP).orElseThrow().generationId())
+                .as("no rebalance")
+                .isEqualTo(generation);
     }
 
     @Test

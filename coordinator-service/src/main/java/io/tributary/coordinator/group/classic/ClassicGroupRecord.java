@@ -97,8 +97,7 @@ public record ClassicGroupRecord(
 
         @Override
         public int hashCode() {
-            return Objects.hash(memberId, instanceId, clientId, clientHost, rebalanceTimeoutMs, sessionTimeoutMs)
-                    * 31
+            return Objects.hash(memberId, instanceId, clientId, clientHost, rebalanceTimeoutMs, sessionTimeoutMs) * 31
                     + java.util.Arrays.hashCode(subscription) * 17
                     + java.util.Arrays.hashCode(assignment);
         }

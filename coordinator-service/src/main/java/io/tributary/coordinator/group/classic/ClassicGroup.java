@@ -1,0 +1,283 @@
+package io.tributary.coordinator.group.classic;
+
+import io.tributary.coordinator.group.GroupException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * One classic group's state (mutable; used under {@link ClassicGroupCoordinator}'s lock): its
+ * generation, protocol, leader, members and the rebalance in progress.
+ */
+final class ClassicGroup {
+
+    final String groupId;
+    ClassicGroupState state = ClassicGroupState.EMPTY;
+    long stateTimestampMs;
+    int generationId;
+    /** The members' protocol type; empty until the first member joins. */
+    Optional<String> protocolType = Optional.empty();
+    /** The protocol chosen for the current generation; empty while the group is empty. */
+    Optional<String> protocolName = Optional.empty();
+    /** The current leader; null when the group has no members. */
+    String leaderId;
+    /** Members in the order they joined (the first is leader when the leader leaves). */
+    final Map<String, ClassicMember> members = new LinkedHashMap<>();
+    /** Instance id to member id, for static members. */
+    final Map<String, String> staticMembers = new HashMap<>();
+    /** KIP-394: member ids handed out with MEMBER_ID_REQUIRED, to the deadline of their join. */
+    final Map<String, Long> pendingMembers = new LinkedHashMap<>();
+    /** Members of the completed join that have not sent their SyncGroup yet. */
+    final Set<String> pendingSync = new HashSet<>();
+    /** When the join barrier completes at the latest (PreparingRebalance). */
+    long joinDeadlineMs = Long.MAX_VALUE;
+    /** When members that have not synced are removed (CompletingRebalance and Stable). */
+    long syncDeadlineMs = Long.MAX_VALUE;
+    /** The first rebalance of an empty group waits the initial delay even when all joined. */
+    boolean initialDelay;
+    /** Rebalance time left after the current initial delay step. */
+    long initialRemainingMs;
+    /** Whether a member joined during the current initial delay step. */
+    boolean newMemberAdded;
+    /** The generation being stored after the leader's SyncGroup, -1 when none. */
+    int storingGeneration = -1;
+
+    ClassicGroup(String groupId, long nowMs) {
+        this.groupId = groupId;
+        this.stateTimestampMs = nowMs;
+    }
+
+    void transition(ClassicGroupState next, long nowMs) {
+        state = next;
+        stateTimestampMs = nowMs;
+    }
+
+    boolean isLeader(String memberId) {
+        return memberId.equals(leaderId);
+    }
+
+    /** The largest rebalance timeout of the members: how long a rebalance may take. */
+    int rebalanceTimeoutMs() {
+        int timeout = 0;
+        for (ClassicMember member : members.values()) {
+            timeout = Math.max(timeout, member.rebalanceTimeoutMs);
+        }
+        return timeout;
+    }
+
+    int awaitingJoinCount() {
+        int count = 0;
+        for (ClassicMember member : members.values()) {
+            if (member.awaitingJoin != null) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    boolean allMembersJoined() {
+        return members.size() == awaitingJoinCount() && pendingMembers.isEmpty();
+    }
+
+    /**
+     * Whether a member with this protocol type and these protocols may join: any non-empty ones into
+     * an empty group; otherwise the same type and a protocol every member supports.
+     */
+    boolean supportsProtocols(String type, List<ClassicProtocol> protocols) {
+        if (type.isEmpty() || protocols.isEmpty()) {
+            return false;
+        }
+        if (members.isEmpty()) {
+            return true;
+        }
+        if (!protocolType.orElse("").equals(type)) {
+            return false;
+        }
+        for (ClassicProtocol protocol : protocols) {
+            if (candidates().contains(protocol.name())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The protocols every member supports. */
+    Set<String> candidates() {
+        Set<String> candidates = null;
+        for (ClassicMember member : members.values()) {
+            Set<String> names = new HashSet<>();
+            member.protocols.forEach(p -> names.add(p.name()));
+            if (candidates == null) {
+                candidates = names;
+            } else {
+                candidates.retainAll(names);
+            }
+        }
+        return candidates == null ? Set.of() : candidates;
+    }
+
+    /**
+     * The generation's protocol: each member votes for its most preferred protocol that every
+     * member supports; the most votes win, a tie going to the one the leader prefers (Kafka breaks
+     * ties by whatever its vote map gives first; any choice is valid).
+     */
+    String selectProtocol() {
+        Set<String> candidates = candidates();
+        if (candidates.isEmpty()) {
+            throw new IllegalStateException("group " + groupId + ": no protocol common to all members");
+        }
+        Map<String, Integer> votes = new HashMap<>();
+        for (ClassicMember member : members.values()) {
+            for (ClassicProtocol protocol : member.protocols) {
+                if (candidates.contains(protocol.name())) {
+                    votes.merge(protocol.name(), 1, Integer::sum);
+                    break;
+                }
+            }
+        }
+        ClassicMember leader = leaderId == null ? null : members.get(leaderId);
+        List<ClassicProtocol> order =
+                leader != null ? leader.protocols : members.values().iterator().next().protocols;
+        String best = null;
+        int bestVotes = -1;
+        for (ClassicProtocol protocol : order) {
+            int count = votes.getOrDefault(protocol.name(), 0);
+            if (candidates.contains(protocol.name()) && count > bestVotes) {
+                best = protocol.name();
+                bestVotes = count;
+            }
+        }
+        return best;
+    }
+
+    void add(ClassicMember member, String type) {
+        if (members.isEmpty()) {
+            protocolType = Optional.of(type);
+        }
+        members.put(member.memberId, member);
+        member.instanceId.ifPresent(id -> staticMembers.put(id, member.memberId));
+        if (leaderId == null) {
+            leaderId = member.memberId;
+        }
+    }
+
+    /** Removes a member; a new leader is the first remaining member. */
+    void remove(String memberId) {
+        ClassicMember member = members.remove(memberId);
+        if (member == null) {
+            return;
+        }
+        member.instanceId.ifPresent(id -> staticMembers.remove(id, memberId));
+        pendingSync.remove(memberId);
+        if (isLeader(memberId)) {
+            leaderId = members.isEmpty() ? null : members.keySet().iterator().next();
+        }
+    }
+
+    /** Puts {@code next} in the place of {@code previous} (a static member joined again). */
+    void replace(ClassicMember previous, ClassicMember next) {
+        Map<String, ClassicMember> reordered = new LinkedHashMap<>();
+        for (var entry : members.entrySet()) {
+            if (entry.getKey().equals(previous.memberId)) {
+                reordered.put(next.memberId, next);
+            } else {
+                reordered.put(entry.getKey(), entry.getValue());
+            }
+        }
+        members.clear();
+        members.putAll(reordered);
+        next.instanceId.ifPresent(id -> staticMembers.put(id, next.memberId));
+        if (pendingSync.remove(previous.memberId)) {
+            pendingSync.add(next.memberId);
+        }
+        if (isLeader(previous.memberId)) {
+            leaderId = next.memberId;
+        }
+    }
+
+    /**
+     * The member a request names, after the static-membership checks: a request with an instance
+     * id must come from the member id that holds it (FENCED_INSTANCE_ID otherwise).
+     *
+     * @throws GroupException UNKNOWN_MEMBER_ID or FENCED_INSTANCE_ID
+     */
+    ClassicMember member(String memberId, Optional<String> instanceId) {
+        if (instanceId.isPresent()) {
+            String holder = staticMembers.get(instanceId.get());
+            if (holder == null) {
+                throw new GroupException(
+                        Errors.UNKNOWN_MEMBER_ID,
+                        "instance id " + instanceId.get() + " is not a member of group " + groupId);
+            }
+            if (!holder.equals(memberId)) {
+                throw new GroupException(
+                        Errors.FENCED_INSTANCE_ID,
+                        "instance id " + instanceId.get() + " of group " + groupId + " belongs to another member id");
+            }
+        }
+        ClassicMember member = members.get(memberId);
+        if (member == null) {
+            throw new GroupException(Errors.UNKNOWN_MEMBER_ID, "member '" + memberId + "' is not in group " + groupId);
+        }
+        return member;
+    }
+
+    /** What a coordinator failover keeps of this group: its generation (Kafka's group record). */
+    ClassicGroupRecord record() {
+        List<ClassicGroupRecord.Member> stored = new ArrayList<>();
+        String protocol = protocolName.orElse("");
+        for (ClassicMember member : members.values()) {
+            stored.add(new ClassicGroupRecord.Member(
+                    member.memberId,
+                    member.instanceId,
+                    member.clientId,
+                    member.clientHost,
+                    member.rebalanceTimeoutMs,
+                    member.sessionTimeoutMs,
+                    member.metadata(protocol).metadata(),
+                    member.assignment));
+        }
+        stored.sort((a, b) -> a.memberId().compareTo(b.memberId()));
+        return new ClassicGroupRecord(
+                groupId,
+                protocolType.orElse(""),
+                protocol,
+                generationId,
+                leaderId == null ? "" : leaderId,
+                stateTimestampMs,
+                stored);
+    }
+
+    /** A group as it was stored: Stable with its members, or Empty. */
+    static ClassicGroup load(ClassicGroupRecord record, long nowMs) {
+        ClassicGroup group = new ClassicGroup(record.groupId(), record.stateTimestampMs());
+        group.generationId = record.generationId();
+        group.protocolType = record.protocolType().isEmpty() ? Optional.empty() : Optional.of(record.protocolType());
+        for (ClassicGroupRecord.Member stored : record.members()) {
+            ClassicMember member = new ClassicMember(stored.memberId(), stored.instanceId());
+            member.clientId = stored.clientId();
+            member.clientHost = stored.clientHost();
+            member.sessionTimeoutMs = stored.sessionTimeoutMs();
+            member.rebalanceTimeoutMs = stored.rebalanceTimeoutMs();
+            member.protocols = List.of(new ClassicProtocol(record.protocolName(), stored.subscription()));
+            member.assignment = stored.assignment();
+            member.sessionDeadlineMs = nowMs + stored.sessionTimeoutMs();
+            group.members.put(member.memberId, member);
+            member.instanceId.ifPresent(id -> group.staticMembers.put(id, member.memberId));
+        }
+        if (!group.members.isEmpty()) {
+            group.protocolName = Optional.of(record.protocolName());
+            group.leaderId = group.members.containsKey(record.leaderId())
+                    ? record.leaderId()
+                    : group.members.keySet().iterator().next();
+            group.state = ClassicGroupState.STABLE;
+        }
+        return group;
+    }
+}

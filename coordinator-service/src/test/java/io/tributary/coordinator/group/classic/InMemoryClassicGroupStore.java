@@ -1,0 +1,53 @@
+package io.tributary.coordinator.group.classic;
+
+import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * A {@link ClassicGroupStore} in memory for tests; {@link #failNext} makes the next change fail
+ * with a given reason.
+ */
+public final class InMemoryClassicGroupStore implements ClassicGroupStore {
+
+    private final Map<String, ClassicGroupRecord> groups = new TreeMap<>();
+    private Optional<OffsetStoreException.Reason> failure = Optional.empty();
+    private int writes;
+
+    public synchronized void failNext(OffsetStoreException.Reason reason) {
+        failure = Optional.of(reason);
+    }
+
+    private void maybeFail() throws OffsetStoreException {
+        if (failure.isPresent()) {
+            OffsetStoreException.Reason reason = failure.get();
+            failure = Optional.empty();
+            throw new OffsetStoreException(reason, "injected " + reason);
+        }
+    }
+
+    @Override
+    public synchronized void store(ClassicGroupRecord group) throws OffsetStoreException {
+        maybeFail();
+        groups.put(group.groupId(), group);
+        writes++;
+    }
+
+    @Override
+    public synchronized void delete(String groupId) throws OffsetStoreException {
+        maybeFail();
+        groups.remove(groupId);
+        writes++;
+    }
+
+    @Override
+    public synchronized Map<String, ClassicGroupRecord> load() {
+        return Map.copyOf(groups);
+    }
+
+    /** How many changes were made. */
+    public synchronized int writes() {
+        return writes;
+    }
+}
