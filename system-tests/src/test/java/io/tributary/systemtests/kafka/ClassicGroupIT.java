@@ -276,7 +276,6 @@ class ClassicGroupIT {
                 throws Exception {
             boolean same = history.ownedBy(returned).equals(before);
             outcome.add(phase + ": the partitions it had before", same);
-            outcome.add(phase + ": the client id described for " + instanceId, scenario.describedClientId(instanceId));
             assertThat(history.ownedBy(returned))
                     .as("%s: %s's partitions, which the old incarnation had; %s", phase, returned, history)
                     .isEqualTo(before);
@@ -300,6 +299,7 @@ class ClassicGroupIT {
             assertThat(callbacks)
                     .as("%s: rebalances the other members saw; history:%n%s", phase, history)
                     .isEmpty();
+            outcome.add(phase + ": the client id described for " + instanceId, scenario.describedClientId(instanceId));
         }
 
         /** Writes down (and expects) that every one of {@code members} is in {@code generation}. */

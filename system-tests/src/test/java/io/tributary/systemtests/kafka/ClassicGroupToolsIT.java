@@ -151,7 +151,7 @@ class ClassicGroupToolsIT {
                             .computeIfAbsent(partition, p -> new TreeSet<>())
                             .add(member.name());
                     timesRead.merge(fields[2], 1, Integer::sum);
-                    if (!assignment.get(member.name()).contains(partition)) {
+                    if (!assignment.getOrDefault(member.name(), Set.of()).contains(partition)) {
                         foreign.add(member.name() + " read partition " + partition);
                     }
                 }

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -22,6 +23,7 @@ import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.slf4j.Logger;
@@ -210,10 +212,19 @@ final class GroupScenario {
     }
 
     private ConsumerGroupDescription describeStable() throws Exception {
-        ConsumerGroupDescription description = admin.describeConsumerGroups(List.of(group))
-                .describedGroups()
-                .get(group)
-                .get(30, TimeUnit.SECONDS);
+        ConsumerGroupDescription description;
+        try {
+            description = admin.describeConsumerGroups(List.of(group))
+                    .describedGroups()
+                    .get(group)
+                    .get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                // No member has joined yet (a wait retries an assertion, not an exception).
+                throw new AssertionError("group " + group + " not found", e);
+            }
+            throw e;
+        }
         assertThat(description.groupState()).as("group state").isEqualTo(GroupState.STABLE);
         return description;
     }

@@ -81,7 +81,9 @@ public final class SequenceProducer implements AutoCloseable {
         Awaitility.await("the producer's " + total + " values sent and answered")
                 .atMost(Clients.PATIENCE)
                 .pollInterval(Duration.ofMillis(50))
-                .failFast("the producer failed", background::check)
+                .failFast(
+                        "background work failed (this producer or another task reporting to its collector)",
+                        background::check)
                 .until(() -> next.get() >= total && acknowledged.size() + failures.size() >= total);
         return endOffsets();
     }
