@@ -12,11 +12,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A command from a Debian package that a test runs (promtool, docker-compose, python3...): {@code
- * bin/test} installs each one; a test that finds its command missing fails naming the package, never
- * skips. Stateless.
+ * A command from a Debian package that a test runs (promtool, docker-compose, python3...), or a
+ * Python module Debian packages for its {@code /usr/bin/python3} (python3-confluent-kafka): {@code
+ * bin/test} installs each one; a test that finds its command or module missing fails naming the
+ * package, never skips. Stateless.
  */
-final class DebianTool {
+public final class DebianTool {
 
     private DebianTool() {}
 
@@ -24,7 +25,7 @@ final class DebianTool {
     record Result(int exitCode, String output) {}
 
     /** Fails the test, naming the package to install, unless {@code command} is on the PATH. */
-    static void requireOnPath(String command, String debianPackage) {
+    public static void requireOnPath(String command, String debianPackage) {
         String path = System.getenv().getOrDefault("PATH", "");
         for (String dir : path.split(File.pathSeparator)) {
             if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, command))) {
@@ -34,6 +35,37 @@ final class DebianTool {
         fail(
                 "%s is not installed (not on PATH %s). bin/test installs it; by hand: apt-get install -y --no-install-recommends %s",
                 command, path, debianPackage);
+    }
+
+    /**
+     * Fails the test, naming the package to install, unless {@code python} (Debian's, by its full
+     * path: the {@code python3} first on the PATH may be another one, without Debian's modules)
+     * imports {@code module}.
+     */
+    public static void requirePythonModule(String python, String module, String debianPackage) {
+        String hint = "bin/test installs it; by hand: apt-get install -y --no-install-recommends " + debianPackage;
+        if (!Files.isExecutable(Path.of(python))) {
+            fail("%s is missing, so the Python module %s is not installed. %s", python, module, hint);
+        }
+        try {
+            Process process = new ProcessBuilder(python, "-c", "import " + module)
+                    .redirectErrorStream(true)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                fail("%s -c 'import %s' did not finish in 60 s", python, module);
+            }
+            if (process.exitValue() != 0) {
+                fail("%s cannot import %s (%s). %s", python, module, output.strip(), hint);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted importing " + module, e);
+        }
     }
 
     /**

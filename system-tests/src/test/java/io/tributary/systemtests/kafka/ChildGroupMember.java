@@ -1,11 +1,13 @@
 package io.tributary.systemtests.kafka;
 
 import io.tributary.common.testing.BackgroundFailures;
+import io.tributary.systemtests.DebianTool;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -43,30 +46,52 @@ import java.util.stream.Collectors;
  * answered {@code ok}: the event is in the shared log before the member can tell the coordinator
  * it gave a partition up, as for the members in the test's JVM. {@code leave} on stdin makes the
  * child close its consumer and exit.
+ *
+ * <p>The same lines and acknowledgements make a member in another client library a child of this
+ * kind too: {@link #startLibrdkafka} runs Debian's python3-confluent-kafka (librdkafka) with the
+ * script {@value #LIBRDKAFKA_MEMBER} beside this class.
  */
 final class ChildGroupMember implements AutoCloseable {
 
     static final String MARKER = "@@ ";
 
+    /** Debian's Python, the one python3-confluent-kafka is installed for (not a pyenv's python3). */
+    static final String DEBIAN_PYTHON = "/usr/bin/python3";
+
+    /** The librdkafka member, a resource beside this class: {@code name bootstrapServers groupId topic}. */
+    private static final String LIBRDKAFKA_MEMBER = "librdkafka_group_member.py";
+
     private final String name;
     private final Process process;
+    private final OutputStream input;
+    private final Path stderr;
     private final BackgroundFailures.Task reader;
 
-    private ChildGroupMember(String name, Process process, GroupHistory history, BackgroundFailures background) {
+    /** Set before the test ends the child (crash, leave, close): any other end is a failure. */
+    private volatile boolean ending;
+
+    private ChildGroupMember(
+            String name, Process process, Path stderr, GroupHistory history, BackgroundFailures background) {
         this.name = name;
         this.process = process;
+        this.input = process.getOutputStream();
+        this.stderr = stderr;
         this.reader = background.start("child-member-" + name, task -> read(history));
     }
 
     /**
-     * Starts the child JVM; its standard error goes to {@code stderr}. The thread that reads its
-     * events reports to {@code background} whatever ends it other than the child's end (a line it
-     * cannot parse, say: the child would wait for an acknowledgement that never comes).
+     * Starts a {@link GroupMember} of {@code protocol} (static with {@code instanceId}, dynamic
+     * with null) in a child JVM; its standard error goes to {@code stderr}. The thread that reads
+     * its events reports to {@code background} whatever ends it other than the test's {@link
+     * #crash}, {@link #leave} or {@link #close}: a line it cannot parse (the child would wait for an
+     * acknowledgement that never comes), or the child's own end (its consumer failed).
      */
     static ChildGroupMember start(
             String name,
             String bootstrapServers,
             String groupId,
+            String instanceId,
+            GroupMember.Protocol protocol,
             String topic,
             GroupHistory history,
             Path stderr,
@@ -85,10 +110,57 @@ final class ChildGroupMember implements AutoCloseable {
                 name,
                 bootstrapServers,
                 groupId,
-                topic));
+                topic,
+                protocol.name()));
+        if (instanceId != null) {
+            command.add(instanceId);
+        }
+        return launch(name, command, history, stderr, background);
+    }
+
+    /**
+     * Starts a member in another client library: Debian's python3-confluent-kafka (librdkafka's
+     * classic protocol, the {@code range} assignor, the classic Java members' session timeout and
+     * heartbeat) running {@value #LIBRDKAFKA_MEMBER}, which writes the same event lines and waits
+     * for the same acknowledgements as the Java child. Fails naming the Debian package when
+     * python3-confluent-kafka is not installed.
+     */
+    static ChildGroupMember startLibrdkafka(
+            String name,
+            String bootstrapServers,
+            String groupId,
+            String topic,
+            GroupHistory history,
+            Path stderr,
+            BackgroundFailures background)
+            throws IOException {
+        DebianTool.requirePythonModule(DEBIAN_PYTHON, "confluent_kafka", "python3-confluent-kafka");
+        Path script;
+        try {
+            script = Path.of(
+                    Objects.requireNonNull(ChildGroupMember.class.getResource(LIBRDKAFKA_MEMBER), LIBRDKAFKA_MEMBER)
+                            .toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+        List<String> command = List.of(
+                DEBIAN_PYTHON,
+                script.toString(),
+                name,
+                bootstrapServers,
+                groupId,
+                topic,
+                Long.toString(GroupMember.CLASSIC_SESSION_TIMEOUT.toMillis()),
+                Long.toString(GroupMember.CLASSIC_HEARTBEAT_INTERVAL.toMillis()));
+        return launch(name, command, history, stderr, background);
+    }
+
+    private static ChildGroupMember launch(
+            String name, List<String> command, GroupHistory history, Path stderr, BackgroundFailures background)
+            throws IOException {
         Process process =
                 new ProcessBuilder(command).redirectError(stderr.toFile()).start();
-        return new ChildGroupMember(name, process, history, background);
+        return new ChildGroupMember(name, process, stderr, history, background);
     }
 
     String name() {
@@ -99,26 +171,53 @@ final class ChildGroupMember implements AutoCloseable {
         return process.pid();
     }
 
+    /** Whether the child process is still running. */
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
     /**
      * SIGKILL: no leave, no revocation, no commit. Returns once the process is gone and every line
      * it wrote is in the history, then logs the crash.
      */
     void crash(GroupHistory history) throws InterruptedException {
+        ending = true;
         process.destroyForcibly();
         process.waitFor();
         reader.join(Duration.ofSeconds(30));
         history.add(new GroupHistory.Crashed(name));
     }
 
+    /**
+     * A clean leave: {@code leave} on the child's input makes it close its consumer (the revocation
+     * callback, acknowledged as any other, and the leave request) and exit. Returns once it has
+     * exited and every line it wrote is in the history; fails if it does not exit with 0 within
+     * {@link Clients#PATIENCE}.
+     */
+    void leave() throws IOException, InterruptedException {
+        ending = true;
+        send("leave");
+        boolean exited = process.waitFor(Clients.PATIENCE.toSeconds(), TimeUnit.SECONDS);
+        reader.join(Duration.ofSeconds(30));
+        if (!exited || process.exitValue() != 0) {
+            throw new IllegalStateException(name + (exited ? " exited with " + process.exitValue() : " did not exit")
+                    + " after leave; its standard error is in " + stderr);
+        }
+    }
+
     @Override
     public void close() {
+        ending = true;
         process.destroyForcibly();
     }
 
-    private void read(GroupHistory history) {
+    /**
+     * Reads the child's events into the history and acknowledges its callbacks until it ends;
+     * throws (a failure of the reader's task) when the child ended without the test ending it.
+     */
+    private void read(GroupHistory history) throws InterruptedException {
         try (BufferedReader in =
-                        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-                OutputStream acks = process.getOutputStream()) {
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = in.readLine()) != null) {
                 if (!line.startsWith(MARKER)) {
@@ -127,12 +226,31 @@ final class ChildGroupMember implements AutoCloseable {
                 GroupHistory.Event event = parse(name, line.substring(MARKER.length()));
                 history.add(event);
                 if (isCallback(event)) {
-                    acks.write("ok\n".getBytes(StandardCharsets.UTF_8));
-                    acks.flush();
+                    send("ok");
                 }
             }
         } catch (IOException e) {
             // the child is gone (killed): every line it flushed has been read
+        } finally {
+            try {
+                input.close();
+            } catch (IOException e) {
+                // the child is gone
+            }
+        }
+        if (!ending) {
+            process.waitFor(30, TimeUnit.SECONDS);
+            throw new IllegalStateException(name + " ended by itself ("
+                    + (process.isAlive() ? "its output closed" : "exit code " + process.exitValue())
+                    + "); its standard error is in " + stderr);
+        }
+    }
+
+    /** One line to the child's input; the reader's acknowledgements and {@link #leave()} share it. */
+    private void send(String line) throws IOException {
+        synchronized (input) {
+            input.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            input.flush();
         }
     }
 
@@ -195,7 +313,7 @@ final class ChildGroupMember implements AutoCloseable {
         return offsets;
     }
 
-    /** The child: {@code name bootstrapServers groupId topic}. */
+    /** The child: {@code name bootstrapServers groupId topic protocol [instanceId]}. */
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(
                 new java.io.FileOutputStream(java.io.FileDescriptor.out), false, StandardCharsets.UTF_8);
@@ -203,7 +321,9 @@ final class ChildGroupMember implements AutoCloseable {
         System.setOut(System.err);
         BlockingQueue<String> acks = new LinkedBlockingQueue<>();
         GroupMember[] member = new GroupMember[1];
-        member[0] = new GroupMember(args[0], args[1], args[2], null, args[3], event -> {
+        String instanceId = args.length > 5 ? args[5] : null;
+        GroupMember.Protocol protocol = GroupMember.Protocol.valueOf(args[4]);
+        member[0] = new GroupMember(args[0], args[1], args[2], instanceId, protocol, args[3], event -> {
             synchronized (out) {
                 out.println(MARKER + format(event));
                 out.flush();

@@ -7,28 +7,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ConsumerGroupDescription;
-import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.GroupState;
-import org.apache.kafka.common.TopicPartition;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Differential ({@link Differential}): issue 8's group scenario with real {@code KafkaConsumer}s ({@code group.protocol=consumer},
@@ -63,12 +51,12 @@ import org.slf4j.LoggerFactory;
 @ExtendWith(KafkaTargets.class)
 class ConsumerGroupIT {
 
-    private static final Logger log = LoggerFactory.getLogger(ConsumerGroupIT.class);
-
     static final int PARTITIONS = 12;
 
     /** How long the group may take to settle after a change (a crash waits for the session timeout). */
-    static final Duration PATIENCE = Clients.PATIENCE;
+    static final Duration PATIENCE = GroupScenario.PATIENCE;
+
+    private static final GroupMember.Protocol KIP_848 = GroupMember.Protocol.CONSUMER;
 
     @Test
     void membersJoinLeaveCrashAndComeBackWhileEveryPartitionHasOneOwnerAndNothingIsSkipped() {
@@ -82,7 +70,7 @@ class ConsumerGroupIT {
         GroupHistory history = new GroupHistory();
         Path logs = Path.of(System.getProperty("tributary.build.dir", "target"), "consumer-group-it");
         Files.createDirectories(logs);
-        List<Running> running = new ArrayList<>();
+        List<GroupScenario.Running> running = new ArrayList<>();
         ChildGroupMember crashing = null;
         // The producer's ticks and the child member's event reader report here (one collector per
         // target, so that one target's failures are not another's); checked in every wait.
@@ -94,23 +82,17 @@ class ConsumerGroupIT {
                     .get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
             Clients.awaitLeaders(admin, topic, PARTITIONS);
             producer.start();
-            Scenario scenario = new Scenario(target, admin, group, topic, history, outcome, background);
+            GroupScenario scenario =
+                    new GroupScenario(target, admin, group, topic, PARTITIONS, history, outcome, background);
 
-            Running dynamic = scenario.startMember("dynamic", null);
+            GroupScenario.Running dynamic = scenario.startMember("dynamic", null, KIP_848);
             running.add(dynamic);
-            Running static1 = scenario.startMember("static-1", "the-static-member");
+            GroupScenario.Running static1 = scenario.startMember("static-1", "the-static-member", KIP_848);
             running.add(static1);
-            crashing = ChildGroupMember.start(
-                    "crashing",
-                    target.bootstrapServers(),
-                    group,
-                    topic,
-                    history,
-                    logs.resolve(group + "-crashing.err"),
-                    background);
+            crashing = scenario.startChild("crashing", null, KIP_848, logs.resolve(group + "-crashing.err"));
             scenario.awaitStable("three members", Set.of("dynamic", "static-1", "crashing"), running);
 
-            Running fourth = scenario.startMember("fourth", null);
+            GroupScenario.Running fourth = scenario.startMember("fourth", null, KIP_848);
             running.add(fourth);
             scenario.awaitStable(
                     "a fourth member joined", Set.of("dynamic", "static-1", "crashing", "fourth"), running);
@@ -126,7 +108,7 @@ class ConsumerGroupIT {
             int beforeStaticLeave = history.size();
             static1.leave();
             running.remove(static1);
-            Running static2 = scenario.startMember("static-2", "the-static-member");
+            GroupScenario.Running static2 = scenario.startMember("static-2", "the-static-member", KIP_848);
             running.add(static2);
             scenario.awaitStable("the static member came back", Set.of("static-2", "fourth"), running);
             outcome.add(
@@ -157,14 +139,14 @@ class ConsumerGroupIT {
             assertThat(missing)
                     .as("acknowledged values never delivered to the group")
                     .isEmpty();
-            for (Running member : running) {
+            for (GroupScenario.Running member : running) {
                 member.leave();
             }
             running.clear();
             scenario.checkInvariants("after every member left");
             outcome.add("two owners at once, records delivered below a commit", "none");
         } finally {
-            for (Running member : running) {
+            for (GroupScenario.Running member : running) {
                 member.leaveQuietly();
             }
             if (crashing != null) {
@@ -173,179 +155,5 @@ class ConsumerGroupIT {
             background.stopAll(PATIENCE);
         }
         background.check();
-    }
-
-    /** A member in this JVM and the thread running its loop. */
-    record Running(GroupMember member, Thread thread) {
-        void leave() throws InterruptedException {
-            member.leave();
-            thread.join(PATIENCE.toMillis());
-            assertThat(thread.isAlive())
-                    .as("%s still running after leave", member.name())
-                    .isFalse();
-            assertThat(member.failure()).as("what ended %s", member.name()).isNull();
-        }
-
-        void leaveQuietly() {
-            member.leave();
-            try {
-                thread.join(PATIENCE.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** The steps of the scenario on one target. */
-    record Scenario(
-            KafkaTarget target,
-            Admin admin,
-            String group,
-            String topic,
-            GroupHistory history,
-            Differential.Outcome outcome,
-            BackgroundFailures background) {
-
-        Running startMember(String name, String instanceId) {
-            GroupMember member =
-                    new GroupMember(name, target.bootstrapServers(), group, instanceId, topic, history::add);
-            Thread thread = Thread.ofPlatform().name("member-" + name).start(member);
-            return new Running(member, thread);
-        }
-
-        /**
-         * Waits until the callbacks give every partition to one of {@code live} and each of them
-         * has some, and the group's description is {@code STABLE} with the same assignment; then
-         * checks the whole history.
-         */
-        void awaitStable(String phase, Set<String> live, List<Running> running) {
-            Set<Integer> all = IntStream.range(0, PARTITIONS).boxed().collect(Collectors.toSet());
-            long start = System.nanoTime();
-            try {
-                Awaitility.await(phase)
-                        .atMost(PATIENCE)
-                        .pollInterval(Duration.ofMillis(250))
-                        .untilAsserted(() -> {
-                            assertMembersAlive(running);
-                            Map<Integer, String> owners = history.owners();
-                            assertThat(owners.keySet()).as("owned partitions").isEqualTo(all);
-                            assertThat(Set.copyOf(owners.values())).as("owners").isEqualTo(live);
-                            ConsumerGroupDescription description = admin.describeConsumerGroups(List.of(group))
-                                    .describedGroups()
-                                    .get(group)
-                                    .get(30, TimeUnit.SECONDS);
-                            assertThat(description.groupState())
-                                    .as("group state")
-                                    .isEqualTo(GroupState.STABLE);
-                            Map<String, Set<Integer>> described = new TreeMap<>();
-                            for (MemberDescription member : description.members()) {
-                                described.put(member.clientId(), partitionsOf(member));
-                            }
-                            Map<String, Set<Integer>> byCallbacks = new TreeMap<>();
-                            owners.forEach((p, m) -> byCallbacks
-                                    .computeIfAbsent(m, k -> new TreeSet<>())
-                                    .add(p));
-                            assertThat(described)
-                                    .as("described assignment by client id")
-                                    .isEqualTo(byCallbacks);
-                        });
-            } catch (org.awaitility.core.ConditionTimeoutException e) {
-                throw new AssertionError(
-                        phase + ": the group did not settle: " + e.getMessage() + "\nhistory:\n" + history + "\n"
-                                + target.logsHint(),
-                        e);
-            }
-            log.info(
-                    "{}: settled after {} ms, owners {}",
-                    phase,
-                    (System.nanoTime() - start) / 1_000_000,
-                    history.owners());
-            checkInvariants(phase);
-            // What the group looks like once stable: its members and how many partitions each holds
-            // (which partitions is the assignor's choice; how balanced it is and who holds some is not).
-            Map<String, Long> counts = new TreeMap<>(history.owners().values().stream()
-                    .collect(Collectors.groupingBy(member -> member, Collectors.counting())));
-            outcome.add(phase, "STABLE, partitions by member " + counts);
-        }
-
-        private Set<Integer> partitionsOf(MemberDescription member) {
-            Set<Integer> partitions = new TreeSet<>();
-            for (TopicPartition partition : member.assignment().topicPartitions()) {
-                if (partition.topic().equals(topic)) {
-                    partitions.add(partition.partition());
-                }
-            }
-            return partitions;
-        }
-
-        void checkInvariants(String phase) {
-            assertThat(history.ownershipViolations())
-                    .as("%s: partitions with two owners at once; history:%n%s", phase, history)
-                    .isEmpty();
-            assertThat(history.redeliveryViolations())
-                    .as("%s: records delivered again; history:%n%s", phase, history)
-                    .isEmpty();
-        }
-
-        /**
-         * Waits until every offset below each partition's end was delivered to the group and the
-         * group committed each partition's end.
-         */
-        void awaitEverythingDeliveredAndCommitted(Map<Integer, Long> ends, List<Running> running) {
-            Map<TopicPartition, Long> expectedCommits = new HashMap<>();
-            ends.forEach((p, end) -> expectedCommits.put(new TopicPartition(topic, p), end));
-            try {
-                Awaitility.await("every record delivered and committed")
-                        .atMost(PATIENCE)
-                        .pollInterval(Duration.ofMillis(250))
-                        .untilAsserted(() -> {
-                            assertMembersAlive(running);
-                            Map<Integer, Set<Long>> delivered = history.deliveredOffsets();
-                            Map<Integer, Long> skipped = new TreeMap<>();
-                            ends.forEach((p, end) -> {
-                                Set<Long> offsets = delivered.getOrDefault(p, Set.of());
-                                long missing = end
-                                        - offsets.stream().filter(o -> o < end).count();
-                                if (missing > 0) {
-                                    skipped.put(p, missing);
-                                }
-                            });
-                            assertThat(skipped)
-                                    .as("offsets not delivered yet, by partition")
-                                    .isEmpty();
-                            Map<TopicPartition, Long> committed = new HashMap<>();
-                            admin.listConsumerGroupOffsets(group)
-                                    .partitionsToOffsetAndMetadata()
-                                    .get(30, TimeUnit.SECONDS)
-                                    .forEach((tp, o) -> committed.put(tp, o == null ? -1 : offset(o)));
-                            assertThat(committed).as("committed offsets").isEqualTo(expectedCommits);
-                        });
-            } catch (org.awaitility.core.ConditionTimeoutException e) {
-                throw new AssertionError(
-                        "not everything was delivered and committed: " + e.getMessage() + "\nhistory:\n" + history
-                                + "\n" + target.logsHint(),
-                        e);
-            }
-        }
-
-        private static long offset(OffsetAndMetadata o) {
-            return o.offset();
-        }
-
-        private void assertMembersAlive(List<Running> running) {
-            // Not an assertion: Awaitility would retry it; a dead member fails the wait at once.
-            try {
-                background.check();
-            } catch (AssertionError e) {
-                throw new IllegalStateException("the producer or the child member's reader failed", e);
-            }
-            for (Running member : running) {
-                if (member.member().failure() != null) {
-                    throw new IllegalStateException(
-                            "member " + member.member().name() + " died",
-                            member.member().failure());
-                }
-            }
-        }
     }
 }

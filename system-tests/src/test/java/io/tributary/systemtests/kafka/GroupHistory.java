@@ -25,7 +25,9 @@ import java.util.TreeSet;
  *       records only of partitions it owns;
  *   <li>{@link #redeliveryViolations()}: no record below a committed offset of its partition is
  *       delivered again (to anyone), and a record is delivered twice only where that is allowed:
- *       in a partition its crashed owner held or after a failed commit of that partition.
+ *       in a partition its crashed owner held or after a failed commit of that partition;
+ *   <li>{@link #commitRegressions()}: no successful commit of a partition is lower than one before
+ *       it (by anyone): what was committed never goes back.
  * </ul>
  *
  * <p>Partitions are those of the scenario's single topic, by index. Thread-safe: every method
@@ -205,6 +207,25 @@ final class GroupHistory {
                                 + " of partition " + d.partition()
                                 + " again, with no crash, lost partition or failed commit to explain it");
                     }
+                }
+            }
+        }
+        return violations;
+    }
+
+    /** Successful commits of a partition lower than a successful commit of it before. */
+    synchronized List<String> commitRegressions() {
+        List<String> violations = new ArrayList<>();
+        Map<Integer, Long> committed = new HashMap<>();
+        for (int i = 0; i < events.size(); i++) {
+            if (events.get(i) instanceof Committed c) {
+                for (Map.Entry<Integer, Long> commit : c.offsets().entrySet()) {
+                    Long before = committed.get(commit.getKey());
+                    if (before != null && commit.getValue() < before) {
+                        violations.add("#" + i + ": " + c.member() + " committed " + commit.getValue()
+                                + " for partition " + commit.getKey() + " after " + before + " was committed");
+                    }
+                    committed.merge(commit.getKey(), commit.getValue(), Math::max);
                 }
             }
         }

@@ -117,6 +117,23 @@ class GroupHistoryTest {
     }
 
     @Test
+    void aCommitLowerThanOneBeforeIsARegressionButAFailedOneIsNot() {
+        GroupHistory history = history(
+                new Committed("a", Map.of(0, 5L, 1, 3L)),
+                new CommitFailed("b", Map.of(0, 2L), "CommitFailedException"),
+                new Committed("b", Map.of(1, 3L)),
+                new Committed("b", Map.of(0, 4L)));
+
+        assertThat(history.commitRegressions())
+                .singleElement()
+                .asString()
+                .contains("b committed 4 for partition 0 after 5 was committed");
+        assertThat(history(new Committed("a", Map.of(0, 5L)), new Committed("b", Map.of(0, 5L)))
+                        .commitRegressions())
+                .isEmpty();
+    }
+
+    @Test
     void aCrashedMemberOwnsNothingAndAssignmentsSinceAPositionAreFound() {
         GroupHistory history = history(new Assigned("a", Set.of(0, 1)), new Assigned("b", Set.of(2)));
         int mark = history.size();

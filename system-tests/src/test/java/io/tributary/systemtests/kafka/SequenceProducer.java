@@ -2,6 +2,7 @@ package io.tributary.systemtests.kafka;
 
 import io.tributary.common.testing.BackgroundFailures;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,12 +15,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.awaitility.Awaitility;
 
 /**
  * Writes 0, 1, 2... as decimal text, each keyed by itself (so the values spread over every
  * partition by the default partitioner), {@value #RECORDS_PER_TICK} records every {@value
  * #TICK_MS} ms from a scheduler thread, with an idempotent {@code acks=all} producer, until {@link
- * #stop()}. Remembers every acknowledged value and the end offset of each partition.
+ * #stop()}, or up to a {@link #limit} the test raises step by step (so that a scenario writes the
+ * same records on every target). Remembers every acknowledged value and the end offset of each
+ * partition.
  */
 public final class SequenceProducer implements AutoCloseable {
 
@@ -36,6 +40,7 @@ public final class SequenceProducer implements AutoCloseable {
         return thread;
     });
     private final AtomicLong next = new AtomicLong();
+    private volatile long limit = Long.MAX_VALUE;
     private final Set<Long> acknowledged = ConcurrentHashMap.newKeySet();
     private final Map<Integer, Long> endOffsets = new ConcurrentHashMap<>();
     private final Map<Long, String> failures = new ConcurrentHashMap<>();
@@ -54,6 +59,33 @@ public final class SequenceProducer implements AutoCloseable {
                         ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
                         ProducerConfig.ACKS_CONFIG, "all",
                         ProducerConfig.LINGER_MS_CONFIG, "5"));
+    }
+
+    /**
+     * Sends only the values below {@code total} from now on: the ticks idle once they are all
+     * sent, until a higher limit. No limit (unbounded) until the first call.
+     */
+    public void limit(long total) {
+        limit = total;
+    }
+
+    /**
+     * Waits until every value below the {@link #limit} has been sent and answered (acknowledged or
+     * failed), and returns each partition's end offset by the acknowledgements then.
+     */
+    public Map<Integer, Long> awaitLimit() {
+        long total = limit;
+        if (total == Long.MAX_VALUE) {
+            throw new IllegalStateException("no limit set: the producer sends until stop()");
+        }
+        Awaitility.await("the producer's " + total + " values sent and answered")
+                .atMost(Clients.PATIENCE)
+                .pollInterval(Duration.ofMillis(50))
+                .failFast(
+                        "background work failed (this producer or another task reporting to its collector)",
+                        background::check)
+                .until(() -> next.get() >= total && acknowledged.size() + failures.size() >= total);
+        return endOffsets();
     }
 
     /** Starts sending, from a scheduler thread. */
@@ -75,7 +107,7 @@ public final class SequenceProducer implements AutoCloseable {
     }
 
     private void send() {
-        for (int i = 0; i < RECORDS_PER_TICK; i++) {
+        for (int i = 0; i < RECORDS_PER_TICK && next.get() < limit; i++) {
             long value = next.getAndIncrement();
             byte[] bytes = Long.toString(value).getBytes(StandardCharsets.UTF_8);
             producer.send(new ProducerRecord<>(topic, bytes, bytes), (metadata, exception) -> {
