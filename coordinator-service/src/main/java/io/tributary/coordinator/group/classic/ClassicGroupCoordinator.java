@@ -298,6 +298,10 @@ public final class ClassicGroupCoordinator {
         fence(previous);
         group.replace(previous, member);
         member.update(join);
+        // As Kafka: the member keeps the client id and host it first joined with; its protocols and
+        // timeouts are the new join's.
+        member.clientId = previous.clientId;
+        member.clientHost = previous.clientHost;
         member.sessionDeadlineMs = nowMs + join.sessionTimeoutMs();
         log.info(
                 "group {}: static member {} joined again as {} (was {})",
