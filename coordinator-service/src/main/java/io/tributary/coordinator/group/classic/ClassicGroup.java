@@ -167,6 +167,27 @@ final class ClassicGroup {
         }
     }
 
+    /**
+     * At the join barrier: when the leader did not join again (a static member kept in the group),
+     * the first member that did leads instead, since only a member answered with the member list can
+     * assign (Kafka's {@code maybeElectNewJoinedLeader}).
+     *
+     * @return false when no member joined again
+     */
+    boolean electJoinedLeader() {
+        ClassicMember leader = leaderId == null ? null : members.get(leaderId);
+        if (leader != null && leader.awaitingJoin != null) {
+            return true;
+        }
+        for (ClassicMember member : members.values()) {
+            if (member.awaitingJoin != null) {
+                leaderId = member.memberId;
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Removes a member; a new leader is the first remaining member. */
     void remove(String memberId) {
         ClassicMember member = members.remove(memberId);

@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * moves the group to PreparingRebalance. Each member's JoinGroup then waits ({@link #join} returns
  * an uncompleted future) until every member joined again, or the group's rebalance timeout (the
  * largest of its members') passed; members that did not join by then are removed, static ones
- * excepted. The first rebalance of an empty group also waits {@code initialRebalanceDelay}, longer
+ * excepted (a leader that did not join hands the lead to a member that did; when only static
+ * members are left and none joined, the barrier waits another rebalance timeout). The first rebalance of an empty group also waits {@code initialRebalanceDelay}, longer
  * while members keep coming. Then the generation goes up, a protocol is chosen and every waiting
  * JoinGroup is answered; the leader's answer lists the members with their metadata. The group is
  * CompletingRebalance until the leader's SyncGroup brings the assignment; it is stored ({@link
@@ -436,7 +437,10 @@ public final class ClassicGroupCoordinator {
         }
     }
 
-    /** The join barrier: the next generation starts with the members that joined (and static ones). */
+    /**
+     * The join barrier: the next generation starts with the members that joined (and static ones),
+     * led by one that joined; when none did, it waits another rebalance timeout instead.
+     */
     private void completeJoin(ClassicGroup group, long nowMs) {
         for (ClassicMember member : List.copyOf(group.members.values())) {
             if (member.awaitingJoin == null && member.instanceId.isEmpty()) {
@@ -448,6 +452,17 @@ public final class ClassicGroupCoordinator {
             }
         }
         group.initialDelay = false;
+        if (!group.members.isEmpty() && !group.electJoinedLeader()) {
+            // Only static members are left and none joined again: a generation nobody is told of
+            // would be of no use. Wait for them another rebalance timeout; sessions remove the
+            // members that are gone (as Kafka does).
+            group.joinDeadlineMs = nowMs
+                    + Math.min(
+                            group.rebalanceTimeoutMs(),
+                            config.maxRebalanceTimeout().toMillis());
+            log.info("group {}: no member joined again within the rebalance timeout; waiting for them", group.groupId);
+            return;
+        }
         group.joinDeadlineMs = Long.MAX_VALUE;
         group.generationId++;
         if (group.members.isEmpty()) {
