@@ -611,8 +611,8 @@ class ClassicGroupSimulationTest {
                                 memberId,
                                 client.instanceId,
                                 generation,
-                                Optional.of("consumer"),
-                                protocolName,
+                                Optional.of(new ClassicGroupCoordinator.ProtocolCheck(
+                                        Optional.of("consumer"), protocolName)),
                                 assignments,
                                 now);
                         if (!assignments.isEmpty()) {
