@@ -1,17 +1,22 @@
 package io.tributary.coordinator.app;
 
 import io.tributary.coordinator.group.OffsetStore;
+import io.tributary.coordinator.group.classic.ClassicGroupStore;
 import io.tributary.coordinator.metadata.raft.MetadataClient;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
+import io.tributary.coordinator.metadata.raft.RaftClassicGroupStore;
 import io.tributary.coordinator.metadata.raft.RaftOffsetStore;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Wires consumer groups' committed offsets: the {@link OffsetStore} is this voter's {@link
- * RaftOffsetStore} (writes through the metadata Raft log, reads from this voter's applied image).
- * Its bounds are the metadata limits ({@code tributary.coordinator.metadata.max-groups-with-offsets},
- * {@code max-offsets-per-group}, {@code max-offset-metadata-size}).
+ * Wires the group state that goes through the metadata Raft log: consumer groups' committed offsets
+ * (the {@link OffsetStore} is this voter's {@link RaftOffsetStore}) and classic groups' generations
+ * (the {@link ClassicGroupStore} is this voter's {@link RaftClassicGroupStore}); both write through
+ * the log and read from this voter's applied image. Their bounds are the metadata limits ({@code
+ * tributary.coordinator.metadata.max-groups-with-offsets}, {@code max-offsets-per-group}, {@code
+ * max-offset-metadata-size}, {@code max-classic-groups}, and {@code max-command-size} for one
+ * classic group).
  */
 @Configuration(proxyBeanMethods = false)
 class GroupOffsetsConfiguration {
@@ -19,5 +24,10 @@ class GroupOffsetsConfiguration {
     @Bean
     OffsetStore offsetStore(MetadataRaftNode node, MetadataClient client) {
         return new RaftOffsetStore(node, client);
+    }
+
+    @Bean
+    ClassicGroupStore classicGroupStore(MetadataRaftNode node, MetadataClient client) {
+        return new RaftClassicGroupStore(node, client);
     }
 }

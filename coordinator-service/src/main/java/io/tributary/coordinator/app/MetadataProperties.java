@@ -28,6 +28,7 @@ import org.springframework.validation.annotation.Validated;
  * @param maxGroupsWithOffsets the most consumer groups that may hold committed offsets
  * @param maxOffsetsPerGroup the most committed offsets (partitions) of one group
  * @param maxOffsetMetadataSize the largest client metadata string of one committed offset
+ * @param maxClassicGroups the most classic groups whose generation may be stored
  */
 @Validated
 @ConfigurationProperties("tributary.coordinator.metadata")
@@ -43,7 +44,8 @@ public record MetadataProperties(
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxProducerIdsPerBlock,
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxGroupsWithOffsets,
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxOffsetsPerGroup,
-        @DefaultValue("4KB") @NotNull DataSize maxOffsetMetadataSize) {
+        @DefaultValue("4KB") @NotNull DataSize maxOffsetMetadataSize,
+        @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxClassicGroups) {
 
     LivenessConfig livenessConfig() {
         return new LivenessConfig(heartbeatInterval, sessionTimeout, preferredLeaderDelay);
@@ -56,6 +58,7 @@ public record MetadataProperties(
                 maxProducerIdsPerBlock,
                 maxGroupsWithOffsets,
                 maxOffsetsPerGroup,
-                Math.toIntExact(maxOffsetMetadataSize.toBytes()));
+                Math.toIntExact(maxOffsetMetadataSize.toBytes()),
+                maxClassicGroups);
     }
 }

@@ -26,6 +26,7 @@ import java.util.UUID;
  * int list               int32 count N, then N int32
  * string map             int32 count N, then N (string key, string value), keys in ascending order
  * string list            int32 count N, then N string
+ * bytes                  int32 length N (0..), then N bytes (opaque)
  * </pre>
  *
  * <p>Thread-safety: a {@link Writer} or {@link Reader} belongs to one thread.
@@ -51,9 +52,7 @@ final class Bytes {
         }
 
         Writer string(String s) {
-            byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-            int32(utf8.length);
-            return io(() -> out.write(utf8));
+            return bytes(s.getBytes(StandardCharsets.UTF_8));
         }
 
         Writer optionalString(Optional<String> s) {
@@ -61,6 +60,11 @@ final class Bytes {
                 return int8(0);
             }
             return int8(1).string(s.get());
+        }
+
+        Writer bytes(byte[] b) {
+            int32(b.length);
+            return io(() -> out.write(b));
         }
 
         Writer uuid(UUID id) {
@@ -135,10 +139,13 @@ final class Bytes {
         }
 
         String string() {
-            int n = count(1);
-            byte[] utf8 = new byte[n];
-            buf.get(utf8);
-            return new String(utf8, StandardCharsets.UTF_8);
+            return new String(bytes(), StandardCharsets.UTF_8);
+        }
+
+        byte[] bytes() {
+            byte[] b = new byte[count(1)];
+            buf.get(b);
+            return b;
         }
 
         Optional<String> optionalString() {

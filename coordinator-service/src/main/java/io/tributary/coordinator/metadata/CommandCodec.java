@@ -1,11 +1,13 @@
 package io.tributary.coordinator.metadata;
 
+import io.tributary.coordinator.group.classic.ClassicGroupRecord;
 import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
 import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterPartition;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
 import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteClassicGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteGroupOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteTopic;
@@ -14,6 +16,7 @@ import io.tributary.coordinator.metadata.MetadataCommand.ElectionType;
 import io.tributary.coordinator.metadata.MetadataCommand.FenceBroker;
 import io.tributary.coordinator.metadata.MetadataCommand.NewTopic;
 import io.tributary.coordinator.metadata.MetadataCommand.RegisterBroker;
+import io.tributary.coordinator.metadata.MetadataCommand.StoreClassicGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,10 +27,12 @@ import java.util.TreeMap;
 /**
  * The binary encoding of a {@link MetadataCommand}: the bytes of one Raft log entry (Ratis's
  * {@code StateMachineLogEntry.logData}) and of a client's write request. Primitive types are those of
- * {@link Bytes} (big-endian; strings are an int32 length and UTF-8).
+ * {@link Bytes} (big-endian; strings are an int32 length and UTF-8; bytes an int32 length and the
+ * bytes).
  *
  * <pre>
- * offset 0  int8   format version: 1 for types 1..9, 2 for type 10, 3 for types 11..13 (below)
+ * offset 0  int8   format version: 1 for types 1..9, 2 for type 10, 3 for types 11..13,
+ *                  4 for types 14..15 (below)
  * offset 1  int8   command type (below)
  * offset 2  ...    the command's fields, in this order:
  *
@@ -51,20 +56,31 @@ import java.util.TreeMap;
  * type 12 DeleteGroupOffsets  string groupId                        (version 3 and later)
  * type 13 DeleteOffsets     string groupId, int32 topic count T,    (version 3 and later)
  *                             T x (string topic, int list partitions)
+ * type 14 StoreClassicGroup classic group                           (version 4 and later)
+ * type 15 DeleteClassicGroup  string groupId                        (version 4 and later)
  *
  * offsets (also in ImageCodec): int32 topic count T, T x (string topic, int32 partition count P (1..),
  *                                 P x (int32 partition, int64 offset (0..), int32 leaderEpoch,
  *                                      string metadata, int64 commitTimestampMs))
  *          topics in name order, partitions in ascending order, no partition twice
+ *
+ * classic group (also in ImageCodec): string groupId, string protocolType, string protocolName,
+ *          int32 generationId (0..), string leaderId, int64 stateTimestampMs,
+ *          int32 member count M, M x (string memberId, optional string instanceId, string clientId,
+ *            string clientHost, int32 rebalanceTimeoutMs, int32 sessionTimeoutMs,
+ *            bytes subscription, bytes assignment)
+ *          members in the record's order (member id order)
  * </pre>
  *
- * <p>Versions: version 2 adds type 10, version 3 adds types 11..13; neither changes anything else.
- * Each command is written in the lowest version that has its type, so types 1..9 keep their
- * version-1 bytes and a coordinator that reads only version 1 can still follow a log without
- * producer id allocations or committed offsets (a rolling upgrade); a reader accepts each type in
- * the version that added it and every later one.
+ * <p>Versions: version 2 adds type 10, version 3 adds types 11..13, version 4 types 14..15; none
+ * changes anything else. Each command is written in the lowest version that has its type, so types
+ * 1..9 keep their version-1 bytes and a coordinator that reads only version 1 can still follow a
+ * log without producer id allocations, committed offsets or classic groups (a rolling upgrade); a
+ * reader accepts each type in the version that added it and every later one.
  *
- * <p>Example: {@code DeleteGroupOffsets("g")} is {@code 03 0C 00 00 00 01 67}.
+ * <p>Examples: {@code DeleteGroupOffsets("g")} is {@code 03 0C 00 00 00 01 67}; {@code
+ * DeleteClassicGroup("g")} is {@code 04 0F 00 00 00 01 67}; a StoreClassicGroup is in the module
+ * README.
  *
  * <p>Nothing may follow the last field. A reader rejects an unknown version or type, a negative or
  * impossible count, truncation and trailing bytes with a {@link CorruptCommandException}. A new field
@@ -76,13 +92,16 @@ import java.util.TreeMap;
 public final class CommandCodec {
 
     /** The newest format version this class writes (for the types it added; see the class doc). */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     /** The format version of types 1..9. */
     static final int VERSION_1 = 1;
 
     /** The format version that added type 10. */
     static final int VERSION_2 = 2;
+
+    /** The format version that added types 11..13. */
+    static final int VERSION_3 = 3;
 
     private static final int REGISTER_BROKER = 1;
     private static final int FENCE_BROKER = 2;
@@ -97,9 +116,17 @@ public final class CommandCodec {
     private static final int COMMIT_OFFSETS = 11;
     private static final int DELETE_GROUP_OFFSETS = 12;
     private static final int DELETE_OFFSETS = 13;
+    private static final int STORE_CLASSIC_GROUP = 14;
+    private static final int DELETE_CLASSIC_GROUP = 15;
 
     /** The smallest encoded committed offset: partition, offset, epoch, empty metadata, timestamp. */
     private static final int MIN_OFFSET_BYTES = 4 + 8 + 4 + 4 + 8;
+
+    /** The smallest encoded classic group member: four empty strings, no instance id, two timeouts, no bytes. */
+    private static final int MIN_MEMBER_BYTES = 4 + 1 + 4 + 4 + 4 + 4 + 4 + 4;
+
+    /** The smallest encoded classic group: four empty strings, generation, timestamp, no member. */
+    static final int MIN_CLASSIC_GROUP_BYTES = 4 + 4 + 4 + 4 + 4 + 8 + 4;
 
     private CommandCodec() {}
 
@@ -160,6 +187,11 @@ public final class CommandCodec {
                 w.int32(byTopic.size());
                 byTopic.forEach((topic, partitions) -> w.string(topic).intList(partitions));
             }
+            case StoreClassicGroup c -> {
+                w.int8(STORE_CLASSIC_GROUP);
+                writeClassicGroup(w, c.group());
+            }
+            case DeleteClassicGroup c -> w.int8(DELETE_CLASSIC_GROUP).string(c.groupId());
         }
         return w.toByteArray();
     }
@@ -168,9 +200,11 @@ public final class CommandCodec {
     private static int versionOf(MetadataCommand command) {
         return switch (command) {
             case AllocateProducerIds c -> VERSION_2;
-            case CommitOffsets c -> VERSION;
-            case DeleteGroupOffsets c -> VERSION;
-            case DeleteOffsets c -> VERSION;
+            case CommitOffsets c -> VERSION_3;
+            case DeleteGroupOffsets c -> VERSION_3;
+            case DeleteOffsets c -> VERSION_3;
+            case StoreClassicGroup c -> VERSION;
+            case DeleteClassicGroup c -> VERSION;
             default -> VERSION_1;
         };
     }
@@ -179,7 +213,8 @@ public final class CommandCodec {
     private static int firstVersionOf(int type) {
         return switch (type) {
             case ALLOCATE_PRODUCER_IDS -> VERSION_2;
-            case COMMIT_OFFSETS, DELETE_GROUP_OFFSETS, DELETE_OFFSETS -> VERSION;
+            case COMMIT_OFFSETS, DELETE_GROUP_OFFSETS, DELETE_OFFSETS -> VERSION_3;
+            case STORE_CLASSIC_GROUP, DELETE_CLASSIC_GROUP -> VERSION;
             default -> VERSION_1; // an unknown type is rejected as such
         };
     }
@@ -227,6 +262,55 @@ public final class CommandCodec {
             }
         }
         return offsets;
+    }
+
+    /** Writes a classic group (the {@code classic group} layout in the class doc). */
+    static void writeClassicGroup(Bytes.Writer w, ClassicGroupRecord group) {
+        w.string(group.groupId())
+                .string(group.protocolType())
+                .string(group.protocolName())
+                .int32(group.generationId())
+                .string(group.leaderId())
+                .int64(group.stateTimestampMs())
+                .int32(group.members().size());
+        for (ClassicGroupRecord.Member m : group.members()) {
+            w.string(m.memberId())
+                    .optionalString(m.instanceId())
+                    .string(m.clientId())
+                    .string(m.clientHost())
+                    .int32(m.rebalanceTimeoutMs())
+                    .int32(m.sessionTimeoutMs())
+                    .bytes(m.subscription())
+                    .bytes(m.assignment());
+        }
+    }
+
+    /** Reads what {@link #writeClassicGroup} wrote; rejects a negative generation. */
+    static ClassicGroupRecord readClassicGroup(Bytes.Reader r) {
+        String groupId = r.string();
+        String protocolType = r.string();
+        String protocolName = r.string();
+        int generationId = r.int32();
+        if (generationId < 0) {
+            throw r.corrupt("negative generation " + generationId + " of classic group '" + groupId + "'");
+        }
+        String leaderId = r.string();
+        long stateTimestampMs = r.int64();
+        int n = r.count(MIN_MEMBER_BYTES);
+        List<ClassicGroupRecord.Member> members = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            members.add(new ClassicGroupRecord.Member(
+                    r.string(),
+                    r.optionalString(),
+                    r.string(),
+                    r.string(),
+                    r.int32(),
+                    r.int32(),
+                    r.bytes(),
+                    r.bytes()));
+        }
+        return new ClassicGroupRecord(
+                groupId, protocolType, protocolName, generationId, leaderId, stateTimestampMs, members);
     }
 
     private static void writeAssignments(Bytes.Writer w, List<List<Integer>> assignments) {
@@ -303,6 +387,8 @@ public final class CommandCodec {
                 }
                 yield new DeleteOffsets(groupId, partitions);
             }
+            case STORE_CLASSIC_GROUP -> new StoreClassicGroup(readClassicGroup(r));
+            case DELETE_CLASSIC_GROUP -> new DeleteClassicGroup(r.string());
             default -> throw r.corrupt("unknown command type " + type);
         };
         r.expectEnd();

@@ -4,6 +4,7 @@ import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
 import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
+import io.tributary.coordinator.metadata.MetadataCommand.StoreClassicGroup;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -74,6 +75,7 @@ public final class CommandValidator {
                 }
             }
             case CommitOffsets c -> checkCommit(image, c);
+            case StoreClassicGroup c -> checkClassicGroup(image, c);
             default -> {}
         }
         return image.apply(command);
@@ -100,6 +102,16 @@ public final class CommandValidator {
         if (offsets > limits.maxOffsetsPerGroup()) {
             throw new InvalidRequestException("group '%s' would hold %d committed offsets; the limit is %d"
                     .formatted(c.groupId(), offsets, limits.maxOffsetsPerGroup()));
+        }
+    }
+
+    /** The bound on classic groups: a new group only below {@link MetadataLimits#maxClassicGroups()}. */
+    private void checkClassicGroup(MetadataImage image, StoreClassicGroup c) {
+        ClassicGroups groups = image.classicGroups();
+        String groupId = c.group().groupId();
+        if (groups.get(groupId).isEmpty() && groups.count() >= limits.maxClassicGroups()) {
+            throw new InvalidRequestException("classic group '%s': %d classic groups are stored; the limit is %d"
+                    .formatted(groupId, groups.count(), limits.maxClassicGroups()));
         }
     }
 

@@ -1,5 +1,6 @@
 package io.tributary.coordinator.metadata;
 
+import io.tributary.coordinator.group.classic.ClassicGroupRecord;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +16,7 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * offset 0  int32  magic 0x5452424D ("TRBM")
- * offset 4  int8   format version, 3 (1 and 2 are read too)
+ * offset 4  int8   format version, 4 (1, 2 and 3 are read too)
  * offset 5  int64  metadata version
  * offset 13 int64  next producer id (version 2 only; a version-1 image has none, and reads as 0)
  *           int32  broker count B, then B brokers in id order:
@@ -26,18 +27,25 @@ import java.util.zip.CRC32C;
  *                    string name, uuid id, string map configs, int32 partition count P,
  *                    P x (int list replicas, int32 leader (-1: none), int32 leaderEpoch,
  *                         int list isr, int32 partitionEpoch)
- *           int32  group count G (version 3 only), then G groups in id order:
+ *           int32  group count G (version 3 and later), then G groups in id order:
  *                    string groupId, offsets (CommandCodec's layout: int32 topic count T,
  *                    T x (string topic, int32 partition count P (1..), P x (int32 partition,
  *                    int64 offset, int32 leaderEpoch, string metadata, int64 commitTimestampMs)),
  *                    topics in name order, partitions ascending); a group has 1 or more offsets
+ *           int32  classic group count C (version 4 and later), then C classic groups in id order,
+ *                    each in CommandCodec's layout (string groupId, string protocolType,
+ *                    string protocolName, int32 generationId, string leaderId, int64 stateTimestampMs,
+ *                    int32 member count M, M x (string memberId, optional string instanceId,
+ *                    string clientId, string clientHost, int32 rebalanceTimeoutMs,
+ *                    int32 sessionTimeoutMs, bytes subscription, bytes assignment))
  * last 4    int32  CRC32C of every byte before it
  * </pre>
  *
  * <p>Versions: version 2 adds the next producer id after the metadata version, version 3 the
- * committed offsets after the topics; neither changes anything else. A snapshot written by an older
- * coordinator loads with what that coordinator's state had: next producer id 0 from version 1 (it
- * never handed one out), no committed offsets from versions 1 and 2 (it could not store any).
+ * committed offsets after the topics, version 4 the classic groups after the committed offsets; none
+ * changes anything else. A snapshot written by an older coordinator loads with what that
+ * coordinator's state had: next producer id 0 from version 1 (it never handed one out), no committed
+ * offsets from versions 1 and 2, no classic groups from versions 1 to 3 (it could not store any).
  *
  * <p>A reader rejects a wrong magic, an unknown version, a checksum mismatch, truncation and trailing
  * bytes with a {@link CorruptCommandException}, and a state that breaks an invariant (an ISR outside
@@ -51,13 +59,16 @@ public final class ImageCodec {
     public static final int MAGIC = 0x5452424D;
 
     /** The format version this class writes. */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     /** The format version before producer ids, still read. */
     static final int VERSION_1 = 1;
 
     /** The format version before committed offsets, still read. */
     static final int VERSION_2 = 2;
+
+    /** The format version before classic groups, still read. */
+    static final int VERSION_3 = 3;
 
     private ImageCodec() {}
 
@@ -98,6 +109,8 @@ public final class ImageCodec {
             w.string(groupId);
             CommandCodec.writeOffsets(w, offsets);
         });
+        w.int32(image.classicGroups().count());
+        image.classicGroups().asMap().values().forEach(group -> CommandCodec.writeClassicGroup(w, group));
         byte[] body = w.toByteArray();
         CRC32C crc = new CRC32C();
         crc.update(body);
@@ -160,11 +173,20 @@ public final class ImageCodec {
             topics.put(name, new Topic(name, id, partitions, configs));
         }
         CommittedOffsets offsets = CommittedOffsets.EMPTY;
-        if (version >= VERSION) {
+        if (version >= VERSION_3) {
             offsets = readGroups(r, topics);
         }
+        ClassicGroups classicGroups = ClassicGroups.EMPTY;
+        if (version >= VERSION) {
+            int n = r.count(CommandCodec.MIN_CLASSIC_GROUP_BYTES);
+            List<ClassicGroupRecord> records = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                records.add(CommandCodec.readClassicGroup(r));
+            }
+            classicGroups = ClassicGroups.of(records);
+        }
         r.expectEnd();
-        return new MetadataImage(metadataVersion, brokers, topics, nextProducerId, offsets);
+        return new MetadataImage(metadataVersion, brokers, topics, nextProducerId, offsets, classicGroups);
     }
 
     private static CommittedOffsets readGroups(Bytes.Reader r, SortedMap<String, Topic> topics) {

@@ -1,5 +1,6 @@
 package io.tributary.coordinator.metadata;
 
+import io.tributary.coordinator.group.classic.ClassicGroupRecord;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -18,7 +19,8 @@ import java.util.UUID;
  *
  * <p>Committed offsets of consumer groups ({@link CommitOffsets}, {@link DeleteGroupOffsets}, {@link
  * DeleteOffsets}) live in the same log and image, but are not cluster metadata brokers watch: they
- * leave the metadata version as it is ({@link MetadataImage#apply}).
+ * leave the metadata version as it is ({@link MetadataImage#apply}); so do the classic groups'
+ * generations ({@link StoreClassicGroup}, {@link DeleteClassicGroup}).
  */
 public sealed interface MetadataCommand {
 
@@ -167,7 +169,10 @@ public sealed interface MetadataCommand {
         }
     }
 
-    /** Removes every committed offset of a group (Kafka's DeleteGroups); nothing to remove is no change. */
+    /**
+     * Removes every committed offset of a group (Kafka's DeleteGroups); nothing to remove is no change.
+     * A classic group's stored generation stays: DeleteGroups sends {@link DeleteClassicGroup} too.
+     */
     record DeleteGroupOffsets(String groupId) implements MetadataCommand {
         public DeleteGroupOffsets {
             Objects.requireNonNull(groupId, "groupId");
@@ -182,6 +187,30 @@ public sealed interface MetadataCommand {
         public DeleteOffsets {
             Objects.requireNonNull(groupId, "groupId");
             partitions = partitions.stream().distinct().sorted().toList();
+        }
+    }
+
+    /**
+     * Stores a classic group's last completed generation, replacing whatever was stored for its id
+     * (the group coordinator writes the whole generation each time: at the leader's SyncGroup and
+     * when the group becomes empty). The group id is not empty and the member ids are not empty and
+     * distinct; a new group beyond {@link MetadataLimits#maxClassicGroups()} is refused before the
+     * command is appended. Storing the same record again (a resent command) changes nothing.
+     */
+    record StoreClassicGroup(ClassicGroupRecord group) implements MetadataCommand {
+        public StoreClassicGroup {
+            Objects.requireNonNull(group, "group");
+        }
+    }
+
+    /**
+     * Forgets a classic group's stored generation (Kafka's DeleteGroups); nothing stored is no change.
+     * Its committed offsets are not touched: DeleteGroups also sends {@link DeleteGroupOffsets}, and
+     * {@link DeleteGroupOffsets} does not touch the classic record (each command does one thing).
+     */
+    record DeleteClassicGroup(String groupId) implements MetadataCommand {
+        public DeleteClassicGroup {
+            Objects.requireNonNull(groupId, "groupId");
         }
     }
 

@@ -7,6 +7,7 @@ import io.tributary.coordinator.metadata.MetadataCommand.AlterPartition;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
 import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteClassicGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteGroupOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteTopic;
@@ -15,6 +16,7 @@ import io.tributary.coordinator.metadata.MetadataCommand.ElectionType;
 import io.tributary.coordinator.metadata.MetadataCommand.FenceBroker;
 import io.tributary.coordinator.metadata.MetadataCommand.NewTopic;
 import io.tributary.coordinator.metadata.MetadataCommand.RegisterBroker;
+import io.tributary.coordinator.metadata.MetadataCommand.StoreClassicGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -31,7 +33,7 @@ import java.util.regex.Pattern;
 
 /**
  * An immutable image of cluster metadata: brokers by id, topics by name, and the metadata version;
- * and the committed offsets of consumer groups.
+ * and the committed offsets of consumer groups and the classic groups' generations.
  *
  * <p>{@link #apply} is the whole state machine: a pure function from (image, command) to the next
  * image. It reads no clock and no randomness, so every voter that applies the same log reaches the
@@ -39,9 +41,11 @@ import java.util.regex.Pattern;
  * {@link MetadataException} and changes nothing; a valid command that changes nothing (fencing a
  * fenced broker) returns {@code this}; every other command returns an image with {@link #version()}
  * one higher, except the commands on committed offsets ({@link CommitOffsets}, {@link
- * DeleteGroupOffsets}, {@link DeleteOffsets}), which keep the version: it counts the changes brokers
- * watch (their metadata long poll wakes on it), and brokers do not hold offsets. Deleting a topic
- * drops its committed offsets in every group.
+ * DeleteGroupOffsets}, {@link DeleteOffsets}) and on classic groups ({@link StoreClassicGroup},
+ * {@link DeleteClassicGroup}), which keep the version: it counts the changes brokers watch (their
+ * metadata long poll wakes on it), and brokers hold neither. Deleting a topic drops its committed
+ * offsets in every group. Committed offsets and classic groups are independent: deleting a group's
+ * offsets keeps its classic record and the other way round (DeleteGroups sends both commands).
  *
  * <p>Thread-safety: immutable; safe to share.
  *
@@ -51,17 +55,19 @@ import java.util.regex.Pattern;
  * @param nextProducerId the first producer id not handed out yet (0 in the empty image; only grows,
  *     by {@link AllocateProducerIds})
  * @param committedOffsets the committed offsets of consumer groups, only for existing partitions
+ * @param classicGroups the classic consumer groups' last completed generations
  */
 public record MetadataImage(
         long version,
         SortedMap<Integer, Broker> brokers,
         SortedMap<String, Topic> topics,
         long nextProducerId,
-        CommittedOffsets committedOffsets) {
+        CommittedOffsets committedOffsets,
+        ClassicGroups classicGroups) {
 
     /** The image before the first command. */
     public static final MetadataImage EMPTY =
-            new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0, CommittedOffsets.EMPTY);
+            new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0, CommittedOffsets.EMPTY, ClassicGroups.EMPTY);
 
     /** Kafka's longest topic name. */
     public static final int MAX_TOPIC_NAME_LENGTH = 249;
@@ -73,14 +79,15 @@ public record MetadataImage(
             throw new IllegalStateException("negative next producer id " + nextProducerId);
         }
         Objects.requireNonNull(committedOffsets, "committedOffsets");
+        Objects.requireNonNull(classicGroups, "classicGroups");
         brokers = Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
         topics = Collections.unmodifiableSortedMap(new TreeMap<>(topics));
     }
 
-    /** An image without committed offsets. */
+    /** An image without committed offsets and classic groups. */
     public MetadataImage(
             long version, SortedMap<Integer, Broker> brokers, SortedMap<String, Topic> topics, long nextProducerId) {
-        this(version, brokers, topics, nextProducerId, CommittedOffsets.EMPTY);
+        this(version, brokers, topics, nextProducerId, CommittedOffsets.EMPTY, ClassicGroups.EMPTY);
     }
 
     /** The topic with this name, or an {@link UnknownTopicException}. */
@@ -142,6 +149,8 @@ public record MetadataImage(
             case DeleteGroupOffsets c -> withOffsets(committedOffsets.withoutGroup(checkGroupId(c.groupId())));
             case DeleteOffsets c ->
                 withOffsets(committedOffsets.withoutPartitions(checkGroupId(c.groupId()), c.partitions()));
+            case StoreClassicGroup c -> withClassicGroups(classicGroups.with(c.group()));
+            case DeleteClassicGroup c -> withClassicGroups(classicGroups.without(checkGroupId(c.groupId())));
         };
     }
 
@@ -185,7 +194,7 @@ public record MetadataImage(
         newBrokers.put(
                 c.brokerId(),
                 new Broker(c.brokerId(), c.endpoints(), c.rack(), c.incarnationId(), c.timestampMs(), true));
-        return new MetadataImage(version + 1, newBrokers, newTopics, nextProducerId, committedOffsets);
+        return new MetadataImage(version + 1, newBrokers, newTopics, nextProducerId, committedOffsets, classicGroups);
     }
 
     private Broker currentIncarnation(int brokerId, UUID incarnationId) {
@@ -204,7 +213,8 @@ public record MetadataImage(
         }
         SortedMap<Integer, Broker> newBrokers = new TreeMap<>(brokers);
         newBrokers.put(b.id(), b.withFenced(true));
-        return new MetadataImage(version + 1, newBrokers, withBrokerFenced(b.id()), nextProducerId, committedOffsets);
+        return new MetadataImage(
+                version + 1, newBrokers, withBrokerFenced(b.id()), nextProducerId, committedOffsets, classicGroups);
     }
 
     /** Topics after broker {@code id} leaves every ISR and leadership (its broker record not yet fenced). */
@@ -277,7 +287,7 @@ public record MetadataImage(
         }
         SortedMap<Integer, Broker> newBrokers = new TreeMap<>(brokers);
         newBrokers.put(id, b.withFenced(false));
-        return new MetadataImage(version + 1, newBrokers, newTopics, nextProducerId, committedOffsets);
+        return new MetadataImage(version + 1, newBrokers, newTopics, nextProducerId, committedOffsets, classicGroups);
     }
 
     /** Checks a topic name against Kafka's rules. */
@@ -349,7 +359,7 @@ public record MetadataImage(
                     nt.name(),
                     new Topic(nt.name(), nt.topicId(), newPartitions(nt.name(), nt.assignments(), rf), configs));
         }
-        return new MetadataImage(version + 1, brokers, newTopics, nextProducerId, committedOffsets);
+        return new MetadataImage(version + 1, brokers, newTopics, nextProducerId, committedOffsets, classicGroups);
     }
 
     private MetadataImage deleteTopic(DeleteTopic c) {
@@ -357,7 +367,12 @@ public record MetadataImage(
         SortedMap<String, Topic> newTopics = new TreeMap<>(topics);
         newTopics.remove(c.name());
         return new MetadataImage(
-                version + 1, brokers, newTopics, nextProducerId, committedOffsets.withoutTopic(c.name()));
+                version + 1,
+                brokers,
+                newTopics,
+                nextProducerId,
+                committedOffsets.withoutTopic(c.name()),
+                classicGroups);
     }
 
     private MetadataImage addPartitions(AddPartitions c) {
@@ -466,12 +481,14 @@ public record MetadataImage(
                         image.brokers,
                         image.withPartition(t, tp.partition(), q).topics,
                         nextProducerId,
-                        committedOffsets);
+                        committedOffsets,
+                        classicGroups);
             }
         }
         return image == this
                 ? this
-                : new MetadataImage(version + 1, image.brokers, image.topics, nextProducerId, committedOffsets);
+                : new MetadataImage(
+                        version + 1, image.brokers, image.topics, nextProducerId, committedOffsets, classicGroups);
     }
 
     private MetadataImage allocateProducerIds(AllocateProducerIds c) {
@@ -483,7 +500,8 @@ public record MetadataImage(
             throw new InvalidRequestException("producer ids are exhausted: %d more from %d pass the largest id %d"
                     .formatted(c.count(), nextProducerId, Long.MAX_VALUE - 1));
         }
-        return new MetadataImage(version + 1, brokers, topics, nextProducerId + c.count(), committedOffsets);
+        return new MetadataImage(
+                version + 1, brokers, topics, nextProducerId + c.count(), committedOffsets, classicGroups);
     }
 
     private static String checkGroupId(String groupId) {
@@ -511,13 +529,20 @@ public record MetadataImage(
     private MetadataImage withOffsets(CommittedOffsets offsets) {
         return offsets == committedOffsets
                 ? this
-                : new MetadataImage(version, brokers, topics, nextProducerId, offsets);
+                : new MetadataImage(version, brokers, topics, nextProducerId, offsets, classicGroups);
+    }
+
+    /** This image with other classic groups, at the same metadata version (brokers do not watch groups). */
+    private MetadataImage withClassicGroups(ClassicGroups groups) {
+        return groups == classicGroups
+                ? this
+                : new MetadataImage(version, brokers, topics, nextProducerId, committedOffsets, groups);
     }
 
     private MetadataImage withTopic(Topic t) {
         SortedMap<String, Topic> newTopics = new TreeMap<>(topics);
         newTopics.put(t.name(), t);
-        return new MetadataImage(version + 1, brokers, newTopics, nextProducerId, committedOffsets);
+        return new MetadataImage(version + 1, brokers, newTopics, nextProducerId, committedOffsets, classicGroups);
     }
 
     private MetadataImage withPartition(Topic t, int index, PartitionState p) {

@@ -18,6 +18,10 @@ package io.tributary.coordinator.metadata;
  *     10,000: a group reading every partition of one topic at the largest partition count fits)
  * @param maxOffsetMetadataBytes the largest client metadata string of one committed offset, in UTF-8
  *     bytes (default 4,096: Kafka's {@code offset.metadata.max.bytes})
+ * @param maxClassicGroups the most classic groups whose generation may be stored at once (default
+ *     10,000, as many as groups with offsets); storing a new group beyond it is refused, replacing a
+ *     stored one never is. Each stored group is at most {@code maxCommandBytes} (its command), and
+ *     every one is in every voter's memory and in every snapshot
  */
 public record MetadataLimits(
         int maxCommandBytes,
@@ -25,7 +29,8 @@ public record MetadataLimits(
         int maxProducerIdsPerBlock,
         int maxGroupsWithOffsets,
         int maxOffsetsPerGroup,
-        int maxOffsetMetadataBytes) {
+        int maxOffsetMetadataBytes,
+        int maxClassicGroups) {
 
     /** The default of {@link #maxGroupsWithOffsets}. */
     public static final int DEFAULT_MAX_GROUPS_WITH_OFFSETS = 10_000;
@@ -35,6 +40,9 @@ public record MetadataLimits(
 
     /** The default of {@link #maxOffsetMetadataBytes} (Kafka's {@code offset.metadata.max.bytes}). */
     public static final int DEFAULT_MAX_OFFSET_METADATA_BYTES = 4096;
+
+    /** The default of {@link #maxClassicGroups}. */
+    public static final int DEFAULT_MAX_CLASSIC_GROUPS = 10_000;
 
     /** The documented defaults. */
     public static final MetadataLimits DEFAULTS = new MetadataLimits(1 << 20, 10_000, 10_000);
@@ -60,9 +68,12 @@ public record MetadataLimits(
             throw new IllegalArgumentException(
                     "maxOffsetMetadataBytes must be 0 or more, got " + maxOffsetMetadataBytes);
         }
+        if (maxClassicGroups < 1) {
+            throw new IllegalArgumentException("maxClassicGroups must be 1 or more, got " + maxClassicGroups);
+        }
     }
 
-    /** Limits with the default bounds on committed offsets. */
+    /** Limits with the default bounds on committed offsets and classic groups. */
     public MetadataLimits(int maxCommandBytes, int maxPartitionsPerTopic, int maxProducerIdsPerBlock) {
         this(
                 maxCommandBytes,
@@ -71,5 +82,23 @@ public record MetadataLimits(
                 DEFAULT_MAX_GROUPS_WITH_OFFSETS,
                 DEFAULT_MAX_OFFSETS_PER_GROUP,
                 DEFAULT_MAX_OFFSET_METADATA_BYTES);
+    }
+
+    /** Limits with the default bound on classic groups. */
+    public MetadataLimits(
+            int maxCommandBytes,
+            int maxPartitionsPerTopic,
+            int maxProducerIdsPerBlock,
+            int maxGroupsWithOffsets,
+            int maxOffsetsPerGroup,
+            int maxOffsetMetadataBytes) {
+        this(
+                maxCommandBytes,
+                maxPartitionsPerTopic,
+                maxProducerIdsPerBlock,
+                maxGroupsWithOffsets,
+                maxOffsetsPerGroup,
+                maxOffsetMetadataBytes,
+                DEFAULT_MAX_CLASSIC_GROUPS);
     }
 }

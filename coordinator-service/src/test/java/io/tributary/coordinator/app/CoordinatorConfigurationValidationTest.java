@@ -60,6 +60,12 @@ class CoordinatorConfigurationValidationTest {
                 .hasStackTraceContaining("maxProducerIdsPerBlock");
     }
 
+    @Test
+    void aZeroClassicGroupBoundStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.coordinator.metadata.max-classic-groups=0"))
+                .hasStackTraceContaining("maxClassicGroups");
+    }
+
     private static void start(String... args) {
         ServiceStartup.startAndClose(CoordinatorApplication.class, args);
     }

@@ -3,12 +3,14 @@ package io.tributary.coordinator.metadata;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tributary.coordinator.group.classic.ClassicGroupRecord;
 import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
 import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterPartition;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
 import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteClassicGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteGroupOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteTopic;
@@ -17,11 +19,13 @@ import io.tributary.coordinator.metadata.MetadataCommand.ElectionType;
 import io.tributary.coordinator.metadata.MetadataCommand.FenceBroker;
 import io.tributary.coordinator.metadata.MetadataCommand.NewTopic;
 import io.tributary.coordinator.metadata.MetadataCommand.RegisterBroker;
+import io.tributary.coordinator.metadata.MetadataCommand.StoreClassicGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -77,7 +81,7 @@ class CodecTest {
     /** Any command, with field values that need not be valid against any image. */
     static MetadataCommand randomCommand(RandomGenerator r) {
         UUID uuid = new UUID(r.nextLong(), r.nextLong());
-        return switch (r.nextInt(13)) {
+        return switch (r.nextInt(15)) {
             case 0 ->
                 new RegisterBroker(
                         r.nextInt(),
@@ -99,13 +103,15 @@ class CodecTest {
             case 9 -> new AllocateProducerIds(r.nextInt(), r.nextInt());
             case 10 -> new CommitOffsets(name(r), offsets(r));
             case 11 -> new DeleteGroupOffsets(name(r));
-            default -> {
+            case 12 -> {
                 List<TopicPartition> partitions = new ArrayList<>();
                 for (int i = r.nextInt(0, 5); i > 0; i--) {
                     partitions.add(new TopicPartition(name(r), r.nextInt(3)));
                 }
                 yield new DeleteOffsets(name(r), partitions);
             }
+            case 13 -> new StoreClassicGroup(Fixtures.classicGroup(r, name(r)));
+            default -> new DeleteClassicGroup(name(r));
         };
     }
 
@@ -126,7 +132,19 @@ class CodecTest {
     @MethodSource("seeds")
     void everyCommandRoundTripsAndEveryTruncationIsRejected(long seed) {
         RandomGenerator r = new java.util.SplittableRandom(seed);
-        MetadataCommand command = randomCommand(r);
+        assertRoundTripAndRejectedTruncations(randomCommand(r), seed);
+    }
+
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void classicGroupCommandsRoundTripAndEveryTruncationIsRejected(long seed) {
+        RandomGenerator r = new java.util.SplittableRandom(seed);
+        ClassicGroupRecord group = Fixtures.classicGroup(r, name(r));
+        assertRoundTripAndRejectedTruncations(new StoreClassicGroup(group), seed);
+        assertRoundTripAndRejectedTruncations(new DeleteClassicGroup(group.groupId()), seed);
+    }
+
+    private static void assertRoundTripAndRejectedTruncations(MetadataCommand command, long seed) {
         byte[] bytes = CommandCodec.encode(command);
         assertThat(CommandCodec.decode(bytes)).as("seed %d", seed).isEqualTo(command);
         for (int length = 0; length < bytes.length; length++) {
@@ -145,9 +163,9 @@ class CodecTest {
     @Test
     void unknownVersionAndTypeAreRejected() {
         byte[] bytes = CommandCodec.encode(new DeleteTopic("t"));
-        bytes[0] = 4;
+        bytes[0] = 5;
         byte[] badVersion = bytes.clone();
-        assertThatThrownBy(() -> CommandCodec.decode(badVersion)).hasMessageContaining("version 4");
+        assertThatThrownBy(() -> CommandCodec.decode(badVersion)).hasMessageContaining("version 5");
         bytes[0] = 1;
         bytes[1] = 42;
         byte[] badType = bytes.clone();
@@ -165,6 +183,96 @@ class CodecTest {
         assertThat(CommandCodec.decode(new byte[] {3, 5, 0, 0, 0, 2, 'a', 'b'})).isEqualTo(new DeleteTopic("ab"));
         assertThat(CommandCodec.decode(new byte[] {3, 10, 0, 0, 0, 1, 0, 0, 0, 2}))
                 .isEqualTo(new AllocateProducerIds(1, 2));
+    }
+
+    @Test
+    void commandsOfVersionsOneToThreeAreStillReadInVersionFourAndKeepTheirOwnVersion() {
+        assertThat(CommandCodec.decode(new byte[] {4, 5, 0, 0, 0, 2, 'a', 'b'})).isEqualTo(new DeleteTopic("ab"));
+        assertThat(CommandCodec.decode(new byte[] {4, 10, 0, 0, 0, 1, 0, 0, 0, 2}))
+                .isEqualTo(new AllocateProducerIds(1, 2));
+        assertThat(CommandCodec.decode(new byte[] {4, 12, 0, 0, 0, 1, 'g'})).isEqualTo(new DeleteGroupOffsets("g"));
+        assertThat(CommandCodec.encode(new DeleteTopic("ab"))[0]).isEqualTo((byte) 1);
+        assertThat(CommandCodec.encode(new AllocateProducerIds(1, 2))[0]).isEqualTo((byte) 2);
+        assertThat(CommandCodec.encode(new DeleteGroupOffsets("g"))[0]).isEqualTo((byte) 3);
+    }
+
+    /** The README's example of a StoreClassicGroup (format version 4, type 14). */
+    static final ClassicGroupRecord EXAMPLE_CLASSIC_GROUP = new ClassicGroupRecord(
+            "g",
+            "consumer",
+            "range",
+            1,
+            "m",
+            5,
+            List.of(new ClassicGroupRecord.Member(
+                    "m", Optional.of("i"), "c", "h", 3, 4, new byte[] {(byte) 0xAB}, new byte[0])));
+
+    private static final String EXAMPLE_STORE_CLASSIC_GROUP_HEX = "04 0E"
+            + " 00 00 00 01 67" // group id "g"
+            + " 00 00 00 08 63 6F 6E 73 75 6D 65 72" // protocol type "consumer"
+            + " 00 00 00 05 72 61 6E 67 65" // protocol name "range"
+            + " 00 00 00 01" // generation
+            + " 00 00 00 01 6D" // leader "m"
+            + " 00 00 00 00 00 00 00 05" // state timestamp
+            + " 00 00 00 01" // members
+            + " 00 00 00 01 6D" // member id "m"
+            + " 01 00 00 00 01 69" // instance id "i"
+            + " 00 00 00 01 63" // client id "c"
+            + " 00 00 00 01 68" // client host "h"
+            + " 00 00 00 03" // rebalance timeout
+            + " 00 00 00 04" // session timeout
+            + " 00 00 00 01 AB" // subscription
+            + " 00 00 00 00"; // assignment (empty)
+
+    @Test
+    void classicGroupCommandsHaveTheDocumentedBytesInVersionFourOnly() {
+        HexFormat hex = HexFormat.ofDelimiter(" ").withUpperCase();
+        byte[] store = CommandCodec.encode(new StoreClassicGroup(EXAMPLE_CLASSIC_GROUP));
+        assertThat(hex.formatHex(store)).isEqualTo(EXAMPLE_STORE_CLASSIC_GROUP_HEX);
+        assertThat(CommandCodec.decode(hex.parseHex(EXAMPLE_STORE_CLASSIC_GROUP_HEX)))
+                .isEqualTo(new StoreClassicGroup(EXAMPLE_CLASSIC_GROUP));
+        byte[] delete = CommandCodec.encode(new DeleteClassicGroup("g"));
+        assertThat(hex.formatHex(delete)).isEqualTo("04 0F 00 00 00 01 67");
+        for (byte[] bytes : List.of(store, delete)) {
+            bytes[0] = 3;
+            assertThatThrownBy(() -> CommandCodec.decode(bytes))
+                    .isInstanceOf(CorruptCommandException.class)
+                    .hasMessageContaining("needs format version 4");
+        }
+    }
+
+    @Test
+    void aClassicGroupWithANegativeGenerationOrLengthOrAnImpossibleMemberCountIsRejected() {
+        HexFormat hex = HexFormat.ofDelimiter(" ").withUpperCase();
+        byte[] bytes = hex.parseHex(EXAMPLE_STORE_CLASSIC_GROUP_HEX);
+        int generation = 2 + 5 + 12 + 9;
+        byte[] negativeGeneration = bytes.clone();
+        negativeGeneration[generation] = (byte) 0x80;
+        assertThatThrownBy(() -> CommandCodec.decode(negativeGeneration))
+                .isInstanceOf(CorruptCommandException.class)
+                .hasMessageContaining("negative generation");
+        int memberCount = generation + 4 + 5 + 8;
+        byte[] tooManyMembers = bytes.clone();
+        tooManyMembers[memberCount + 3] = 2;
+        assertThatThrownBy(() -> CommandCodec.decode(tooManyMembers))
+                .isInstanceOf(CorruptCommandException.class)
+                .hasMessageContaining("count 2");
+        byte[] negativeMembers = bytes.clone();
+        negativeMembers[memberCount] = (byte) 0xFF;
+        assertThatThrownBy(() -> CommandCodec.decode(negativeMembers))
+                .isInstanceOf(CorruptCommandException.class)
+                .hasMessageContaining("count -");
+        int subscription = bytes.length - 4 - 5;
+        byte[] negativeLength = bytes.clone();
+        negativeLength[subscription] = (byte) 0xFF;
+        assertThatThrownBy(() -> CommandCodec.decode(negativeLength))
+                .isInstanceOf(CorruptCommandException.class)
+                .hasMessageContaining("count -");
+        byte[] badInstanceFlag = bytes.clone();
+        badInstanceFlag[memberCount + 4 + 5] = 2;
+        assertThatThrownBy(() -> CommandCodec.decode(badInstanceFlag))
+                .isInstanceOf(CorruptCommandException.class)
+                .hasMessageContaining("optional flag 2");
     }
 
     @Test
@@ -230,7 +338,7 @@ class CodecTest {
             0x52,
             0x42,
             0x4D, // magic "TRBM"
-            3, // format version
+            4, // format version
             0,
             0,
             0,
@@ -258,7 +366,11 @@ class CodecTest {
             0,
             0,
             0,
-            0 // groups
+            0, // groups
+            0,
+            0,
+            0,
+            0 // classic groups
         };
         assertThat(ImageCodec.encode(image)).isEqualTo(withCrc(body));
     }
@@ -270,6 +382,13 @@ class CodecTest {
                 .put(body)
                 .putInt((int) crc.getValue())
                 .array();
+    }
+
+    /** A version-3 image (before classic groups): version 4's bytes of an image without any, less their count. */
+    private static byte[] asVersionThree(byte[] version4) {
+        byte[] body = Arrays.copyOf(version4, version4.length - 4 - 4);
+        body[4] = 3;
+        return withCrc(body);
     }
 
     /** A version-2 image (before committed offsets): version 3's bytes of an image without any, less the group count. */
@@ -305,7 +424,7 @@ class CodecTest {
         if (r.nextBoolean()) {
             image = image.apply(new AllocateProducerIds(0, r.nextInt(1, 10_000)));
         }
-        byte[] withoutOffsets = ImageCodec.encode(image);
+        byte[] withoutOffsets = asVersionThree(ImageCodec.encode(image));
         byte[] versionTwo = asVersionTwo(withoutOffsets);
         assertThat(ImageCodec.decode(versionTwo))
                 .as("seed %d: a version-2 snapshot holds the same state", seed)
@@ -328,6 +447,17 @@ class CodecTest {
             }
             image = image.apply(new CommitOffsets("g" + r.nextInt(5), offsets));
         }
+        byte[] withoutClassicGroups = asVersionThree(ImageCodec.encode(image));
+        assertThat(ImageCodec.decode(withoutClassicGroups))
+                .as("seed %d: a version-3 snapshot holds the same state", seed)
+                .isEqualTo(image);
+        for (int g = r.nextInt(0, 5); g > 0; g--) {
+            image = image.apply(new StoreClassicGroup(Fixtures.classicGroup(r, name(r) + "-" + g)));
+        }
+        if (image.classicGroups().count() > 0 && r.nextBoolean()) {
+            image = image.apply(
+                    new DeleteClassicGroup(image.classicGroups().asMap().firstKey()));
+        }
         byte[] bytes = ImageCodec.encode(image);
         MetadataImage decoded = ImageCodec.decode(bytes);
         assertThat(decoded).as("seed %d", seed).isEqualTo(image);
@@ -345,7 +475,12 @@ class CodecTest {
         image = image.apply(
                 new CommitOffsets("g", Map.of(new TopicPartition("t", 0), new CommittedOffset(1, 0, "", 0))));
         MetadataImage broken = new MetadataImage(
-                image.version(), image.brokers(), new TreeMap<>(), image.nextProducerId(), image.committedOffsets());
+                image.version(),
+                image.brokers(),
+                new TreeMap<>(),
+                image.nextProducerId(),
+                image.committedOffsets(),
+                image.classicGroups());
         byte[] bytes = ImageCodec.encode(broken);
         assertThatThrownBy(() -> ImageCodec.decode(bytes))
                 .isInstanceOf(IllegalStateException.class)

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
 import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteClassicGroup;
+import io.tributary.coordinator.metadata.MetadataCommand.StoreClassicGroup;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -113,6 +115,43 @@ class CommandValidatorTest {
                 .containsExactly("g2", "g3");
     }
 
+    private final CommandValidator classicLimit =
+            new CommandValidator(new MetadataLimits(1 << 20, 10, 100, 2, 3, 4, 2));
+
+    private static StoreClassicGroup store(String groupId, long seed) {
+        return new StoreClassicGroup(Fixtures.classicGroup(new java.util.SplittableRandom(seed), groupId));
+    }
+
+    @Test
+    void aNewClassicGroupPastTheLimitIsInvalidButStoredGroupsStillChange() {
+        MetadataImage full = classicLimit.validate(classicLimit.validate(image, store("g1", 1)), store("g2", 2));
+        assertThatThrownBy(() -> classicLimit.validate(full, store("g3", 3)))
+                .isInstanceOf(InvalidRequestException.class)
+                .hasMessageContaining("2 classic groups are stored; the limit is 2");
+        assertThat(classicLimit.validate(full, store("g2", 4)).classicGroups().get("g2"))
+                .as("replacing a stored group is not a new one")
+                .contains(store("g2", 4).group());
+        MetadataImage oneGone = classicLimit.validate(full, new DeleteClassicGroup("g1"));
+        assertThat(classicLimit
+                        .validate(oneGone, store("g3", 3))
+                        .classicGroups()
+                        .asMap())
+                .containsOnlyKeys("g2", "g3");
+    }
+
+    @Test
+    void aClassicGroupLargerThanTheLargestCommandIsInvalid() {
+        CommandValidator small = new CommandValidator(new MetadataLimits(64, 10, 100));
+        var member = new io.tributary.coordinator.group.classic.ClassicGroupRecord.Member(
+                "m", java.util.Optional.empty(), "c", "h", 1, 1, new byte[30], new byte[30]);
+        byte[] encoded =
+                CommandCodec.encode(new StoreClassicGroup(new io.tributary.coordinator.group.classic.ClassicGroupRecord(
+                        "g", "consumer", "range", 1, "m", 0, List.of(member))));
+        assertThatThrownBy(() -> small.validate(image, encoded))
+                .isInstanceOf(InvalidRequestException.class)
+                .hasMessageContaining("larger than the limit of 64 bytes");
+    }
+
     @Test
     void theLimitsMustBePositive() {
         assertThatThrownBy(() -> new MetadataLimits(1 << 20, 3, 100, 0, 1, 1))
@@ -122,5 +161,8 @@ class CommandValidatorTest {
         assertThatThrownBy(() -> new MetadataLimits(1 << 20, 3, 100, 1, 1, -1))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new MetadataLimits(1 << 20, 3, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new MetadataLimits(1 << 20, 3, 100, 1, 1, 1, 0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(MetadataLimits.DEFAULTS.maxClassicGroups()).isEqualTo(10_000);
     }
 }

@@ -46,7 +46,9 @@ import org.slf4j.LoggerFactory;
  * io.tributary.coordinator.metadata.StaleEpochException}, {@link
  * io.tributary.coordinator.metadata.InvalidPartitionsException}), as Kafka's own retried admin
  * requests are; a second producer id allocation hands out a second block, and the first is never
- * used by anyone (ids are only ever skipped, never handed out twice).
+ * used by anyone (ids are only ever skipped, never handed out twice); group state (committed
+ * offsets, a classic group's generation) is stored again with the same values, and its deletes are
+ * idempotent.
  *
  * <p>Thread-safety: safe for concurrent use (Ratis's client is).
  */

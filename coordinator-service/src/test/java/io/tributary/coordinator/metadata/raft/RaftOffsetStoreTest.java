@@ -14,18 +14,11 @@ import io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker;
 import io.tributary.coordinator.metadata.MetadataLimits;
 import io.tributary.coordinator.metadata.TopicPartition;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -39,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RaftOffsetStoreTest {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+    private static final Duration TIMEOUT = ThreeVoters.TIMEOUT;
     private static final TopicPartition T0 = new TopicPartition("t", 0);
     private static final TopicPartition T1 = new TopicPartition("t", 1);
     /** Small bounds, so that the test reaches them: 2 groups, 2 offsets per group, 8 metadata bytes. */
@@ -48,23 +41,13 @@ class RaftOffsetStoreTest {
     @TempDir
     Path dir;
 
-    private final List<InetSocketAddress> peers = new ArrayList<>();
-    private final MetadataRaftNode[] nodes = new MetadataRaftNode[3];
-    private final MetadataClient[] clients = new MetadataClient[3];
+    private ThreeVoters voters;
     private MetadataClient client;
 
     @BeforeEach
     void startCluster() throws IOException {
-        for (int i = 0; i < 3; i++) {
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                peers.add(new InetSocketAddress("127.0.0.1", s.getLocalPort()));
-            }
-        }
-        for (int i = 0; i < 3; i++) {
-            start(i);
-        }
-        client = new MetadataClient(MetadataRaftNode.group(peers));
-        awaitLeader();
+        voters = new ThreeVoters(dir, LIMITS);
+        client = voters.client();
         for (int id = 0; id < 2; id++) {
             client.submit(Fixtures.register(id, 0, Optional.empty()));
             client.submit(new UnfenceBroker(id, Fixtures.incarnation(id, 0)));
@@ -73,55 +56,25 @@ class RaftOffsetStoreTest {
         client.submit(Fixtures.createTopic("u", List.of(List.of(0, 1))));
     }
 
-    private void start(int i) throws IOException {
-        nodes[i] = new MetadataRaftNode(new RaftNodeConfig(
-                i,
-                peers,
-                peers.get(i),
-                dir.resolve("c" + i),
-                RaftNodeConfig.DEFAULT_SNAPSHOT_THRESHOLD_ENTRIES,
-                RaftNodeConfig.DEFAULT_LOG_SEGMENT_BYTES,
-                RaftNodeConfig.DEFAULT_RPC_TIMEOUT_MIN,
-                LIMITS));
-        nodes[i].start();
-        clients[i] = new MetadataClient(MetadataRaftNode.group(peers));
-    }
-
-    private void stop(int i) throws IOException {
-        clients[i].close();
-        nodes[i].close();
-        nodes[i] = null;
+    @AfterEach
+    void closeAll() throws IOException {
+        voters.close();
     }
 
     private RaftOffsetStore store(int i) {
-        return new RaftOffsetStore(nodes[i], clients[i]);
+        return new RaftOffsetStore(voters.node(i), voters.client(i));
     }
 
     private int awaitLeader() {
-        return await().atMost(TIMEOUT)
-                .until(
-                        () -> IntStream.range(0, 3)
-                                .filter(i -> nodes[i] != null && nodes[i].isLeader())
-                                .boxed()
-                                .findFirst(),
-                        Optional::isPresent)
-                .orElseThrow();
+        return voters.awaitLeader();
     }
 
-    @AfterEach
-    void closeAll() throws IOException {
-        client.close();
-        IntStream.range(0, 3)
-                .filter(i -> nodes[i] != null)
-                .mapToObj(i -> CompletableFuture.runAsync(() -> {
-                    try {
-                        stop(i);
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                }))
-                .toList()
-                .forEach(CompletableFuture::join);
+    private void stop(int i) throws IOException {
+        voters.stop(i);
+    }
+
+    private void start(int i) throws IOException {
+        voters.start(i);
     }
 
     private static CommittedOffset at(long offset) {
@@ -144,10 +97,7 @@ class RaftOffsetStoreTest {
         assertThat(nextStore.fetch("g")).containsExactlyInAnyOrderEntriesOf(Map.of(T0, at(10), T1, at(20)));
         nextStore.commit("g", Map.of(T0, at(11)));
         assertThat(nextStore.fetch("g")).containsExactlyInAnyOrderEntriesOf(Map.of(T0, at(11), T1, at(20)));
-        int survivor = IntStream.range(0, 3)
-                .filter(i -> nodes[i] != null && i != next)
-                .findFirst()
-                .orElseThrow();
+        int survivor = voters.runningOtherThan(next);
         await().atMost(TIMEOUT)
                 .untilAsserted(() -> assertThat(store(survivor).fetch("g")).containsEntry(T0, at(11)));
     }
@@ -207,20 +157,24 @@ class RaftOffsetStoreTest {
         for (int i = 0; i < 3; i++) {
             int voter = i;
             await().atMost(TIMEOUT)
-                    .until(() -> nodes[voter]
+                    .until(() -> voters.node(voter)
                                     .stateMachine()
                                     .image()
                                     .committedOffsets()
                                     .groupCount()
                             == 1);
-            nodes[i].takeSnapshot();
+            voters.node(i).takeSnapshot();
         }
         store.commit("g", Map.of(T1, at(2)));
         await().atMost(TIMEOUT)
-                .until(() -> Arrays.stream(nodes)
-                        .allMatch(
-                                n -> n.stateMachine().image().committedOffsets().offsetCount() == 2));
-        byte[] before = ImageCodec.encode(nodes[0].stateMachine().image());
+                .until(() -> IntStream.range(0, 3)
+                        .allMatch(i -> voters.node(i)
+                                        .stateMachine()
+                                        .image()
+                                        .committedOffsets()
+                                        .offsetCount()
+                                == 2));
+        byte[] before = ImageCodec.encode(voters.node(0).stateMachine().image());
         for (int i = 0; i < 3; i++) {
             stop(i);
         }
@@ -232,8 +186,8 @@ class RaftOffsetStoreTest {
                 .untilAsserted(() -> assertThat(store(leader).fetch("g"))
                         .containsExactlyInAnyOrderEntriesOf(Map.of(T0, at(1), T1, at(2))));
         await().atMost(TIMEOUT)
-                .untilAsserted(() -> assertThat(
-                                ImageCodec.encode(nodes[leader].stateMachine().image()))
+                .untilAsserted(() -> assertThat(ImageCodec.encode(
+                                voters.node(leader).stateMachine().image()))
                         .isEqualTo(before));
     }
 }
