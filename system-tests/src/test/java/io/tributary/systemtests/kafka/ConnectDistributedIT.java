@@ -2,8 +2,6 @@ package io.tributary.systemtests.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tributary.systemtests.kafka.ConnectRest.ConnectorStatus;
-import io.tributary.systemtests.kafka.ConnectRest.TaskStatus;
 import io.tributary.systemtests.kafka.connect.LinesFileSinkConnector;
 import io.tributary.systemtests.kafka.connect.NumberedSourceConnector;
 import java.io.IOException;
@@ -26,7 +24,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
@@ -55,16 +52,18 @@ import org.slf4j.LoggerFactory;
  * tasks, each appending what it reads to its own file) on a {@value #PARTITIONS}-partition topic.
  *
  * <ol>
- *   <li>Both workers are in the group ({@code describeClassicGroups}: Stable, 2 members); both
- *       connectors and all tasks are RUNNING, spread by the group leader's assignment so that each
- *       worker runs one connector and two tasks.
+ *   <li>The workers join one after the other ({@code describeClassicGroups}: Stable with 1, then 2
+ *       members), so the first leads the group; both connectors and all tasks are RUNNING, spread
+ *       by the leader's assignment so that each worker runs one connector and two tasks; each
+ *       worker's log names the first as the leader (the leader is not in the REST API).
  *   <li>The first {@value #FIRST_RELEASE} records of each range are released: the sink's files
  *       hold exactly those, the source's committed offsets ({@code GET /connectors/{name}/offsets})
  *       are at {@value #FIRST_RELEASE} for each range and the sink's consumer group has committed
  *       the topic's end.
- *   <li>SIGKILL to the worker running source task 0 (no leave: the coordinator's session timeout,
- *       then Connect's {@code scheduled.rebalance.max.delay.ms}, must move its work): the group is
- *       Stable with 1 member and the survivor runs both connectors and all four tasks, RUNNING.
+ *   <li>SIGKILL to the second worker, the follower (no leave: the coordinator's session timeout
+ *       must remove it; the leader then keeps its work for {@code scheduled.rebalance.max.delay.ms}
+ *       and takes it over in the rebalance it asks for by joining again): the group is Stable with 1
+ *       member, the survivor runs both connectors and all four tasks, RUNNING, and still leads.
  *   <li>The rest is released: the sink's files hold every record (at least once: the set of
  *       distinct numbers is compared), the source's offsets are at each range's end, and the topic
  *       holds each record once (the moved source task resumed at its committed offset).
@@ -72,10 +71,11 @@ import org.slf4j.LoggerFactory;
  *
  * Written down and compared with Apache Kafka's: the group's state, protocol type, protocol and
  * size; each connector's and task's state; how many connectors and tasks each worker runs (sorted,
- * no worker ids or ports); the distinct records delivered; the source's offsets; the records in the
- * topic. Connect's group settles in seconds because the workers ask for a {@value #SESSION_TIMEOUT_MS}
- * ms session, a {@value #HEARTBEAT_INTERVAL_MS} ms heartbeat and a {@value #REBALANCE_DELAY_MS} ms
- * rebalance delay, and the sink's consumers for the same session and heartbeat. Workers' logs:
+ * no worker ids or ports); the leader by start order; the distinct records delivered; the source's
+ * offsets; the records in the topic. Connect's group settles in seconds because the workers ask for
+ * a {@value #SESSION_TIMEOUT_MS} ms session, a {@value #HEARTBEAT_INTERVAL_MS} ms heartbeat and a
+ * {@value #REBALANCE_DELAY_MS} ms rebalance delay, and the sink's consumers for the same session and
+ * heartbeat. Workers' logs:
  * {@code target/connect-distributed-it/<target>-<run>/worker-*}.
  */
 @ExtendWith(KafkaTargets.class)
@@ -108,6 +108,7 @@ class ConnectDistributedIT {
     }
 
     private static void scenario(KafkaTarget target, Differential.Outcome outcome) throws Exception {
+        long begin = System.nanoTime();
         String run = UUID.randomUUID().toString().substring(0, 8);
         Path work = Files.createTempDirectory("systest-connect-");
         Path logs = Path.of(System.getProperty("tributary.build.dir", "target"), "connect-distributed-it")
@@ -131,7 +132,7 @@ class ConnectDistributedIT {
             scenario.awaitGroup("connect group with both workers", 2);
             ConnectRest rest = new ConnectRest(first.url());
             scenario.createConnectors(rest);
-            Placement before = scenario.awaitPlacement(
+            ConnectPlacement before = scenario.awaitPlacement(
                     "both connectors running, one connector and two tasks on each worker",
                     rest,
                     p -> p.allRunning()
@@ -151,7 +152,7 @@ class ConnectDistributedIT {
             long kill = System.nanoTime();
             second.kill();
             ConnectRest survivor = new ConnectRest(first.url());
-            Placement after = scenario.awaitPlacement(
+            ConnectPlacement after = scenario.awaitPlacement(
                     "every connector and task running on the surviving worker",
                     survivor,
                     p -> p.allRunning() && p.workers().equals(Set.of(first.workerId())));
@@ -169,8 +170,9 @@ class ConnectDistributedIT {
                     .as("records in the topic: each once, the moved source task resumed at its committed offset")
                     .isEqualTo(SOURCE_TASKS * RECORDS_PER_RANGE);
             log.info(
-                    "{}: scenario done {} ms after the group formed; outcome:\n{}",
+                    "{}: scenario done in {} ms, {} ms after the group formed; outcome:\n{}",
                     target,
+                    millisSince(begin),
                     millisSince(start),
                     String.join("\n", outcome.lines()));
         } catch (Exception | AssertionError e) {
@@ -324,10 +326,10 @@ class ConnectDistributedIT {
         }
 
         /** Waits until the statuses satisfy {@code settled}; returns them. */
-        Placement awaitPlacement(String phase, ConnectRest rest, Predicate<Placement> settled) {
-            AtomicReference<Placement> seen = new AtomicReference<>();
+        ConnectPlacement awaitPlacement(String phase, ConnectRest rest, Predicate<ConnectPlacement> settled) {
+            AtomicReference<ConnectPlacement> seen = new AtomicReference<>();
             await(phase, () -> "last statuses: " + seen.get(), () -> {
-                Placement placement = new Placement(rest.statuses(), sourceName(), sinkName());
+                ConnectPlacement placement = new ConnectPlacement(rest.statuses(), sourceName(), sinkName());
                 seen.set(placement);
                 return settled.test(placement);
             });
@@ -350,13 +352,13 @@ class ConnectDistributedIT {
             for (int range = 0; range < SOURCE_TASKS; range++) {
                 expectedOffsets.put("{\"range\":\"" + range + "\"}", "{\"next\":" + released + "}");
             }
-            AtomicReference<Delivered> seen = new AtomicReference<>(Delivered.NOTHING);
+            AtomicReference<SinkDelivery> seen = new AtomicReference<>(SinkDelivery.NOTHING);
             AtomicReference<Map<String, String>> offsets = new AtomicReference<>(Map.of());
             await(
                     phase,
                     () -> "delivered " + seen.get().summary(expected) + "; source offsets " + offsets.get(),
                     () -> {
-                        seen.set(Delivered.read(sinkDir()));
+                        seen.set(SinkDelivery.read(sinkDir()));
                         offsets.set(rest.sourceOffsets(sourceName()));
                         return seen.get().numbers().equals(expected)
                                 && offsets.get().equals(expectedOffsets);
@@ -423,134 +425,6 @@ class ConnectDistributedIT {
     @FunctionalInterface
     private interface Awaited {
         boolean holds() throws Exception;
-    }
-
-    /** Where the connectors and tasks run, from their statuses. */
-    record Placement(Map<String, ConnectorStatus> statuses, String source, String sink) {
-
-        /** Both connectors and all their tasks RUNNING. */
-        boolean allRunning() {
-            return statuses.keySet().equals(Set.of(source, sink))
-                    && statuses.get(source).tasks().size() == SOURCE_TASKS
-                    && statuses.get(sink).tasks().size() == SINK_TASKS
-                    && statuses.values().stream()
-                            .allMatch(c -> c.state().equals("RUNNING")
-                                    && c.tasks().stream()
-                                            .allMatch(t -> t.state().equals("RUNNING")));
-        }
-
-        /** The workers that run a connector or a task. */
-        Set<String> workers() {
-            Set<String> ids = new TreeSet<>();
-            statuses.values().forEach(c -> {
-                ids.add(c.workerId());
-                c.tasks().forEach(t -> ids.add(t.workerId()));
-            });
-            return ids;
-        }
-
-        /** Each worker runs as many connectors and as many tasks as any other, give or take one. */
-        boolean isBalanced() {
-            List<Integer> connectors =
-                    workers().stream().map(this::connectorsOn).toList();
-            List<Integer> tasks = workers().stream().map(this::tasksOn).toList();
-            return spread(connectors) <= 1 && spread(tasks) <= 1;
-        }
-
-        String workerOf(String connector, int task) {
-            return statuses.get(connector).tasks().stream()
-                    .filter(t -> t.id() == task)
-                    .map(TaskStatus::workerId)
-                    .findFirst()
-                    .orElseThrow();
-        }
-
-        String load(String workerId) {
-            return connectorsOn(workerId) + " connector(s) + " + tasksOn(workerId) + " task(s)";
-        }
-
-        /** Each worker's load, sorted: no worker ids. */
-        List<String> perWorker() {
-            return workers().stream().map(this::load).sorted().toList();
-        }
-
-        /** Each connector's and task's state, connectors by role, tasks in id order. */
-        String states(Map<String, String> roles) {
-            return statuses.values().stream()
-                    .sorted((a, b) -> roles.get(a.name()).compareTo(roles.get(b.name())))
-                    .map(c -> roles.get(c.name()) + " " + c.state() + ", tasks "
-                            + c.tasks().stream()
-                                    .sorted((a, b) -> Integer.compare(a.id(), b.id()))
-                                    .map(t -> t.id() + " " + t.state())
-                                    .toList())
-                    .collect(Collectors.joining("; "));
-        }
-
-        private int connectorsOn(String workerId) {
-            return (int) statuses.values().stream()
-                    .filter(c -> c.workerId().equals(workerId))
-                    .count();
-        }
-
-        private int tasksOn(String workerId) {
-            return (int) statuses.values().stream()
-                    .flatMap(c -> c.tasks().stream())
-                    .filter(t -> t.workerId().equals(workerId))
-                    .count();
-        }
-
-        private static int spread(List<Integer> counts) {
-            return counts.stream().mapToInt(Integer::intValue).max().orElse(0)
-                    - counts.stream().mapToInt(Integer::intValue).min().orElse(0);
-        }
-    }
-
-    /**
-     * What the sink's files hold: the distinct numbers, how many lines in all, and the lines that
-     * are no number (a line still being written, without its newline, is not read yet).
-     */
-    record Delivered(Set<Long> numbers, long lines, List<String> malformed) {
-
-        static final Delivered NOTHING = new Delivered(Set.of(), 0, List.of());
-
-        static Delivered read(Path dir) throws IOException {
-            Set<Long> numbers = new TreeSet<>();
-            List<String> malformed = new ArrayList<>();
-            long lines = 0;
-            if (!Files.isDirectory(dir)) {
-                return new Delivered(numbers, 0, malformed);
-            }
-            List<Path> files;
-            try (Stream<Path> listing = Files.list(dir)) {
-                files = listing.sorted().toList();
-            }
-            for (Path file : files) {
-                String text = Files.readString(file, StandardCharsets.UTF_8);
-                int complete = text.lastIndexOf('\n') + 1;
-                for (String line : text.substring(0, complete).split("\n", -1)) {
-                    if (line.isEmpty()) {
-                        continue;
-                    }
-                    lines++;
-                    try {
-                        numbers.add(Long.parseLong(line));
-                    } catch (NumberFormatException e) {
-                        malformed.add(line);
-                    }
-                }
-            }
-            return new Delivered(numbers, lines, malformed);
-        }
-
-        /** Distinct numbers delivered, of those expected, and anything else (no line count: duplicates vary). */
-        String summary(Set<Long> expected) {
-            Set<Long> unexpected = new TreeSet<>(numbers);
-            unexpected.removeAll(expected);
-            Set<Long> missing = new TreeSet<>(expected);
-            missing.removeAll(numbers);
-            return numbers.size() + " distinct of " + expected.size() + " expected, missing " + missing.size()
-                    + ", unexpected " + unexpected.size() + ", malformed lines " + malformed.size();
-        }
     }
 
     private static long millisSince(long nanos) {

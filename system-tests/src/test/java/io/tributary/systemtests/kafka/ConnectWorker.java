@@ -103,6 +103,9 @@ final class ConnectWorker implements AutoCloseable {
                         // the herder's decisions are what a diagnosis needs
                         "logger.configs.name = org.apache.kafka.common.config.AbstractConfig",
                         "logger.configs.level = WARN",
+                        // one line per REST request: the test polls statuses twice a second
+                        "logger.rest.name = org.apache.kafka.connect.runtime.rest.RestServer",
+                        "logger.rest.level = WARN",
                         ""),
                 StandardCharsets.UTF_8);
         List<String> command = new ArrayList<>(List.of(
