@@ -26,6 +26,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
@@ -35,6 +36,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -388,7 +390,7 @@ class MultiBrokerIT {
                     String group = "failover-" + UUID.randomUUID().toString().substring(0, 8);
                     BackgroundFailures background = new BackgroundFailures();
                     try (SequenceProducer producer = new SequenceProducer(target, topic, background);
-                            TwoMembers members = new TwoMembers(target, group, topic)) {
+                            TwoMembers members = new TwoMembers(target, group, topic, "consumer")) {
                         producer.start();
                         members.pollUntil(
                                 "both members consume and commit on every partition",
@@ -437,6 +439,105 @@ class MultiBrokerIT {
                                         : epochsAfter.keySet().equals(epochsBefore.keySet())
                                                 ? "the same ids in other epochs"
                                                 : "other ids");
+                        out.add(
+                                "committed offsets %s",
+                                committed(admin, group).equals(endOffsets(admin, topic, partitions))
+                                        ? "at the log ends"
+                                        : committed(admin, group) + " but the ends are "
+                                                + endOffsets(admin, topic, partitions));
+                    }
+                });
+    }
+
+    /**
+     * A classic group (kafka-clients' default protocol) of two members consuming and committing
+     * while the group coordinator is SIGKILLed: on Kafka the broker leading the group's
+     * {@code __consumer_offsets} partition, on Tributary the coordinators' Raft leader. Kafka's new
+     * coordinator loads the group from its offsets topic, Tributary's from the generation stored
+     * through Raft: members keep their ids and generation, no rebalance happens (no callback), no
+     * committed offset is lost, nothing committed is delivered again. The longest gap in delivery
+     * (the stall) is logged, not compared.
+     */
+    @Test
+    void aClassicGroupCarriesOnThroughAGroupCoordinatorFailoverWithoutARebalance() throws Exception {
+        compare(
+                List.of(
+                        "both members consume; committed offsets on all 4 partitions",
+                        "group Stable, 2 members, each of the 4 partitions assigned to exactly one",
+                        "SIGKILL to the group coordinator",
+                        "committed offsets after the failover: none lost",
+                        "consumer errors: none",
+                        "every acknowledged record delivered",
+                        "delivered again below an offset already committed: none",
+                        "group Stable, 2 members, each of the 4 partitions assigned to exactly one",
+                        "members after the failover: the same ids in the same epochs",
+                        "rebalances after the failover: none",
+                        "committed offsets at the log ends"),
+                (target, admin, out) -> {
+                    String topic = Clients.uniqueTopic("classic-failover");
+                    int partitions = 4;
+                    createTopic(admin, topic, partitions, MIN_INSYNC_2);
+                    String group =
+                            "classic-failover-" + UUID.randomUUID().toString().substring(0, 8);
+                    BackgroundFailures background = new BackgroundFailures();
+                    try (SequenceProducer producer = new SequenceProducer(target, topic, background);
+                            TwoMembers members = new TwoMembers(target, group, topic, "classic")) {
+                        producer.start();
+                        members.pollUntil(
+                                "both members consume and commit on every partition",
+                                () -> members.bothAssigned()
+                                        && committed(admin, group).size() == partitions
+                                        && members.deliveredValues().size() >= 300);
+                        out.add("both members consume; committed offsets on all %d partitions", partitions);
+                        out.add("group %s", describeAssignment(members.awaitStable(admin, partitions), partitions));
+                        Map<String, Integer> epochsBefore = members.memberEpochs();
+                        Map<TopicPartition, Long> before = committed(admin, group);
+                        members.markRebalances();
+                        target.kill(target.groupCoordinator(admin, group));
+                        out.add("SIGKILL to the group coordinator");
+                        Map<TopicPartition, Long> after = awaitCommitted(admin, group, members);
+                        List<String> lost = before.entrySet().stream()
+                                .filter(e -> after.getOrDefault(e.getKey(), -1L) < e.getValue())
+                                .map(e -> e.getKey() + " " + e.getValue() + " -> " + after.get(e.getKey()))
+                                .toList();
+                        out.add("committed offsets after the failover: %s", lost.isEmpty() ? "none lost" : lost);
+                        long wanted = producer.sent() + 300;
+                        members.pollUntil(
+                                "300 more records delivered",
+                                () -> producer.acknowledged().size() >= wanted
+                                        && members.deliveredValues().containsAll(producer.acknowledged()));
+                        producer.stop();
+                        Set<Long> acknowledged = producer.acknowledged();
+                        members.pollUntil(
+                                "every acknowledged record delivered and committed",
+                                () -> members.deliveredValues().containsAll(acknowledged)
+                                        && committed(admin, group).equals(endOffsets(admin, topic, partitions)));
+                        log.info(
+                                "{}: longest gap in delivery to a member across the failover: {} ms",
+                                target,
+                                members.longestGap().toMillis());
+                        out.add("consumer errors: %s", members.errors().isEmpty() ? "none" : members.errors());
+                        out.add(
+                                "%s",
+                                members.deliveredValues().containsAll(acknowledged)
+                                        ? "every acknowledged record delivered"
+                                        : "not delivered: " + missing(acknowledged, members.deliveredValues()));
+                        out.add(
+                                "delivered again below an offset already committed: %s",
+                                members.belowCommitted().isEmpty() ? "none" : members.belowCommitted());
+                        ConsumerGroupDescription settled = members.awaitStable(admin, partitions);
+                        out.add("group %s", describeAssignment(settled, partitions));
+                        Map<String, Integer> epochsAfter = members.memberEpochs();
+                        out.add(
+                                "members after the failover: %s",
+                                epochsAfter.equals(epochsBefore)
+                                        ? "the same ids in the same epochs"
+                                        : epochsAfter.keySet().equals(epochsBefore.keySet())
+                                                ? "the same ids in other epochs"
+                                                : "other ids");
+                        out.add(
+                                "rebalances after the failover: %s",
+                                members.rebalancesSinceMark() == 0 ? "none" : members.rebalancesSinceMark());
                         out.add(
                                 "committed offsets %s",
                                 committed(admin, group).equals(endOffsets(admin, topic, partitions))
@@ -888,7 +989,16 @@ class MultiBrokerIT {
         private final List<String> belowCommitted = new ArrayList<>();
         private final Set<String> errors = new TreeSet<>();
 
-        TwoMembers(ClusterTarget target, String group, String topic) {
+        /** Rebalance callbacks (assignments and revocations) since {@link #markRebalances}. */
+        private final AtomicInteger rebalances = new AtomicInteger();
+
+        /** Nanos of the longest time since {@link #markRebalances} without a record delivered to a member. */
+        private final Map<Integer, Long> lastDelivery = new HashMap<>();
+
+        private long longestGapNanos;
+
+        /** @param protocol {@code consumer} (KIP-848) or {@code classic} */
+        TwoMembers(ClusterTarget target, String group, String topic, String protocol) {
             for (int i = 0; i < 2; i++) {
                 KafkaConsumer<byte[], byte[]> consumer = Clients.consumer(
                         target,
@@ -896,22 +1006,67 @@ class MultiBrokerIT {
                                 ConsumerConfig.GROUP_ID_CONFIG,
                                 group,
                                 ConsumerConfig.GROUP_PROTOCOL_CONFIG,
-                                "consumer",
+                                protocol,
                                 ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
                                 "earliest",
                                 ConsumerConfig.CLIENT_ID_CONFIG,
                                 group + "-member-" + i));
-                consumer.subscribe(List.of(topic));
+                consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                        if (!partitions.isEmpty()) {
+                            rebalances.incrementAndGet();
+                        }
+                    }
+
+                    @Override
+                    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                        if (!partitions.isEmpty()) {
+                            rebalances.incrementAndGet();
+                        }
+                    }
+
+                    @Override
+                    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                        rebalances.incrementAndGet();
+                    }
+                });
                 consumers.add(consumer);
             }
         }
 
+        /** Starts counting rebalance callbacks and measuring gaps in delivery from now. */
+        void markRebalances() {
+            rebalances.set(0);
+            long now = System.nanoTime();
+            for (int i = 0; i < consumers.size(); i++) {
+                lastDelivery.put(i, now);
+            }
+            longestGapNanos = 0;
+        }
+
+        /** Rebalance callbacks (non-empty assignments, revocations, losses) since {@link #markRebalances}. */
+        int rebalancesSinceMark() {
+            return rebalances.get();
+        }
+
+        /** The longest time a member went without a record since {@link #markRebalances}. */
+        Duration longestGap() {
+            return Duration.ofNanos(longestGapNanos);
+        }
+
         /** One poll of each member, and the commit of what it returned. */
         void pollOnce() {
-            for (KafkaConsumer<byte[], byte[]> consumer : consumers) {
+            for (int member = 0; member < consumers.size(); member++) {
+                KafkaConsumer<byte[], byte[]> consumer = consumers.get(member);
                 Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
                 try {
-                    for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                    var records = consumer.poll(Duration.ofMillis(200));
+                    if (!records.isEmpty() && lastDelivery.containsKey(member)) {
+                        long now = System.nanoTime();
+                        longestGapNanos = Math.max(longestGapNanos, now - lastDelivery.put(member, now));
+                    }
+                    for (ConsumerRecord<byte[], byte[]> record : records) {
                         TopicPartition partition = new TopicPartition(record.topic(), record.partition());
                         long committed = committedByUs.getOrDefault(partition, 0L);
                         if (record.offset() < committed) {
