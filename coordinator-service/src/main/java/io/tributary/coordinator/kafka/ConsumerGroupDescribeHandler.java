@@ -75,7 +75,7 @@ public final class ConsumerGroupDescribeHandler implements RequestHandler {
                 if (group.isEmpty()) {
                     described
                             .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
-                            .setErrorMessage("group " + groupId + " not found");
+                            .setErrorMessage("Group " + groupId + " not found.");
                 } else {
                     describe(group.get(), described);
                 }

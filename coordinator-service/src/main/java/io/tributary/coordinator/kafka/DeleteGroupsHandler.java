@@ -67,7 +67,7 @@ public final class DeleteGroupsHandler implements RequestHandler {
             throw new GroupException(Errors.INVALID_GROUP_ID, "the group id is empty");
         }
         if (!GroupViews.exists(service, groupId)) {
-            throw new GroupException(Errors.GROUP_ID_NOT_FOUND, "group " + groupId + " not found");
+            throw new GroupException(Errors.GROUP_ID_NOT_FOUND, "Group " + groupId + " not found.");
         }
         service.groups().checkDeletable(groupId);
         if (service.classic().delete(groupId)) {

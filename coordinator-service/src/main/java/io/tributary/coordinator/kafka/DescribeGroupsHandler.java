@@ -86,7 +86,7 @@ public final class DescribeGroupsHandler implements RequestHandler {
                     if (version >= 6) {
                         described
                                 .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
-                                .setErrorMessage("group " + groupId + " not found");
+                                .setErrorMessage("Group " + groupId + " not found.");
                     }
                 } else {
                     if (GroupViews.offsetsOnly(service, group.get())) {

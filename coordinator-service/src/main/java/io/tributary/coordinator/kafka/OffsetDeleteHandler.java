@@ -56,7 +56,7 @@ public final class OffsetDeleteHandler implements RequestHandler {
                 throw new GroupException(Errors.INVALID_GROUP_ID, "the group id is empty");
             }
             if (!GroupViews.exists(service, data.groupId())) {
-                throw new GroupException(Errors.GROUP_ID_NOT_FOUND, "group " + data.groupId() + " not found");
+                throw new GroupException(Errors.GROUP_ID_NOT_FOUND, "Group " + data.groupId() + " not found.");
             }
         } catch (GroupException e) {
             return new OffsetDeleteResponse(response.setErrorCode(e.error().code()));
