@@ -1,6 +1,8 @@
 package io.tributary.coordinator.group.classic;
 
+import io.tributary.coordinator.group.GroupCoordinator.Committer;
 import io.tributary.coordinator.group.GroupException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -9,11 +11,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 import org.apache.kafka.common.protocol.Errors;
 
 /**
  * One classic group's state (mutable; used under {@link ClassicGroupCoordinator}'s lock): its
- * generation, protocol, leader, members and the rebalance in progress.
+ * generation, protocol, leader, members and the rebalance in progress; the changes the rebalance
+ * makes to them ({@link ClassicRebalance}, {@link ClassicJoins}); and the group's views and checks:
+ * the JoinGroup and SyncGroup answers of its current generation, its DescribeGroups view, the topics
+ * its members subscribe to (OffsetDelete), whether an OffsetCommit may be applied, its invariants,
+ * and what a coordinator failover keeps of it.
  */
 final class ClassicGroup {
 
@@ -247,6 +254,152 @@ final class ClassicGroup {
             throw new GroupException(Errors.UNKNOWN_MEMBER_ID, "member '" + memberId + "' is not in group " + groupId);
         }
         return member;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Views and checks
+
+    /**
+     * The current generation's answer to a member's JoinGroup (the leader's lists the members).
+     *
+     * @param withMembers whether the answer lists the members with their metadata (the leader's)
+     */
+    ClassicJoinResult joinAnswer(ClassicMember member, boolean skipAssignment, boolean withMembers) {
+        String protocol = protocolName.orElseThrow();
+        List<ClassicJoinResult.JoinedMember> joined = new ArrayList<>();
+        if (withMembers) {
+            for (ClassicMember m : members.values()) {
+                joined.add(new ClassicJoinResult.JoinedMember(m.memberId, m.instanceId, m.metadata(protocol)));
+            }
+        }
+        return new ClassicJoinResult(
+                Errors.NONE,
+                generationId,
+                protocolType,
+                protocolName,
+                leaderId,
+                member.memberId,
+                skipAssignment,
+                joined);
+    }
+
+    /** The current generation's answer to a member's SyncGroup: its part of the assignment. */
+    ClassicSyncResult syncAnswer(ClassicMember member) {
+        return new ClassicSyncResult(Errors.NONE, protocolType, protocolName, member.assignment);
+    }
+
+    GroupException illegalGeneration(int generation) {
+        return new GroupException(
+                Errors.ILLEGAL_GENERATION,
+                "generation " + generation + " is not group " + groupId + "'s current generation " + generationId);
+    }
+
+    /**
+     * Whether an OffsetCommit into this group may be applied: see {@link
+     * ClassicGroupCoordinator#validateCommit}.
+     */
+    Committer validateCommit(String memberId, int generation, Optional<String> instanceId) {
+        if (generation < 0 && state == ClassicGroupState.EMPTY) {
+            return Committer.ADMIN;
+        }
+        if (generation < 0 && memberId.isEmpty() && instanceId.isEmpty()) {
+            throw new GroupException(
+                    Errors.UNKNOWN_MEMBER_ID,
+                    "group " + groupId + " has members: commits without a member are refused");
+        }
+        member(memberId, instanceId);
+        if (generation != generationId) {
+            throw illegalGeneration(generation);
+        }
+        if (state == ClassicGroupState.COMPLETING_REBALANCE) {
+            throw new GroupException(
+                    Errors.REBALANCE_IN_PROGRESS, "group " + groupId + " is completing a rebalance: sync first");
+        }
+        return Committer.MEMBER;
+    }
+
+    /**
+     * The topics the members subscribe to: see {@link ClassicGroupCoordinator#subscribedTopics}.
+     */
+    Optional<Set<String>> subscribedTopics() {
+        if (members.isEmpty()) {
+            return Optional.of(Set.of());
+        }
+        if (!protocolType.orElse("").equals(ConsumerProtocol.PROTOCOL_TYPE) || protocolName.isEmpty()) {
+            return Optional.empty();
+        }
+        Set<String> topics = new HashSet<>();
+        try {
+            for (ClassicMember member : members.values()) {
+                topics.addAll(ConsumerProtocol.deserializeSubscription(ByteBuffer.wrap(
+                                member.metadata(protocolName.get()).metadata()))
+                        .topics());
+            }
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
+        return Optional.of(Set.copyOf(topics));
+    }
+
+    /** The group as DescribeGroups shows it. */
+    ClassicGroupDescription describe() {
+        boolean stable = state == ClassicGroupState.STABLE;
+        List<ClassicGroupDescription.Member> described = new ArrayList<>();
+        for (ClassicMember member : members.values()) {
+            described.add(new ClassicGroupDescription.Member(
+                    member.memberId,
+                    member.instanceId,
+                    member.clientId,
+                    member.clientHost,
+                    stable ? member.metadata(protocolName.orElseThrow()).metadata() : new byte[0],
+                    member.assignment));
+        }
+        return new ClassicGroupDescription(
+                groupId,
+                state,
+                protocolType.orElse(""),
+                stable ? protocolName.orElseThrow() : "",
+                generationId,
+                leaderId == null ? "" : leaderId,
+                described);
+    }
+
+    /**
+     * Checks the group's invariants: see {@link ClassicGroupCoordinator#checkInvariants}.
+     *
+     * @throws IllegalStateException naming the group and the broken invariant
+     */
+    void checkInvariants() {
+        check(members.isEmpty() == (leaderId == null), "leader " + leaderId);
+        check(leaderId == null || members.containsKey(leaderId), "leader not a member");
+        check(
+                (state == ClassicGroupState.EMPTY) == members.isEmpty()
+                        || state == ClassicGroupState.PREPARING_REBALANCE,
+                "state " + state + " with " + members.size() + " members");
+        for (var entry : staticMembers.entrySet()) {
+            ClassicMember member = members.get(entry.getValue());
+            check(member != null && member.instanceId.equals(Optional.of(entry.getKey())), "static " + entry.getKey());
+        }
+        for (ClassicMember member : members.values()) {
+            check(
+                    member.awaitingJoin == null || state == ClassicGroupState.PREPARING_REBALANCE,
+                    member.memberId + " awaits a join in " + state);
+            check(
+                    member.awaitingSync == null || state == ClassicGroupState.COMPLETING_REBALANCE,
+                    member.memberId + " awaits a sync in " + state);
+        }
+        check(
+                pendingSync.isEmpty()
+                        || state == ClassicGroupState.COMPLETING_REBALANCE
+                        || state == ClassicGroupState.STABLE,
+                "members pending sync in " + state);
+        check(members.keySet().containsAll(pendingSync), "pending sync of non-members");
+    }
+
+    private void check(boolean condition, String what) {
+        if (!condition) {
+            throw new IllegalStateException("classic group " + groupId + ": " + what);
+        }
     }
 
     /** What a coordinator failover keeps of this group: its generation (Kafka's group record). */

@@ -3,6 +3,7 @@ package io.tributary.coordinator.group.classic;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.protocol.Errors;
 
 /**
  * One member of a classic group (mutable; used under {@link ClassicGroupCoordinator}'s lock).
@@ -76,5 +77,17 @@ final class ClassicMember {
 
     boolean isAwaiting() {
         return awaitingJoin != null || awaitingSync != null;
+    }
+
+    /** Answers the JoinGroup or SyncGroup it waits in, if any, with {@code error}. */
+    void failWaiting(Errors error) {
+        if (awaitingJoin != null) {
+            awaitingJoin.complete(ClassicJoinResult.failed(error, memberId));
+            awaitingJoin = null;
+        }
+        if (awaitingSync != null) {
+            awaitingSync.complete(ClassicSyncResult.failed(error));
+            awaitingSync = null;
+        }
     }
 }
