@@ -1,6 +1,7 @@
 package io.tributary.coordinator.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -43,6 +44,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
@@ -397,6 +399,19 @@ class KafkaClientsGroupTest {
         assertThat(service.classic().describe(GROUP).orElseThrow().generationId())
                 .as("no rebalance")
                 .isEqualTo(generation);
+    }
+
+    @Test
+    void describingAGroupThatDoesNotExistFailsWithKafkasMessage() {
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port.get()))) {
+            assertThatThrownBy(() -> admin.describeConsumerGroups(List.of("nobody"))
+                            .all()
+                            .get())
+                    .hasCauseInstanceOf(GroupIdNotFoundException.class)
+                    .cause()
+                    .hasMessage("Group nobody not found.");
+        }
     }
 
     @Test
