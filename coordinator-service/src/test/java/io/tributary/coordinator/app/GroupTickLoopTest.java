@@ -6,21 +6,16 @@ import static org.awaitility.Awaitility.await;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tributary.coordinator.group.FakeTopics;
-import io.tributary.coordinator.group.GroupConfig;
-import io.tributary.coordinator.group.GroupCoordinator;
 import io.tributary.coordinator.group.InMemoryOffsetStore;
 import io.tributary.coordinator.group.OffsetRetention;
 import io.tributary.coordinator.group.OffsetStore.CommittedOffset;
 import io.tributary.coordinator.group.classic.ClassicGroupConfig;
-import io.tributary.coordinator.group.classic.ClassicGroupCoordinator;
 import io.tributary.coordinator.group.classic.InMemoryClassicGroupStore;
 import io.tributary.coordinator.kafka.GroupService;
+import io.tributary.coordinator.kafka.InMemoryGroupServices;
 import io.tributary.coordinator.metadata.TopicPartition;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.InstantSource;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -33,15 +28,14 @@ class GroupTickLoopTest {
         topics.create("t", 2);
         InMemoryOffsetStore store = new InMemoryOffsetStore();
         AtomicLong nowMs = new AtomicLong(1_900_000_000_000L);
-        GroupService service = new GroupService(
-                new GroupCoordinator(GroupConfig.DEFAULTS, topics),
-                new ClassicGroupCoordinator(ClassicGroupConfig.DEFAULTS, UUID::randomUUID),
+        GroupService service = InMemoryGroupServices.create(
+                topics,
                 store,
                 new InMemoryClassicGroupStore(),
-                topics,
+                ClassicGroupConfig.DEFAULTS,
                 () -> true,
                 () -> 1,
-                (InstantSource) () -> Instant.ofEpochMilli(nowMs.get()));
+                nowMs::get);
         service.requireLeader();
         store.commit(
                 "simple",

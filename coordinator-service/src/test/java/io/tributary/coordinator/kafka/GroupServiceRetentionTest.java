@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tributary.coordinator.group.FakeTopics;
 import io.tributary.coordinator.group.GroupConfig;
-import io.tributary.coordinator.group.GroupCoordinator;
 import io.tributary.coordinator.group.Heartbeats;
 import io.tributary.coordinator.group.InMemoryOffsetStore;
 import io.tributary.coordinator.group.OffsetRetention;
@@ -12,7 +11,6 @@ import io.tributary.coordinator.group.OffsetStore;
 import io.tributary.coordinator.group.OffsetStore.CommittedOffset;
 import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
 import io.tributary.coordinator.group.classic.ClassicGroupConfig;
-import io.tributary.coordinator.group.classic.ClassicGroupCoordinator;
 import io.tributary.coordinator.group.classic.ClassicGroupCoordinator.LeavingMember;
 import io.tributary.coordinator.group.classic.ClassicJoin;
 import io.tributary.coordinator.group.classic.ClassicJoinResult;
@@ -22,15 +20,12 @@ import io.tributary.coordinator.kafka.GroupService.Expired;
 import io.tributary.coordinator.metadata.TopicPartition;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.InstantSource;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
@@ -58,25 +53,22 @@ class GroupServiceRetentionTest {
     private final AtomicLong nowMs = new AtomicLong(1_900_000_000_000L);
     private final OffsetRetention retention = new OffsetRetention(RETENTION);
     private final HookedOffsetStore store = new HookedOffsetStore();
-    private final GroupService service = new GroupService(
-            new GroupCoordinator(GroupConfig.DEFAULTS, topics),
-            new ClassicGroupCoordinator(
-                    new ClassicGroupConfig(
-                            Duration.ofSeconds(6),
-                            Duration.ofMinutes(30),
-                            Duration.ZERO,
-                            Duration.ofMinutes(15),
-                            1000,
-                            10_000,
-                            64 * 1024,
-                            1000),
-                    UUID::randomUUID),
+    private final GroupService service = InMemoryGroupServices.create(
+            topics,
             store,
             classicStore,
-            topics,
+            new ClassicGroupConfig(
+                    Duration.ofSeconds(6),
+                    Duration.ofMinutes(30),
+                    Duration.ZERO,
+                    Duration.ofMinutes(15),
+                    1000,
+                    10_000,
+                    64 * 1024,
+                    1000),
             leader::get,
             term::get,
-            (InstantSource) () -> Instant.ofEpochMilli(nowMs.get()));
+            nowMs::get);
 
     /** An offset store whose {@link #beforeFetch} runs before every fetch (a commit racing a check). */
     private static final class HookedOffsetStore implements OffsetStore {

@@ -9,20 +9,14 @@ import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.ProtocolServerConfig;
 import io.tributary.common.testing.KafkaTestConnection;
 import io.tributary.coordinator.group.FakeTopics;
-import io.tributary.coordinator.group.GroupConfig;
-import io.tributary.coordinator.group.GroupCoordinator;
 import io.tributary.coordinator.group.InMemoryOffsetStore;
 import io.tributary.coordinator.group.OffsetRetention;
 import io.tributary.coordinator.group.classic.ClassicGroupConfig;
-import io.tributary.coordinator.group.classic.ClassicGroupCoordinator;
 import io.tributary.coordinator.group.classic.InMemoryClassicGroupStore;
 import java.io.IOException;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
@@ -58,15 +52,14 @@ class OffsetRetentionHandlersTest {
 
     private final FakeTopics topics = new FakeTopics();
     private final AtomicLong nowMs = new AtomicLong(1_800_000_000_000L);
-    private final GroupService service = new GroupService(
-            new GroupCoordinator(GroupConfig.DEFAULTS, topics),
-            new ClassicGroupCoordinator(ClassicGroupConfig.DEFAULTS, UUID::randomUUID),
+    private final GroupService service = InMemoryGroupServices.create(
+            topics,
             new InMemoryOffsetStore(),
             new InMemoryClassicGroupStore(),
-            topics,
+            ClassicGroupConfig.DEFAULTS,
             () -> true,
             () -> 0,
-            (InstantSource) () -> Instant.ofEpochMilli(nowMs.get()));
+            nowMs::get);
     private KafkaProtocolServer server;
     private KafkaTestConnection connection;
 
