@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 
 /**
  * Which committed offsets have expired, and which groups go with them: Kafka 4.4's offsets
@@ -59,9 +60,6 @@ public final class OffsetRetention {
 
     /** Kafka's default {@code offsets.retention.check.interval.ms}: 10 minutes. */
     public static final Duration DEFAULT_CHECK_INTERVAL = Duration.ofMinutes(10);
-
-    /** Kafka's protocol type of classic consumer groups: the one whose subscriptions are read. */
-    public static final String CONSUMER_PROTOCOL_TYPE = "consumer";
 
     private final Duration retention;
 
@@ -138,7 +136,7 @@ public final class OffsetRetention {
         }
 
         boolean usesConsumerProtocol() {
-            return protocolType.filter(CONSUMER_PROTOCOL_TYPE::equals).isPresent();
+            return protocolType.filter(ConsumerProtocol.PROTOCOL_TYPE::equals).isPresent();
         }
     }
 
