@@ -309,6 +309,7 @@ class HelmChartTest {
                                 "coordinator.groups.heartbeatInterval", "3s",
                                 "coordinator.groups.maxGroups", 5000000,
                                 "coordinator.groups.defaultAssignor", "range",
+                                "coordinator.groups.offsetsRetention", "30d",
                                 "coordinator.lag.maxSeries", 0)),
                 StatefulSet.class,
                 "coordinator");
@@ -321,6 +322,7 @@ class HelmChartTest {
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_MAX_GROUPS", "10000")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_MAX_METADATA_SIZE", "4KB")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_DEFAULT_ASSIGNOR", "uniform")
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_OFFSETS_RETENTION", "7d")
                 .containsEntry("TRIBUTARY_COORDINATOR_LAG_REFRESH_INTERVAL", "10s")
                 .containsEntry("TRIBUTARY_COORDINATOR_LAG_MAX_SERIES", "1000");
         assertThat(env(tuned))
@@ -329,6 +331,7 @@ class HelmChartTest {
                 .as("a large integer is rendered as digits, not 5e+06")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_MAX_GROUPS", "5000000")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_DEFAULT_ASSIGNOR", "range")
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_OFFSETS_RETENTION", "30d")
                 .containsEntry("TRIBUTARY_COORDINATOR_LAG_MAX_SERIES", "0");
     }
 

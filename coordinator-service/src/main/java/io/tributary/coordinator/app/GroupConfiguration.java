@@ -1,6 +1,8 @@
 package io.tributary.coordinator.app;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.tributary.coordinator.group.GroupCoordinator;
 import io.tributary.coordinator.group.ImageTopicView;
@@ -32,7 +34,8 @@ import org.springframework.context.annotation.Configuration;
  * Wires consumer groups: the state machine ({@link GroupCoordinator}, from {@link GroupProperties}),
  * the topics of this voter's metadata image, leadership from {@link MetadataRaftNode#isLeader} and its
  * term ({@link MetadataRaftNode#currentTerm}), the
- * {@link OffsetStore} bean, the twelve group handlers (four of them the classic protocol's) on the Kafka listener, and the timer tick.
+ * {@link OffsetStore} bean, the twelve group handlers (four of them the classic protocol's) on the Kafka listener, and the timer tick
+ * with the offsets retention check.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(GroupProperties.class)
@@ -75,9 +78,21 @@ class GroupConfiguration {
         };
     }
 
+    /**
+     * The timers and the offsets retention check; {@code tributary_group_offsets_expired_total}
+     * counts the committed offsets the check deleted (on the leader that made the deletions).
+     */
     @Bean
-    GroupTickLoop groupTickLoop(GroupService service, GroupProperties properties) {
-        return new GroupTickLoop(service, properties.tickInterval());
+    GroupTickLoop groupTickLoop(GroupService service, GroupProperties properties, MeterRegistry registry) {
+        Counter offsetsExpired = Counter.builder("tributary.group.offsets.expired")
+                .description("committed offsets deleted because they expired (offsets retention)")
+                .register(registry);
+        return new GroupTickLoop(
+                service,
+                properties.tickInterval(),
+                properties.toRetention(),
+                properties.offsetsRetentionCheckInterval(),
+                offsetsExpired);
     }
 
     @Bean

@@ -1,6 +1,7 @@
 package io.tributary.coordinator.app;
 
 import io.tributary.coordinator.group.GroupConfig;
+import io.tributary.coordinator.group.OffsetRetention;
 import io.tributary.coordinator.group.classic.ClassicGroupConfig;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
@@ -28,6 +29,10 @@ import org.springframework.validation.annotation.Validated;
  * @param maxSubscribedTopics the most topic names one member subscribes to
  * @param defaultAssignor the assignor of groups whose members name none ({@code uniform} or {@code range})
  * @param tickInterval how often the leader checks session and rebalance timeouts and topic changes
+ * @param offsetsRetention how long committed offsets are kept once they may expire (Kafka's {@code
+ *     offsets.retention.minutes}; see {@link OffsetRetention})
+ * @param offsetsRetentionCheckInterval how often the leader looks for expired offsets (Kafka's
+ *     {@code offsets.retention.check.interval.ms})
  * @param classic the classic protocol's own settings ({@code tributary.coordinator.groups.classic.*})
  */
 @Validated
@@ -47,7 +52,20 @@ public record GroupProperties(
         String defaultAssignor,
 
         @DefaultValue("500ms") @NotNull Duration tickInterval,
+        @DefaultValue("7d") @NotNull Duration offsetsRetention,
+        @DefaultValue("10m") @NotNull Duration offsetsRetentionCheckInterval,
         @DefaultValue @NotNull @Valid Classic classic) {
+
+    public GroupProperties {
+        requirePositive("offsetsRetention", offsetsRetention);
+        requirePositive("offsetsRetentionCheckInterval", offsetsRetentionCheckInterval);
+    }
+
+    private static void requirePositive(String name, Duration value) {
+        if (value != null && (value.isNegative() || value.isZero())) {
+            throw new IllegalArgumentException(name + " must be positive, got " + value);
+        }
+    }
 
     /**
      * The classic protocol's settings; each is described on {@link ClassicGroupConfig}.
@@ -65,6 +83,10 @@ public record GroupProperties(
             @DefaultValue("30m") @NotNull Duration maxSessionTimeout,
             @DefaultValue("3s") @NotNull Duration initialRebalanceDelay,
             @DefaultValue("64KB") @NotNull DataSize maxProtocolSize) {}
+
+    OffsetRetention toRetention() {
+        return new OffsetRetention(offsetsRetention);
+    }
 
     GroupConfig toConfig() {
         return new GroupConfig(

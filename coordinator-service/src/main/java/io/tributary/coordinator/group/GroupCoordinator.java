@@ -1038,6 +1038,11 @@ public final class GroupCoordinator {
         return groups.containsKey(groupId);
     }
 
+    /** The ids of the groups held in memory, in order (offsets retention visits them). */
+    public synchronized SortedSet<String> groupIds() {
+        return new TreeSet<>(groups.keySet());
+    }
+
     /**
      * The length in UTF-8 bytes of a committed offset's metadata, checked against {@link
      * GroupConfig#maxMetadataBytes}.

@@ -12,6 +12,9 @@
  *   OffsetCommit / OffsetFetch ────►│  validateCommit / validateFetch (member id + member epoch)
  *                                   ▼
  *                               OffsetStore (committed offsets, replicated through Raft)
+ *
+ *   every offsets-retention-check-interval: OffsetRetention judges each group's offsets
+ *   (from each commit, or from when an Empty classic group became empty) ──► deleted from the store
  * </pre>
  *
  * <p>Invariants: a partition is owned (assigned or pending revocation) by at most one member of a

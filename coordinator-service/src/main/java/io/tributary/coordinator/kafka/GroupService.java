@@ -4,7 +4,14 @@ import io.tributary.coordinator.group.GroupCoordinator;
 import io.tributary.coordinator.group.GroupException;
 import io.tributary.coordinator.group.HeartbeatRequest;
 import io.tributary.coordinator.group.HeartbeatResponse;
+import io.tributary.coordinator.group.OffsetRetention;
+import io.tributary.coordinator.group.OffsetRetention.ClassicGroupView;
+import io.tributary.coordinator.group.OffsetRetention.ConsumerGroupView;
+import io.tributary.coordinator.group.OffsetRetention.Expiry;
+import io.tributary.coordinator.group.OffsetRetention.GroupView;
+import io.tributary.coordinator.group.OffsetRetention.SimpleGroupView;
 import io.tributary.coordinator.group.OffsetStore;
+import io.tributary.coordinator.group.OffsetStore.CommittedOffset;
 import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
 import io.tributary.coordinator.group.TopicIdPartition;
 import io.tributary.coordinator.group.TopicView;
@@ -15,6 +22,7 @@ import io.tributary.coordinator.group.classic.ClassicGroupCoordinator.StoreTask;
 import io.tributary.coordinator.group.classic.ClassicGroupStore;
 import io.tributary.coordinator.group.classic.ClassicJoin;
 import io.tributary.coordinator.group.classic.ClassicJoinResult;
+import io.tributary.coordinator.metadata.TopicPartition;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +31,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -66,6 +75,8 @@ public final class GroupService {
     private final LongSupplier term;
     private final InstantSource clock;
     private final AtomicLong servedTerm = new AtomicLong(Long.MIN_VALUE);
+    /** When this coordinator last took the groups over (a new term as leader). */
+    private final AtomicLong tookOverAtMs = new AtomicLong(Long.MIN_VALUE);
 
     /**
      * @param leader whether this coordinator is the Raft leader now
@@ -103,6 +114,7 @@ public final class GroupService {
         }
         long now = term.getAsLong();
         if (servedTerm.getAndSet(now) != now) {
+            tookOverAtMs.set(clock.millis());
             groups.clear(clock.millis());
             classic.load(classicStore.load().values(), clock.millis());
         }
@@ -209,6 +221,132 @@ public final class GroupService {
         groups.tick(nowMs());
         classic.tick(nowMs());
         flushClassicStores();
+    }
+
+    /**
+     * One offsets retention check (Kafka's {@code offsets.retention.check.interval.ms} task), on the
+     * leader: every group known here (classic, KIP-848 with membership in memory, or with committed
+     * offsets only) is judged by {@code retention} ({@link OffsetRetention} says how), its expired
+     * offsets deleted through the offset store ({@code DeleteGroupOffsets} when all of them went,
+     * else {@code DeleteOffsets}), and a group that is empty and lost every offset is deleted: a
+     * classic group's stored generation through the classic store ({@code DeleteClassicGroup}), a
+     * KIP-848 group forgotten in memory. Blocks for the Raft writes; one log line per group cleaned.
+     *
+     * <p>An offset is deleted only if it is still the one judged, so a partition committed again
+     * while the group was judged keeps its new offset; a commit applied between that second look
+     * and the deletion's own apply (one Raft round trip) is still lost (Kafka's coordinator
+     * serialises the two; a conditional delete command would close this window).
+     *
+     * <p>Nothing expires within a session timeout of this coordinator taking the groups over: a
+     * KIP-848 group's members (kept in memory only) have not joined again yet, and until they do
+     * the group looks like one with offsets only, whose subscribed topics would not be protected.
+     * A store failure ends the check (the next one tries again).
+     *
+     * @return what was deleted, group by group; nothing on a follower
+     */
+    public List<Expired> expireOffsets(OffsetRetention retention) {
+        if (!leads()) {
+            return List.of();
+        }
+        long nowMs = nowMs();
+        if (nowMs - tookOverAtMs.get() < groups.config().sessionTimeout().toMillis()) {
+            log.debug("offsets retention: skipped, the groups were taken over less than a session timeout ago");
+            return List.of();
+        }
+        SortedSet<String> groupIds = new TreeSet<>(offsets.groups());
+        groupIds.addAll(classic.groupIds());
+        groupIds.addAll(groups.groupIds());
+        List<Expired> done = new ArrayList<>();
+        for (String groupId : groupIds) {
+            GroupView view = retentionView(groupId);
+            Map<TopicPartition, CommittedOffset> judged = offsets.fetch(groupId);
+            Expiry expiry = retention.expire(view, judged, nowMs);
+            if (expiry.isNothing()) {
+                continue;
+            }
+            try {
+                Expired expired = delete(view, expiry, judged);
+                if (expired.offsets() > 0 || expired.groupDeleted()) {
+                    log.info(
+                            "group {}: {} committed offsets expired (offsets retention {}){}",
+                            groupId,
+                            expired.offsets(),
+                            retention.retention(),
+                            expired.groupDeleted() ? ", group deleted" : "");
+                    done.add(expired);
+                }
+            } catch (OffsetStoreException e) {
+                log.warn(
+                        "offsets retention: deleting the expired offsets of group {} failed, the next check retries: {}",
+                        groupId,
+                        e.getMessage());
+                break;
+            }
+        }
+        return done;
+    }
+
+    /**
+     * What one retention check deleted of one group.
+     *
+     * @param offsets how many committed offsets expired
+     * @param groupDeleted whether the group itself was deleted
+     */
+    public record Expired(String groupId, int offsets, boolean groupDeleted) {}
+
+    /** How retention sees the group: classic here, KIP-848 here, or known by its offsets only. */
+    private GroupView retentionView(String groupId) {
+        Optional<ClassicGroupView> classicView = classic.retentionView(groupId);
+        if (classicView.isPresent()) {
+            return classicView.get();
+        }
+        if (groups.contains(groupId)) {
+            return new ConsumerGroupView(groupId, !groups.hasMembers(groupId), groups.subscribedTopicNames(groupId));
+        }
+        return new SimpleGroupView(groupId);
+    }
+
+    /** Deletes what {@code expiry} decided, of the offsets still as they were judged. */
+    private Expired delete(GroupView view, Expiry expiry, Map<TopicPartition, CommittedOffset> judged)
+            throws OffsetStoreException {
+        String groupId = view.groupId();
+        Map<TopicPartition, CommittedOffset> current = offsets.fetch(groupId);
+        List<TopicPartition> unchanged = expiry.expired().stream()
+                .filter(partition -> Objects.equals(current.get(partition), judged.get(partition)))
+                .toList();
+        boolean allGone = unchanged.size() == current.size();
+        if (!unchanged.isEmpty()) {
+            if (allGone) {
+                offsets.deleteGroup(groupId);
+            } else {
+                offsets.deleteOffsets(groupId, unchanged);
+            }
+        }
+        boolean groupDeleted = false;
+        if (expiry.deleteGroup() && allGone) {
+            groupDeleted = switch (view) {
+                case ClassicGroupView c -> deleteEmptyClassic(groupId);
+                case ConsumerGroupView c -> {
+                    groups.forgetIfEmpty(groupId);
+                    yield !groups.contains(groupId);
+                }
+                case SimpleGroupView s -> !unchanged.isEmpty();
+            };
+        }
+        return new Expired(groupId, unchanged.size(), groupDeleted);
+    }
+
+    /** Deletes an empty classic group and its stored generation; false if a member came meanwhile. */
+    private boolean deleteEmptyClassic(String groupId) {
+        try {
+            if (!classic.delete(groupId)) {
+                return false;
+            }
+        } catch (GroupException e) {
+            return false;
+        }
+        flushClassicStores();
+        return true;
     }
 
     /**

@@ -28,6 +28,12 @@ class GroupPropertiesValidationTest {
                 .hasStackTraceContaining("maxGroupSize");
     }
 
+    @Test
+    void aZeroOffsetsRetentionStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.coordinator.groups.offsets-retention=0s"))
+                .hasStackTraceContaining("offsetsRetention");
+    }
+
     private static void start(String... args) {
         ServiceStartup.startAndClose(CoordinatorApplication.class, args);
     }

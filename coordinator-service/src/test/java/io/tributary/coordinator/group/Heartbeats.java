@@ -10,14 +10,14 @@ import java.util.UUID;
 import java.util.stream.IntStream;
 
 /** Builders of heartbeat requests for tests, as a kafka-clients 4.x consumer sends them. */
-final class Heartbeats {
+public final class Heartbeats {
 
-    static final String GROUP = "g";
+    public static final String GROUP = "g";
     static final int REBALANCE_TIMEOUT_MS = 60_000;
 
     private Heartbeats() {}
 
-    static HeartbeatRequest join(String member, List<String> topics) {
+    public static HeartbeatRequest join(String member, List<String> topics) {
         return join(member, topics, Optional.empty());
     }
 
@@ -70,7 +70,7 @@ final class Heartbeats {
                 "127.0.0.1");
     }
 
-    static HeartbeatRequest leave(String member, int epoch, Optional<String> instanceId) {
+    public static HeartbeatRequest leave(String member, int epoch, Optional<String> instanceId) {
         return new HeartbeatRequest(
                 GROUP,
                 member,

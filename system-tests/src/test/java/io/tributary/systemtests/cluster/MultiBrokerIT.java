@@ -28,7 +28,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
@@ -939,14 +938,7 @@ class MultiBrokerIT {
 
     /** The group's committed offsets (admin OffsetFetch through the group coordinator). */
     private static Map<TopicPartition, Long> committed(Admin admin, String group) throws Exception {
-        return admin
-                .listConsumerGroupOffsets(group)
-                .partitionsToOffsetAndMetadata()
-                .get(30, TimeUnit.SECONDS)
-                .entrySet()
-                .stream()
-                .filter(e -> e.getValue() != null)
-                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+        return Clients.committedOffsets(admin, group);
     }
 
     /** The committed offsets once a coordinator answers again, while the members keep polling. */

@@ -133,4 +133,18 @@ public final class Clients {
         }
         return partitions;
     }
+
+    /** A group's committed offsets (admin OffsetFetch), the partitions without one left out. */
+    public static Map<TopicPartition, Long> committedOffsets(Admin admin, String group) throws Exception {
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        admin.listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata()
+                .get(30, TimeUnit.SECONDS)
+                .forEach((partition, offset) -> {
+                    if (offset != null) {
+                        offsets.put(partition, offset.offset());
+                    }
+                });
+        return offsets;
+    }
 }

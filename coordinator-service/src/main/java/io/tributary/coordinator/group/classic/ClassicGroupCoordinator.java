@@ -2,6 +2,9 @@ package io.tributary.coordinator.group.classic;
 
 import io.tributary.coordinator.group.GroupCoordinator.Committer;
 import io.tributary.coordinator.group.GroupException;
+import io.tributary.coordinator.group.OffsetRetention;
+import io.tributary.coordinator.group.OffsetRetention.ClassicGroupView;
+import io.tributary.coordinator.group.OffsetRetention.ClassicPhase;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -11,7 +14,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -414,6 +419,30 @@ public final class ClassicGroupCoordinator {
     public synchronized Optional<Set<String>> subscribedTopics(String groupId) {
         ClassicGroup group = groups.get(groupId);
         return group == null ? Optional.of(Set.of()) : group.subscribedTopics();
+    }
+
+    /**
+     * How offsets retention sees the group ({@link OffsetRetention}), if it is a classic group here:
+     * its protocol type, state, when it entered that state (for an Empty group, when it became
+     * empty: stored with the group, so it survives a failover) and its members' topics.
+     */
+    public synchronized Optional<ClassicGroupView> retentionView(String groupId) {
+        ClassicGroup group = groups.get(groupId);
+        if (group == null) {
+            return Optional.empty();
+        }
+        ClassicPhase phase = switch (group.state) {
+            case EMPTY -> ClassicPhase.EMPTY;
+            case PREPARING_REBALANCE, COMPLETING_REBALANCE -> ClassicPhase.REBALANCING;
+            case STABLE -> ClassicPhase.STABLE;
+        };
+        return Optional.of(new ClassicGroupView(
+                groupId, group.protocolType, phase, group.stateTimestampMs, subscribedTopics(groupId)));
+    }
+
+    /** The ids of the classic groups here, in order. */
+    public synchronized SortedSet<String> groupIds() {
+        return new TreeSet<>(groups.keySet());
     }
 
     /** The group as DescribeGroups shows it, if it is a classic group here. */
