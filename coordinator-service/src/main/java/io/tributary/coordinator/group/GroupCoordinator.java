@@ -1,8 +1,7 @@
 package io.tributary.coordinator.group;
 
-import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -12,6 +11,7 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,21 +44,26 @@ import org.slf4j.LoggerFactory;
  * Reconciler}, {@link OffsetRules} (who may commit and fetch). The state is {@link ConsumerGroup}
  * and {@link ConsumerGroupMember}.
  *
- * <h2>Leadership</h2>
+ * <h2>Durability and leadership</h2>
  *
- * Membership is not replicated. A coordinator that loses leadership calls {@link #clear}; members
- * get UNKNOWN_MEMBER_ID from the new leader and join it again with epoch 0 (as KIP-848 clients
- * do); that is for a session timeout after the new leader took over ({@link #clear(long)}), after
- * which a member of a group unknown here gets Kafka's GROUP_ID_NOT_FOUND. What keeps a member's request from before a failover out is that the member is unknown
- * until it joins again with epoch 0, and a client's requests to the new leader go over one
- * connection in order. As defence in depth a group created here starts at an epoch taken from the
- * clock (seconds since 2024), not at 1, so a new leader seldom hands out the epochs an old one did
- * (it can, for a group re-created within the same second or one that rebalanced more often than
- * once a second).
+ * What Kafka persists of a consumer group (the group epoch and assignor, each member's metadata,
+ * epochs, state and owned partitions with their assignment epochs, the target assignment) is
+ * written through a {@link ConsumerGroupStore} as {@link ConsumerGroupRecord}s: every change queues
+ * the records of what it changed ({@link ConsumerGroupRecords#changes}, {@link PendingWrites}), and
+ * its answer is sent only once those and every write queued before them are durable ({@link
+ * #heartbeatDurably}): the caller drains the writes ({@link #drainWrites}), makes them durable in
+ * order and reports each ({@link #written}, {@link #writeFailed}). A failed write drops every group
+ * (what is in memory may differ from what is stored) and answers the waiting members with the
+ * error; the groups are loaded again before the next request. A new leader loads the stored groups
+ * ({@link #load}): members keep their epochs and assignments and carry on without joining again;
+ * their sessions start afresh. A coordinator that loses leadership calls {@link #clear}. A group
+ * created here starts at an epoch taken from the clock (seconds since 2024), not at 1, as defence in
+ * depth against a group deleted and created again handing out epochs a member still holds.
  *
  * <h2>Thread-safety</h2>
  *
- * Every public method is {@code synchronized}; the lock is held only for in-memory work (no I/O).
+ * Every public method is {@code synchronized}; the lock is held only for in-memory work (no I/O:
+ * the store is the caller's).
  * Time is a parameter ({@code nowMs}), never read here.
  */
 public final class GroupCoordinator {
@@ -76,8 +81,11 @@ public final class GroupCoordinator {
     private final TargetAssigner assigner;
     private final Membership membership;
 
-    /** When {@link #clear(long)} last forgot every group; {@code Long.MIN_VALUE}: never. */
-    private long forgottenAtMs = Long.MIN_VALUE;
+    /** The writes that make the groups' changes durable, and the answers waiting for them. */
+    private final PendingWrites writes = new PendingWrites();
+
+    /** Whether a write failed since the groups were last loaded: they must be loaded again. */
+    private boolean reloadNeeded;
 
     public GroupCoordinator(GroupConfig config, TopicView topics) {
         this.config = Objects.requireNonNull(config, "config");
@@ -101,6 +109,27 @@ public final class GroupCoordinator {
      *     GROUP_MAX_SIZE_REACHED, INVALID_REGULAR_EXPRESSION, COORDINATOR_NOT_AVAILABLE)
      */
     public synchronized HeartbeatResponse heartbeat(HeartbeatRequest request, long nowMs) {
+        return heartbeatDurably(request, nowMs).response();
+    }
+
+    /**
+     * A heartbeat's answer and when it may be sent: once every write queued up to it is durable
+     * ({@code written} completes empty), or with the error to answer instead when one failed.
+     */
+    public record Pending(HeartbeatResponse response, CompletableFuture<Optional<Errors>> written) {}
+
+    /**
+     * Serves one ConsumerGroupHeartbeat, queueing the writes of what it changed (see {@link
+     * #drainWrites}); the answer is to be sent once they are durable.
+     *
+     * @throws GroupException as {@link #heartbeat}
+     */
+    public synchronized Pending heartbeatDurably(HeartbeatRequest request, long nowMs) {
+        HeartbeatResponse response = serve(request, nowMs);
+        return new Pending(response, writes.durable());
+    }
+
+    private HeartbeatResponse serve(HeartbeatRequest request, long nowMs) {
         validator.validate(request);
         int epoch = request.memberEpoch();
         if (epoch == HeartbeatRequest.LEAVE_EPOCH || epoch == HeartbeatRequest.STATIC_LEAVE_EPOCH) {
@@ -109,9 +138,7 @@ public final class GroupCoordinator {
         ConsumerGroup group = groups.get(request.groupId());
         if (group == null) {
             if (epoch != HeartbeatRequest.JOIN_EPOCH) {
-                // GROUP_ID_NOT_FOUND as Kafka, unless this coordinator just became leader (then the
-                // member must join again, which clients do on UNKNOWN_MEMBER_ID).
-                throw unknownGroup(request.groupId(), request.memberId(), nowMs);
+                throw unknownGroup(request.groupId());
             }
             if (groups.size() >= config.maxGroups()) {
                 evictAnEmptyGroup();
@@ -130,8 +157,23 @@ public final class GroupCoordinator {
         } finally {
             if (group.members.isEmpty() && group.groupEpoch == group.assignmentEpoch && group.target.isEmpty()) {
                 // A join that failed leaves no empty group behind it.
-                groups.remove(group.groupId, group);
+                forget(group);
+            } else {
+                store(group);
             }
+        }
+    }
+
+    /** Queues the records of what changed in a group since it was last stored. */
+    private void store(ConsumerGroup group) {
+        writes.append(group.groupId, ConsumerGroupRecords.changes(group));
+    }
+
+    /** Forgets a group, and deletes what was stored of it. */
+    private void forget(ConsumerGroup group) {
+        groups.remove(group.groupId, group);
+        if (group.storedGroup != null) {
+            writes.delete(group.groupId);
         }
     }
 
@@ -142,7 +184,7 @@ public final class GroupCoordinator {
     private void evictAnEmptyGroup() {
         for (ConsumerGroup group : groups.values()) {
             if (group.members.isEmpty()) {
-                groups.remove(group.groupId);
+                forget(group);
                 log.info("group {}: forgotten (no members) to make room for a new group", group.groupId);
                 return;
             }
@@ -172,6 +214,7 @@ public final class GroupCoordinator {
                 ? Optional.of(Collections.emptySortedSet())
                 : request.ownedPartitions();
         Reconciler.reconcile(group, member, owned, ackAllowed, nowMs);
+        group.touch(member);
         member.sessionDeadlineMs = nowMs + config.sessionTimeout().toMillis();
         Optional<SortedSet<TopicIdPartition>> assignment = request.isFull() || !assignedBefore.equals(member.assigned)
                 ? Optional.of(new TreeSet<>(member.assigned))
@@ -202,9 +245,17 @@ public final class GroupCoordinator {
             }
         }
         if (member == null) {
-            // Leaving a group one is not in is done already (e.g. after a coordinator failover).
+            // Leaving a group one is not in is done already (e.g. removed after its session timeout).
             return new HeartbeatResponse(request.memberId(), epoch, heartbeatIntervalMs(), Optional.empty());
         }
+        try {
+            return leave(group, member, epoch, nowMs);
+        } finally {
+            store(group);
+        }
+    }
+
+    private HeartbeatResponse leave(ConsumerGroup group, ConsumerGroupMember member, int epoch, long nowMs) {
         if (epoch == HeartbeatRequest.STATIC_LEAVE_EPOCH && member.instanceId != null) {
             // Kept, assignment and all, until it comes back or its session times out. What it was
             // revoking is released now: the process stopped consuming before it said goodbye.
@@ -215,6 +266,7 @@ public final class GroupCoordinator {
             member.setEpoch(HeartbeatRequest.STATIC_LEAVE_EPOCH);
             member.sessionDeadlineMs = nowMs + config.sessionTimeout().toMillis();
             member.rebalanceDeadlineMs = Long.MAX_VALUE;
+            group.touch(member);
             log.info(
                     "group {}: static member {} left for now (instance id {})",
                     group.groupId,
@@ -224,7 +276,7 @@ public final class GroupCoordinator {
         }
         removeMember(group, member, "left");
         return new HeartbeatResponse(
-                request.memberId(), HeartbeatRequest.LEAVE_EPOCH, heartbeatIntervalMs(), Optional.empty());
+                member.memberId, HeartbeatRequest.LEAVE_EPOCH, heartbeatIntervalMs(), Optional.empty());
     }
 
     private void removeMember(ConsumerGroup group, ConsumerGroupMember member, String why) {
@@ -259,26 +311,98 @@ public final class GroupCoordinator {
                 }
             }
             assigner.refreshTopics(group);
+            store(group);
         }
         return removed;
     }
 
-    /** Forgets every group (this coordinator lost leadership; members join the new leader). */
+    // ------------------------------------------------------------------------------------------
+    // Durability and leadership
+
+    /**
+     * Forgets every group (this coordinator lost leadership: the new leader loads them from the
+     * store); writes not yet made are dropped and whoever waits for them is answered NOT_COORDINATOR.
+     */
     public synchronized void clear() {
         if (!groups.isEmpty()) {
             log.info("dropping the membership of {} groups: no longer the group coordinator", groups.size());
         }
         groups.clear();
+        writes.fail(Errors.NOT_COORDINATOR);
     }
 
     /**
-     * Forgets every group, at {@code nowMs}: for a session timeout from then, a member of a group
-     * unknown here is told UNKNOWN_MEMBER_ID (join again), not Kafka's GROUP_ID_NOT_FOUND, which
-     * is fatal to a consumer, since it may be a member from before this coordinator took over.
+     * Takes the stored groups over (a new leader, or after a failed write): members keep their
+     * epochs and assignments; their sessions, and the rebalance timeouts of members revoking, start
+     * at {@code nowMs} ({@link ConsumerGroupRecords#load}). What was in memory is dropped first.
      */
-    public synchronized void clear(long nowMs) {
+    public synchronized void load(Collection<StoredConsumerGroup> stored, long nowMs) {
         clear();
-        forgottenAtMs = nowMs;
+        reloadNeeded = false;
+        for (StoredConsumerGroup s : stored) {
+            ConsumerGroup group = ConsumerGroupRecords.load(
+                    s,
+                    nowMs,
+                    config.sessionTimeout().toMillis(),
+                    config.defaultAssignor(),
+                    this::compileStored,
+                    assigner);
+            groups.put(group.groupId, group);
+            store(group); // a group whose topics changed while no one led moved on
+        }
+        if (!stored.isEmpty()) {
+            log.info("took over {} consumer groups", stored.size());
+        }
+    }
+
+    private com.google.re2j.Pattern compileStored(String regex) {
+        try {
+            return validator.compile(regex);
+        } catch (GroupException e) {
+            log.warn("a stored subscription regex no longer compiles: {}", e.getMessage());
+            return null;
+        }
+    }
+
+    /** The writes to make durable, in order; report each with {@link #written} or {@link #writeFailed}. */
+    public synchronized List<PendingWrites.Write> drainWrites() {
+        return writes.drain();
+    }
+
+    /** Whether a drained write is still to be made (no failure or leadership change dropped it). */
+    public synchronized boolean live(PendingWrites.Write write) {
+        return writes.live(write);
+    }
+
+    /** A drained write is durable. */
+    public synchronized void written(PendingWrites.Write write) {
+        writes.written(write);
+    }
+
+    /**
+     * A drained write failed: what is in memory may now differ from what is stored, so every group
+     * is dropped (as on a leadership loss) and must be loaded again ({@link #reloadNeeded}); every
+     * waiting answer gets {@code error} (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, or
+     * UNKNOWN_SERVER_ERROR for a bound).
+     */
+    public synchronized void writeFailed(PendingWrites.Write write, Errors error) {
+        if (!writes.live(write)) {
+            return;
+        }
+        log.warn("consumer group {}: a write failed ({}): the groups are loaded again", write.groupId(), error);
+        groups.clear();
+        writes.fail(error);
+        reloadNeeded = true;
+    }
+
+    /** Whether the groups must be loaded from the store again (a write failed). */
+    public synchronized boolean reloadNeeded() {
+        return reloadNeeded;
+    }
+
+    /** Completes once every write queued so far is durable (empty), or with the error of a failed one. */
+    public synchronized CompletableFuture<Optional<Errors>> durable() {
+        return writes.durable();
     }
 
     // ------------------------------------------------------------------------------------------
@@ -299,11 +423,8 @@ public final class GroupCoordinator {
      * <ul>
      *   <li>member epoch -1 (any negative) into a group with no members, or one unknown here: an
      *       admin client or a consumer without group management ({@link Committer#ADMIN});
-     *   <li>a group unknown here and epoch 0 or more: GROUP_ID_NOT_FOUND, as Kafka; but
-     *       UNKNOWN_MEMBER_ID within a session timeout of this coordinator forgetting its groups
-     *       ({@link #clear(long)}: it just became leader), as the member may be from before the
-     *       failover, and UNKNOWN_MEMBER_ID makes it join again where GROUP_ID_NOT_FOUND is fatal
-     *       to a consumer;
+     *   <li>a group unknown here and epoch 0 or more: GROUP_ID_NOT_FOUND, as Kafka (a new leader
+     *       loads the stored groups, so a member from before a failover is known);
      *   <li>a member id not in the group: UNKNOWN_MEMBER_ID (a removed member's commits are refused);
      *   <li>the member's current epoch: accepted;
      *   <li>a newer epoch: STALE_MEMBER_EPOCH;
@@ -323,32 +444,13 @@ public final class GroupCoordinator {
             String memberId,
             int memberEpoch,
             Optional<String> instanceId,
-            Set<TopicIdPartition> partitions,
-            long nowMs) {
+            Set<TopicIdPartition> partitions) {
         ConsumerGroup group = groups.get(groupId);
-        return OffsetRules.validateCommit(
-                group,
-                groupId,
-                memberId,
-                memberEpoch,
-                instanceId,
-                partitions,
-                group == null ? unknownGroup(groupId, memberId, nowMs) : null);
+        return OffsetRules.validateCommit(group, groupId, memberId, memberEpoch, instanceId, partitions);
     }
 
-    /**
-     * What a request of a member (epoch above 0) to a group unknown here gets: GROUP_ID_NOT_FOUND, as
-     * Kafka; UNKNOWN_MEMBER_ID (join again) within a session timeout of this coordinator forgetting
-     * its groups, when the member may be from before a failover.
-     */
-    private GroupException unknownGroup(String groupId, String memberId, long nowMs) {
-        if (forgottenAtMs != Long.MIN_VALUE
-                && nowMs - forgottenAtMs < config.sessionTimeout().toMillis()) {
-            return new GroupException(
-                    Errors.UNKNOWN_MEMBER_ID,
-                    "member " + memberId + " is not in group " + groupId
-                            + ": this coordinator just took the groups over, join again");
-        }
+    /** What a heartbeat of a member (epoch above 0) to a group unknown here gets, as in Kafka. */
+    private static GroupException unknownGroup(String groupId) {
         return new GroupException(Errors.GROUP_ID_NOT_FOUND, "group " + groupId + " does not exist");
     }
 
@@ -383,28 +485,7 @@ public final class GroupCoordinator {
 
     /** The group, if this coordinator holds it in memory. */
     public synchronized Optional<GroupDescription> describe(String groupId) {
-        ConsumerGroup group = groups.get(groupId);
-        if (group == null) {
-            return Optional.empty();
-        }
-        List<GroupDescription.Member> members = new ArrayList<>();
-        for (ConsumerGroupMember member : group.members.values()) {
-            members.add(new GroupDescription.Member(
-                    member.memberId,
-                    Optional.ofNullable(member.instanceId),
-                    Optional.ofNullable(member.rackId),
-                    member.memberEpoch,
-                    member.state,
-                    member.clientId,
-                    member.clientHost,
-                    member.subscribedTopicNames,
-                    Optional.ofNullable(member.subscribedTopicRegex),
-                    member.assigned,
-                    member.pendingRevocation,
-                    group.target.getOrDefault(member.memberId, Collections.emptySortedSet())));
-        }
-        return Optional.of(new GroupDescription(
-                group.groupId, group.state(), group.groupEpoch, group.assignmentEpoch, group.assignor, members));
+        return Optional.ofNullable(groups.get(groupId)).map(ConsumerGroup::describe);
     }
 
     /** Every group in memory, by id. */
@@ -429,12 +510,18 @@ public final class GroupCoordinator {
         }
     }
 
-    /** Forgets a group that has no members (after its offsets were deleted). */
-    public synchronized void forgetIfEmpty(String groupId) {
+    /**
+     * Forgets a group that has no members (after its offsets were deleted, or its id taken by a
+     * classic group), deleting what is stored of it.
+     *
+     * @return completes once that is durable (empty), or with the error of a failed write
+     */
+    public synchronized CompletableFuture<Optional<Errors>> forgetIfEmpty(String groupId) {
         ConsumerGroup group = groups.get(groupId);
         if (group != null && group.members.isEmpty()) {
-            groups.remove(groupId);
+            forget(group);
         }
+        return writes.durable();
     }
 
     /** Whether the group is held here and has members. */
@@ -475,21 +562,6 @@ public final class GroupCoordinator {
      * owned partition has exactly one owner, and the index says who.
      */
     public synchronized void checkInvariants() {
-        for (ConsumerGroup group : groups.values()) {
-            Map<TopicIdPartition, String> seen = new HashMap<>();
-            for (ConsumerGroupMember member : group.members.values()) {
-                for (TopicIdPartition partition : OwnershipIndex.union(member.assigned, member.pendingRevocation)) {
-                    String previous = seen.put(partition, member.memberId);
-                    if (previous != null) {
-                        throw new IllegalStateException("group %s: %s owned by %s and %s"
-                                .formatted(group.groupId, partition, previous, member.memberId));
-                    }
-                }
-            }
-            if (!seen.equals(group.owners.asMap())) {
-                throw new IllegalStateException("group %s: owner index %s differs from members %s"
-                        .formatted(group.groupId, group.owners.asMap(), seen));
-            }
-        }
+        groups.values().forEach(ConsumerGroup::checkOwnership);
     }
 }

@@ -98,7 +98,7 @@ final class Membership {
                             + " members (tributary.coordinator.groups.max-group-size)");
         }
         ConsumerGroupMember member = new ConsumerGroupMember(request.memberId());
-        group.members.put(member.memberId, member);
+        group.add(member);
         group.bump("member " + member.memberId + " joined");
         log.info("group {}: member {} joined", group.groupId, member.memberId);
         return member;
@@ -123,7 +123,7 @@ final class Membership {
         member.regex = previous.regex;
         member.serverAssignor = previous.serverAssignor;
         group.remove(previous);
-        group.members.put(member.memberId, member);
+        group.add(member);
         group.staticMembers.put(member.instanceId, member.memberId);
         group.target.put(member.memberId, target);
         // The previous instance left (it sent -2), so it owns nothing: its assignment is the new one's,

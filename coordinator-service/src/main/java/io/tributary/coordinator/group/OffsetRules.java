@@ -21,7 +21,6 @@ final class OffsetRules {
      * See {@link GroupCoordinator#validateCommit}.
      *
      * @param group the group, or null when it is unknown here
-     * @param unknownGroup what a member of an unknown group is told
      */
     static Committer validateCommit(
             ConsumerGroup group,
@@ -29,14 +28,13 @@ final class OffsetRules {
             String memberId,
             int memberEpoch,
             Optional<String> instanceId,
-            Set<TopicIdPartition> partitions,
-            GroupException unknownGroup) {
+            Set<TopicIdPartition> partitions) {
         boolean noMembers = group == null || group.members.isEmpty();
         if (memberEpoch < 0 && noMembers) {
             return Committer.ADMIN;
         }
         if (group == null) {
-            throw unknownGroup;
+            throw new GroupException(Errors.GROUP_ID_NOT_FOUND, "group " + groupId + " does not exist");
         }
         ConsumerGroupMember member = group.members.get(memberId);
         if (member == null) {

@@ -104,7 +104,7 @@ final class TargetAssigner {
     void refreshTopics(ConsumerGroup group) {
         SortedMap<String, TopicView.TopicInfo> now = resolve(group);
         if (!now.equals(group.subscribedTopics)) {
-            group.subscribedTopics = now;
+            group.subscribedTopics(now);
             group.bump("subscribed topics changed");
         }
     }
@@ -130,6 +130,7 @@ final class TargetAssigner {
         Assignor assignor = Assignors.byName(group.assignor).orElseThrow();
         group.target = new TreeMap<>(assignor.assign(new Assignor.Spec(specs, counts)));
         group.assignmentEpoch = group.groupEpoch;
+        group.targetChanged = true;
         log.debug(
                 "group {}: target assignment at epoch {} by {}", group.groupId, group.assignmentEpoch, group.assignor);
     }
