@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.tributary.coordinator.group.ConsumerGroupStore;
 import io.tributary.coordinator.group.GroupCoordinator;
 import io.tributary.coordinator.group.ImageTopicView;
 import io.tributary.coordinator.group.OffsetStore;
@@ -34,7 +35,8 @@ import org.springframework.context.annotation.Configuration;
  * Wires consumer groups: the state machine ({@link GroupCoordinator}, from {@link GroupProperties}),
  * the topics of this voter's metadata image, leadership from {@link MetadataRaftNode#isLeader} and its
  * term ({@link MetadataRaftNode#currentTerm}), the
- * {@link OffsetStore} bean, the twelve group handlers (four of them the classic protocol's) on the Kafka listener, and the timer tick
+ * {@link OffsetStore}, {@link ClassicGroupStore} and {@link ConsumerGroupStore} beans, the twelve
+ * group handlers (four of them the classic protocol's) on the Kafka listener, and the timer tick
  * with the offsets retention check.
  */
 @Configuration(proxyBeanMethods = false)
@@ -43,13 +45,18 @@ class GroupConfiguration {
 
     @Bean
     GroupService groupService(
-            GroupProperties properties, MetadataRaftNode node, OffsetStore offsets, ClassicGroupStore classicGroups) {
+            GroupProperties properties,
+            MetadataRaftNode node,
+            OffsetStore offsets,
+            ClassicGroupStore classicGroups,
+            ConsumerGroupStore consumerGroups) {
         TopicView topics = new ImageTopicView(() -> node.stateMachine().image());
         return new GroupService(
                 new GroupCoordinator(properties.toConfig(), topics),
                 new ClassicGroupCoordinator(properties.toClassicConfig(), UUID::randomUUID),
                 offsets,
                 classicGroups,
+                consumerGroups,
                 topics,
                 node::isLeader,
                 node::currentTerm,
@@ -64,7 +71,7 @@ class GroupConfiguration {
     MeterBinder groupMeters(GroupService service) {
         return registry -> {
             Gauge.builder("tributary.groups.in.memory", service.groups(), GroupCoordinator::groupCount)
-                    .description("consumer groups whose membership this coordinator holds (0 on a follower)")
+                    .description("consumer groups this coordinator holds (0 on a follower)")
                     .register(registry);
             Gauge.builder("tributary.group.members", service.groups(), GroupCoordinator::memberCount)
                     .description("members of the consumer groups this coordinator holds")

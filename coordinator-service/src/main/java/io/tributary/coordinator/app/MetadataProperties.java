@@ -29,6 +29,7 @@ import org.springframework.validation.annotation.Validated;
  * @param maxOffsetsPerGroup the most committed offsets (partitions) of one group
  * @param maxOffsetMetadataSize the largest client metadata string of one committed offset
  * @param maxClassicGroups the most classic groups whose generation may be stored
+ * @param maxConsumerGroups the most KIP-848 consumer groups that may be stored
  */
 @Validated
 @ConfigurationProperties("tributary.coordinator.metadata")
@@ -45,7 +46,8 @@ public record MetadataProperties(
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxGroupsWithOffsets,
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxOffsetsPerGroup,
         @DefaultValue("4KB") @NotNull DataSize maxOffsetMetadataSize,
-        @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxClassicGroups) {
+        @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxClassicGroups,
+        @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxConsumerGroups) {
 
     LivenessConfig livenessConfig() {
         return new LivenessConfig(heartbeatInterval, sessionTimeout, preferredLeaderDelay);
@@ -59,6 +61,7 @@ public record MetadataProperties(
                 maxGroupsWithOffsets,
                 maxOffsetsPerGroup,
                 Math.toIntExact(maxOffsetMetadataSize.toBytes()),
-                maxClassicGroups);
+                maxClassicGroups,
+                maxConsumerGroups);
     }
 }

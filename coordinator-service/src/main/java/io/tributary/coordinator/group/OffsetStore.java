@@ -7,11 +7,10 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * The committed offsets of consumer groups: the one part of a group that is durable. The
+ * The committed offsets of consumer groups. The
  * coordinator's implementation replicates every change through the metadata Raft log before it
  * returns, so a commit that was acknowledged survives the loss of a minority of coordinators; group
- * membership is not stored here (it lives in memory on the coordinator leader and is rebuilt by
- * members re-joining after a failover).
+ * membership is not stored here (it is in the {@link ConsumerGroupStore}).
  *
  * <p>Offsets are keyed by topic name and partition. Reads see every change this process applied,
  * which on the Raft leader includes every change it acknowledged.

@@ -10,6 +10,8 @@
  *                                   │  (UNRELEASED_PARTITIONS until it is)
  *   tick(now) ─────────────────────►│  session timeouts, rebalance timeouts, topic changes
  *   OffsetCommit / OffsetFetch ────►│  validateCommit / validateFetch (member id + member epoch)
+ *                                   ├──► ConsumerGroupStore (the groups' records, through Raft;
+ *                                   │      answers wait for them; a new leader loads them)
  *                                   ▼
  *                               OffsetStore (committed offsets, replicated through Raft)
  *
@@ -21,7 +23,10 @@
  * group at any time, and moves to another member only after its owner's heartbeat stopped listing
  * it or its owner was removed; a member's epoch never goes down while it is a member; an offset
  * commit is accepted only from a member at its current epoch, or without a member into a group
- * that has none. Membership lives in memory on the coordinator leader only; {@link
- * io.tributary.coordinator.group.OffsetStore} is the one durable part.
+ * that has none. Groups are served from memory on the coordinator leader; what Kafka persists of
+ * them ({@link io.tributary.coordinator.group.ConsumerGroupRecord}s) is made durable through a {@link
+ * io.tributary.coordinator.group.ConsumerGroupStore} before any answer that depends on it is sent,
+ * and a new leader loads it, so members keep their epochs across a failover; committed offsets are
+ * in the {@link io.tributary.coordinator.group.OffsetStore}.
  */
 package io.tributary.coordinator.group;

@@ -74,6 +74,6 @@ public final class DeleteGroupsHandler implements RequestHandler {
             service.flushClassicStores();
         }
         service.offsets().deleteGroup(groupId);
-        service.groups().forgetIfEmpty(groupId);
+        service.forgetConsumerGroup(groupId);
     }
 }

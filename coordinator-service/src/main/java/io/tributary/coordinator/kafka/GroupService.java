@@ -1,5 +1,6 @@
 package io.tributary.coordinator.kafka;
 
+import io.tributary.coordinator.group.ConsumerGroupStore;
 import io.tributary.coordinator.group.GroupCoordinator;
 import io.tributary.coordinator.group.GroupException;
 import io.tributary.coordinator.group.HeartbeatRequest;
@@ -13,6 +14,7 @@ import io.tributary.coordinator.group.OffsetRetention.SimpleGroupView;
 import io.tributary.coordinator.group.OffsetStore;
 import io.tributary.coordinator.group.OffsetStore.CommittedOffset;
 import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
+import io.tributary.coordinator.group.PendingWrites;
 import io.tributary.coordinator.group.TopicIdPartition;
 import io.tributary.coordinator.group.TopicView;
 import io.tributary.coordinator.group.classic.ClassicGroupCoordinator;
@@ -44,12 +46,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the group handlers share: the two state machines (KIP-848 consumer groups, classic groups),
- * the offset store, the store of classic generations, the topics, the clock and whether this
- * coordinator leads. A coordinator that does not lead answers NOT_COORDINATOR and forgets every
- * group's membership (members join the leader again). So does a leader whose Raft term changed
- * since it last looked (it lost leadership and won it back between two requests and ticks: another
- * leader may have served the groups meanwhile); it then takes the classic groups over from their
- * stored generations, so their members go on without a rebalance.
+ * the offset store, the stores of consumer groups and classic generations, the topics, the clock and
+ * whether this coordinator leads. A coordinator that does not lead answers NOT_COORDINATOR and
+ * forgets every group (the leader serves them from the store). A leader whose Raft term changed
+ * since it last looked (it became leader, or lost leadership and won it back between two requests
+ * and ticks: another leader may have served the groups meanwhile) takes both kinds of group over
+ * from the store, so their members go on at their epochs and generations without a rebalance; so
+ * does a leader after a consumer group write failed (its memory may differ from the store).
+ *
+ * <p>Write before answer: a consumer group heartbeat's answer is sent only once the writes of what
+ * it changed, and every write queued before them, are durable ({@link #flushConsumerStores}, in
+ * order, under one lock); a failed write answers NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE or
+ * UNKNOWN_SERVER_ERROR (a bound), as Kafka's coordinator runtime maps its write errors.
  *
  * <p>One group id is one group of one type: a classic join into a consumer group with members is
  * INCONSISTENT_GROUP_PROTOCOL, a KIP-848 join into a classic group with members GROUP_ID_NOT_FOUND
@@ -58,7 +66,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: each state machine locks itself; the stores are thread-safe; joins of either type
  * are checked against the other under one lock ({@code types}); classic writes are made in order
- * under another ({@code storing}).
+ * under another ({@code storing}), consumer group writes under a third ({@code storingConsumers}),
+ * which a load takes too, so no write of the state it replaces is in flight while it reads the
+ * store; taking over after a term change is done once, under {@code leadership}, before any
+ * request of the new term is served.
  */
 public final class GroupService {
 
@@ -68,8 +79,11 @@ public final class GroupService {
     private final ClassicGroupCoordinator classic;
     private final OffsetStore offsets;
     private final ClassicGroupStore classicStore;
+    private final ConsumerGroupStore consumerStore;
     private final Object types = new Object();
     private final Object storing = new Object();
+    private final Object storingConsumers = new Object();
+    private final Object leadership = new Object();
     private final TopicView topics;
     private final BooleanSupplier leader;
     private final LongSupplier term;
@@ -87,6 +101,7 @@ public final class GroupService {
             ClassicGroupCoordinator classic,
             OffsetStore offsets,
             ClassicGroupStore classicStore,
+            ConsumerGroupStore consumerStore,
             TopicView topics,
             BooleanSupplier leader,
             LongSupplier term,
@@ -95,6 +110,7 @@ public final class GroupService {
         this.classic = Objects.requireNonNull(classic, "classic");
         this.offsets = Objects.requireNonNull(offsets, "offsets");
         this.classicStore = Objects.requireNonNull(classicStore, "classicStore");
+        this.consumerStore = Objects.requireNonNull(consumerStore, "consumerStore");
         this.topics = Objects.requireNonNull(topics, "topics");
         this.leader = Objects.requireNonNull(leader, "leader");
         this.term = Objects.requireNonNull(term, "term");
@@ -102,23 +118,39 @@ public final class GroupService {
     }
 
     /**
-     * Whether this coordinator leads; forgets membership on a follower, and when the term changed
-     * forgets the consumer groups' membership and takes the classic groups over from the store.
+     * Whether this coordinator leads; forgets every group on a follower, and when the term changed
+     * (or a consumer group write failed) takes the groups over from the stores.
      */
     private boolean leads() {
         if (!leader.getAsBoolean()) {
-            groups.clear(clock.millis());
-            classic.clear();
-            servedTerm.set(Long.MIN_VALUE);
+            synchronized (leadership) {
+                groups.clear();
+                classic.clear();
+                servedTerm.set(Long.MIN_VALUE);
+            }
             return false;
         }
         long now = term.getAsLong();
-        if (servedTerm.getAndSet(now) != now) {
-            tookOverAtMs.set(clock.millis());
-            groups.clear(clock.millis());
-            classic.load(classicStore.load().values(), clock.millis());
+        if (servedTerm.get() != now || groups.reloadNeeded()) {
+            synchronized (leadership) {
+                if (servedTerm.getAndSet(now) != now) {
+                    tookOverAtMs.set(clock.millis());
+                    loadConsumerGroups();
+                    classic.load(classicStore.load().values(), clock.millis());
+                } else if (groups.reloadNeeded()) {
+                    loadConsumerGroups();
+                }
+            }
         }
         return true;
+    }
+
+    /** Loads the consumer groups, with no write of what they replace in flight. */
+    private void loadConsumerGroups() {
+        synchronized (storingConsumers) {
+            groups.load(consumerStore.load().values(), clock.millis());
+        }
+        flushConsumerStores(); // groups whose topics changed while no one led moved on
     }
 
     public GroupCoordinator groups() {
@@ -134,6 +166,7 @@ public final class GroupService {
      * members (INCONSISTENT_GROUP_PROTOCOL); an empty one is forgotten.
      */
     public CompletableFuture<ClassicJoinResult> joinClassic(ClassicJoin join) {
+        CompletableFuture<ClassicJoinResult> joined;
         synchronized (types) {
             if (groups.hasMembers(join.groupId())) {
                 throw new GroupException(
@@ -142,16 +175,21 @@ public final class GroupService {
                                 + "protocol cannot join it");
             }
             groups.forgetIfEmpty(join.groupId());
-            return classic.join(join, nowMs());
+            joined = classic.join(join, nowMs());
         }
+        flushConsumerStores();
+        return joined;
     }
 
     /**
      * A KIP-848 ConsumerGroupHeartbeat, after checking that the group id is not a classic group
-     * with members (GROUP_ID_NOT_FOUND); an empty one is forgotten (its stored state deleted).
+     * with members (GROUP_ID_NOT_FOUND); an empty one is forgotten (its stored state deleted). The
+     * answer is returned once what it changed is durable.
+     *
+     * @throws GroupException the heartbeat's error, or the error of a failed write
      */
     public HeartbeatResponse heartbeatConsumer(HeartbeatRequest request) {
-        HeartbeatResponse response;
+        GroupCoordinator.Pending pending;
         synchronized (types) {
             if (classic.hasMembers(request.groupId())) {
                 throw new GroupException(
@@ -159,10 +197,52 @@ public final class GroupService {
                         "group " + request.groupId() + " is a classic group with members, not a consumer group");
             }
             classic.forgetIfEmpty(request.groupId());
-            response = groups.heartbeat(request, nowMs());
+            pending = groups.heartbeatDurably(request, nowMs());
         }
         flushClassicStores();
-        return response;
+        awaitWritten(pending.written(), "group " + request.groupId() + ": the change was not stored");
+        return pending.response();
+    }
+
+    /**
+     * Forgets a consumer group without members (DeleteGroups) and returns once that is durable.
+     *
+     * @throws GroupException the error of a failed write
+     */
+    public void forgetConsumerGroup(String groupId) {
+        awaitWritten(groups.forgetIfEmpty(groupId), "group " + groupId + ": its deletion was not stored");
+    }
+
+    private void awaitWritten(CompletableFuture<Optional<Errors>> written, String message) {
+        flushConsumerStores();
+        Optional<Errors> failure = written.join();
+        if (failure.isPresent()) {
+            throw new GroupException(failure.get(), message);
+        }
+    }
+
+    /**
+     * Makes the consumer groups' queued writes durable, in the order they were queued, and reports
+     * each back (the answers waiting for them go out); after a failed write the rest are dropped
+     * with the state they came from. Blocks for the Raft writes.
+     */
+    public void flushConsumerStores() {
+        synchronized (storingConsumers) {
+            for (PendingWrites.Write write : groups.drainWrites()) {
+                if (!groups.live(write)) {
+                    continue;
+                }
+                try {
+                    switch (write) {
+                        case PendingWrites.Append append -> consumerStore.append(append.groupId(), append.records());
+                        case PendingWrites.Delete delete -> consumerStore.delete(delete.groupId());
+                    }
+                    groups.written(write);
+                } catch (OffsetStoreException e) {
+                    groups.writeFailed(write, storeError(e, Errors.UNKNOWN_SERVER_ERROR));
+                }
+            }
+        }
     }
 
     /**
@@ -221,6 +301,7 @@ public final class GroupService {
         groups.tick(nowMs());
         classic.tick(nowMs());
         flushClassicStores();
+        flushConsumerStores();
     }
 
     /**

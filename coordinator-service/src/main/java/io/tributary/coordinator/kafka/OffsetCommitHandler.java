@@ -167,8 +167,7 @@ public final class OffsetCommitHandler implements RequestHandler {
                             data.memberId(),
                             data.generationIdOrMemberEpoch(),
                             Optional.ofNullable(data.groupInstanceId()),
-                            partitions(data, version),
-                            service.nowMs());
+                            partitions(data, version));
             if (committer == Committer.MEMBER && version < 9) {
                 return Errors.UNSUPPORTED_VERSION;
             }

@@ -8,6 +8,7 @@ import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
 import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteClassicGroup;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteConsumerGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteGroupOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteTopic;
@@ -18,6 +19,7 @@ import io.tributary.coordinator.metadata.MetadataCommand.NewTopic;
 import io.tributary.coordinator.metadata.MetadataCommand.RegisterBroker;
 import io.tributary.coordinator.metadata.MetadataCommand.StoreClassicGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker;
+import io.tributary.coordinator.metadata.MetadataCommand.UpdateConsumerGroup;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +34,7 @@ import java.util.TreeMap;
  *
  * <pre>
  * offset 0  int8   format version: 1 for types 1..9, 2 for type 10, 3 for types 11..13,
- *                  4 for types 14..15 (below)
+ *                  4 for types 14..15, 5 for types 16..17 (below)
  * offset 1  int8   command type (below)
  * offset 2  ...    the command's fields, in this order:
  *
@@ -58,6 +60,9 @@ import java.util.TreeMap;
  *                             T x (string topic, int list partitions)
  * type 14 StoreClassicGroup classic group                           (version 4 and later)
  * type 15 DeleteClassicGroup  string groupId                        (version 4 and later)
+ * type 16 UpdateConsumerGroup string groupId, int32 record count N (1..), (version 5 and later)
+ *                             N x consumer group record (ConsumerGroupCodec)
+ * type 17 DeleteConsumerGroup string groupId                        (version 5 and later)
  *
  * offsets (also in ImageCodec): int32 topic count T, T x (string topic, int32 partition count P (1..),
  *                                 P x (int32 partition, int64 offset (0..), int32 leaderEpoch,
@@ -72,14 +77,15 @@ import java.util.TreeMap;
  *          members in the record's order (member id order)
  * </pre>
  *
- * <p>Versions: version 2 adds type 10, version 3 adds types 11..13, version 4 types 14..15; none
- * changes anything else. Each command is written in the lowest version that has its type, so types
+ * <p>Versions: version 2 adds type 10, version 3 adds types 11..13, version 4 types 14..15,
+ * version 5 types 16..17; none changes anything else. Each command is written in the lowest version that has its type, so types
  * 1..9 keep their version-1 bytes and a coordinator that reads only version 1 can still follow a
- * log without producer id allocations, committed offsets or classic groups (a rolling upgrade); a
+ * log without producer id allocations, committed offsets, classic or consumer groups (a rolling upgrade); a
  * reader accepts each type in the version that added it and every later one.
  *
  * <p>Examples: {@code DeleteGroupOffsets("g")} is {@code 03 0C 00 00 00 01 67}; {@code
- * DeleteClassicGroup("g")} is {@code 04 0F 00 00 00 01 67}; a StoreClassicGroup is in the module
+ * DeleteClassicGroup("g")} is {@code 04 0F 00 00 00 01 67}; {@code DeleteConsumerGroup("g")} is
+ * {@code 05 11 00 00 00 01 67}; a StoreClassicGroup and an UpdateConsumerGroup are in the module
  * README.
  *
  * <p>Nothing may follow the last field. A reader rejects an unknown version or type, a negative or
@@ -92,7 +98,7 @@ import java.util.TreeMap;
 public final class CommandCodec {
 
     /** The newest format version this class writes (for the types it added; see the class doc). */
-    public static final int VERSION = 4;
+    public static final int VERSION = 5;
 
     /** The format version of types 1..9. */
     static final int VERSION_1 = 1;
@@ -102,6 +108,9 @@ public final class CommandCodec {
 
     /** The format version that added types 11..13. */
     static final int VERSION_3 = 3;
+
+    /** The format version that added types 14..15. */
+    static final int VERSION_4 = 4;
 
     private static final int REGISTER_BROKER = 1;
     private static final int FENCE_BROKER = 2;
@@ -118,6 +127,8 @@ public final class CommandCodec {
     private static final int DELETE_OFFSETS = 13;
     private static final int STORE_CLASSIC_GROUP = 14;
     private static final int DELETE_CLASSIC_GROUP = 15;
+    private static final int UPDATE_CONSUMER_GROUP = 16;
+    private static final int DELETE_CONSUMER_GROUP = 17;
 
     /** The smallest encoded committed offset: partition, offset, epoch, empty metadata, timestamp. */
     private static final int MIN_OFFSET_BYTES = 4 + 8 + 4 + 4 + 8;
@@ -192,6 +203,11 @@ public final class CommandCodec {
                 writeClassicGroup(w, c.group());
             }
             case DeleteClassicGroup c -> w.int8(DELETE_CLASSIC_GROUP).string(c.groupId());
+            case UpdateConsumerGroup c -> {
+                w.int8(UPDATE_CONSUMER_GROUP).string(c.groupId());
+                ConsumerGroupCodec.writeRecords(w, c.records());
+            }
+            case DeleteConsumerGroup c -> w.int8(DELETE_CONSUMER_GROUP).string(c.groupId());
         }
         return w.toByteArray();
     }
@@ -203,8 +219,10 @@ public final class CommandCodec {
             case CommitOffsets c -> VERSION_3;
             case DeleteGroupOffsets c -> VERSION_3;
             case DeleteOffsets c -> VERSION_3;
-            case StoreClassicGroup c -> VERSION;
-            case DeleteClassicGroup c -> VERSION;
+            case StoreClassicGroup c -> VERSION_4;
+            case DeleteClassicGroup c -> VERSION_4;
+            case UpdateConsumerGroup c -> VERSION;
+            case DeleteConsumerGroup c -> VERSION;
             default -> VERSION_1;
         };
     }
@@ -214,7 +232,8 @@ public final class CommandCodec {
         return switch (type) {
             case ALLOCATE_PRODUCER_IDS -> VERSION_2;
             case COMMIT_OFFSETS, DELETE_GROUP_OFFSETS, DELETE_OFFSETS -> VERSION_3;
-            case STORE_CLASSIC_GROUP, DELETE_CLASSIC_GROUP -> VERSION;
+            case STORE_CLASSIC_GROUP, DELETE_CLASSIC_GROUP -> VERSION_4;
+            case UPDATE_CONSUMER_GROUP, DELETE_CONSUMER_GROUP -> VERSION;
             default -> VERSION_1; // an unknown type is rejected as such
         };
     }
@@ -389,6 +408,8 @@ public final class CommandCodec {
             }
             case STORE_CLASSIC_GROUP -> new StoreClassicGroup(readClassicGroup(r));
             case DELETE_CLASSIC_GROUP -> new DeleteClassicGroup(r.string());
+            case UPDATE_CONSUMER_GROUP -> new UpdateConsumerGroup(r.string(), ConsumerGroupCodec.readRecords(r));
+            case DELETE_CONSUMER_GROUP -> new DeleteConsumerGroup(r.string());
             default -> throw r.corrupt("unknown command type " + type);
         };
         r.expectEnd();

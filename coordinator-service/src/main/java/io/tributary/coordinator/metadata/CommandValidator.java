@@ -5,6 +5,7 @@ import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
 import io.tributary.coordinator.metadata.MetadataCommand.StoreClassicGroup;
+import io.tributary.coordinator.metadata.MetadataCommand.UpdateConsumerGroup;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -76,6 +77,7 @@ public final class CommandValidator {
             }
             case CommitOffsets c -> checkCommit(image, c);
             case StoreClassicGroup c -> checkClassicGroup(image, c);
+            case UpdateConsumerGroup c -> checkConsumerGroup(image, c);
             default -> {}
         }
         return image.apply(command);
@@ -112,6 +114,15 @@ public final class CommandValidator {
         if (groups.get(groupId).isEmpty() && groups.count() >= limits.maxClassicGroups()) {
             throw new InvalidRequestException("classic group '%s': %d classic groups are stored; the limit is %d"
                     .formatted(groupId, groups.count(), limits.maxClassicGroups()));
+        }
+    }
+
+    /** The bound on consumer groups: a new group only below {@link MetadataLimits#maxConsumerGroups()}. */
+    private void checkConsumerGroup(MetadataImage image, UpdateConsumerGroup c) {
+        ConsumerGroups groups = image.consumerGroups();
+        if (groups.get(c.groupId()).isEmpty() && groups.count() >= limits.maxConsumerGroups()) {
+            throw new InvalidRequestException("consumer group '%s': %d consumer groups are stored; the limit is %d"
+                    .formatted(c.groupId(), groups.count(), limits.maxConsumerGroups()));
         }
     }
 

@@ -1,5 +1,6 @@
 package io.tributary.coordinator.metadata;
 
+import io.tributary.coordinator.group.StoredConsumerGroup;
 import io.tributary.coordinator.group.classic.ClassicGroupRecord;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -16,7 +17,7 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * offset 0  int32  magic 0x5452424D ("TRBM")
- * offset 4  int8   format version, 4 (1, 2 and 3 are read too)
+ * offset 4  int8   format version, 5 (1 to 4 are read too)
  * offset 5  int64  metadata version
  * offset 13 int64  next producer id (version 2 only; a version-1 image has none, and reads as 0)
  *           int32  broker count B, then B brokers in id order:
@@ -38,14 +39,20 @@ import java.util.zip.CRC32C;
  *                    int32 member count M, M x (string memberId, optional string instanceId,
  *                    string clientId, string clientHost, int32 rebalanceTimeoutMs,
  *                    int32 sessionTimeoutMs, bytes subscription, bytes assignment))
+ *           int32  consumer group count K (version 5 and later), then K KIP-848 consumer groups
+ *                    in id order, each a stored group in ConsumerGroupCodec's layout (string
+ *                    groupId, int32 groupEpoch, string assignor, int64 metadataHash,
+ *                    int32 assignmentEpoch, members with their metadata and current assignment,
+ *                    the target assignment)
  * last 4    int32  CRC32C of every byte before it
  * </pre>
  *
  * <p>Versions: version 2 adds the next producer id after the metadata version, version 3 the
- * committed offsets after the topics, version 4 the classic groups after the committed offsets; none
- * changes anything else. A snapshot written by an older coordinator loads with what that
+ * committed offsets after the topics, version 4 the classic groups after the committed offsets,
+ * version 5 the consumer groups after the classic groups; none changes anything else. A snapshot written by an older coordinator loads with what that
  * coordinator's state had: next producer id 0 from version 1 (it never handed one out), no committed
- * offsets from versions 1 and 2, no classic groups from versions 1 to 3 (it could not store any).
+ * offsets from versions 1 and 2, no classic groups from versions 1 to 3, no consumer groups from
+ * versions 1 to 4 (it could not store any).
  *
  * <p>A reader rejects a wrong magic, an unknown version, a checksum mismatch, truncation and trailing
  * bytes with a {@link CorruptCommandException}, and a state that breaks an invariant (an ISR outside
@@ -59,7 +66,7 @@ public final class ImageCodec {
     public static final int MAGIC = 0x5452424D;
 
     /** The format version this class writes. */
-    public static final int VERSION = 4;
+    public static final int VERSION = 5;
 
     /** The format version before producer ids, still read. */
     static final int VERSION_1 = 1;
@@ -69,6 +76,9 @@ public final class ImageCodec {
 
     /** The format version before classic groups, still read. */
     static final int VERSION_3 = 3;
+
+    /** The format version before consumer groups, still read. */
+    static final int VERSION_4 = 4;
 
     private ImageCodec() {}
 
@@ -111,6 +121,8 @@ public final class ImageCodec {
         });
         w.int32(image.classicGroups().count());
         image.classicGroups().asMap().values().forEach(group -> CommandCodec.writeClassicGroup(w, group));
+        w.int32(image.consumerGroups().count());
+        image.consumerGroups().asMap().values().forEach(group -> ConsumerGroupCodec.writeGroup(w, group));
         byte[] body = w.toByteArray();
         CRC32C crc = new CRC32C();
         crc.update(body);
@@ -177,7 +189,7 @@ public final class ImageCodec {
             offsets = readGroups(r, topics);
         }
         ClassicGroups classicGroups = ClassicGroups.EMPTY;
-        if (version >= VERSION) {
+        if (version >= VERSION_4) {
             int n = r.count(CommandCodec.MIN_CLASSIC_GROUP_BYTES);
             List<ClassicGroupRecord> records = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
@@ -185,8 +197,18 @@ public final class ImageCodec {
             }
             classicGroups = ClassicGroups.of(records);
         }
+        ConsumerGroups consumerGroups = ConsumerGroups.EMPTY;
+        if (version >= VERSION) {
+            int n = r.count(ConsumerGroupCodec.MIN_GROUP_BYTES);
+            List<StoredConsumerGroup> consumers = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                consumers.add(ConsumerGroupCodec.readGroup(r));
+            }
+            consumerGroups = ConsumerGroups.of(consumers);
+        }
         r.expectEnd();
-        return new MetadataImage(metadataVersion, brokers, topics, nextProducerId, offsets, classicGroups);
+        return new MetadataImage(
+                metadataVersion, brokers, topics, nextProducerId, offsets, classicGroups, consumerGroups);
     }
 
     private static CommittedOffsets readGroups(Bytes.Reader r, SortedMap<String, Topic> topics) {

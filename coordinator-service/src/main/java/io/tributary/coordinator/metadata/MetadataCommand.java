@@ -1,5 +1,6 @@
 package io.tributary.coordinator.metadata;
 
+import io.tributary.coordinator.group.ConsumerGroupRecord;
 import io.tributary.coordinator.group.classic.ClassicGroupRecord;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +21,8 @@ import java.util.UUID;
  * <p>Committed offsets of consumer groups ({@link CommitOffsets}, {@link DeleteGroupOffsets}, {@link
  * DeleteOffsets}) live in the same log and image, but are not cluster metadata brokers watch: they
  * leave the metadata version as it is ({@link MetadataImage#apply}); so do the classic groups'
- * generations ({@link StoreClassicGroup}, {@link DeleteClassicGroup}).
+ * generations ({@link StoreClassicGroup}, {@link DeleteClassicGroup}) and the KIP-848 consumer
+ * groups' records ({@link UpdateConsumerGroup}, {@link DeleteConsumerGroup}).
  */
 public sealed interface MetadataCommand {
 
@@ -210,6 +212,33 @@ public sealed interface MetadataCommand {
      */
     record DeleteClassicGroup(String groupId) implements MetadataCommand {
         public DeleteClassicGroup {
+            Objects.requireNonNull(groupId, "groupId");
+        }
+    }
+
+    /**
+     * Appends records to a KIP-848 consumer group, applied in order ({@link
+     * io.tributary.coordinator.group.StoredConsumerGroup#apply}): what one heartbeat or timer tick
+     * changed, or a part of it when all of it would not fit in one command (then the next command
+     * carries the next records). A group not stored yet is created by its first records. The group id
+     * is not empty, member ids are not empty and there is at least one record; a new group beyond
+     * {@link MetadataLimits#maxConsumerGroups()} is refused before the command is appended. Every
+     * record replaces what it names, so applying the same command twice (a resend) changes nothing
+     * more.
+     */
+    record UpdateConsumerGroup(String groupId, List<ConsumerGroupRecord> records) implements MetadataCommand {
+        public UpdateConsumerGroup {
+            Objects.requireNonNull(groupId, "groupId");
+            records = List.copyOf(records);
+        }
+    }
+
+    /**
+     * Forgets a KIP-848 consumer group (DeleteGroups, or forgotten without members to make room);
+     * nothing stored is no change. Its committed offsets are not touched.
+     */
+    record DeleteConsumerGroup(String groupId) implements MetadataCommand {
+        public DeleteConsumerGroup {
             Objects.requireNonNull(groupId, "groupId");
         }
     }

@@ -8,6 +8,7 @@ import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
 import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteClassicGroup;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteConsumerGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteGroupOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteTopic;
@@ -18,6 +19,7 @@ import io.tributary.coordinator.metadata.MetadataCommand.NewTopic;
 import io.tributary.coordinator.metadata.MetadataCommand.RegisterBroker;
 import io.tributary.coordinator.metadata.MetadataCommand.StoreClassicGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker;
+import io.tributary.coordinator.metadata.MetadataCommand.UpdateConsumerGroup;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -33,7 +35,8 @@ import java.util.regex.Pattern;
 
 /**
  * An immutable image of cluster metadata: brokers by id, topics by name, and the metadata version;
- * and the committed offsets of consumer groups and the classic groups' generations.
+ * and the committed offsets of consumer groups, the classic groups' generations and the KIP-848
+ * consumer groups' stored state.
  *
  * <p>{@link #apply} is the whole state machine: a pure function from (image, command) to the next
  * image. It reads no clock and no randomness, so every voter that applies the same log reaches the
@@ -41,8 +44,9 @@ import java.util.regex.Pattern;
  * {@link MetadataException} and changes nothing; a valid command that changes nothing (fencing a
  * fenced broker) returns {@code this}; every other command returns an image with {@link #version()}
  * one higher, except the commands on committed offsets ({@link CommitOffsets}, {@link
- * DeleteGroupOffsets}, {@link DeleteOffsets}) and on classic groups ({@link StoreClassicGroup},
- * {@link DeleteClassicGroup}), which keep the version: it counts the changes brokers watch (their
+ * DeleteGroupOffsets}, {@link DeleteOffsets}), on classic groups ({@link StoreClassicGroup},
+ * {@link DeleteClassicGroup}) and on consumer groups ({@link UpdateConsumerGroup}, {@link
+ * DeleteConsumerGroup}), which keep the version: it counts the changes brokers watch (their
  * metadata long poll wakes on it), and brokers hold neither. Deleting a topic drops its committed
  * offsets in every group. Committed offsets and classic groups are independent: deleting a group's
  * offsets keeps its classic record and the other way round (DeleteGroups sends both commands).
@@ -56,6 +60,7 @@ import java.util.regex.Pattern;
  *     by {@link AllocateProducerIds})
  * @param committedOffsets the committed offsets of consumer groups, only for existing partitions
  * @param classicGroups the classic consumer groups' last completed generations
+ * @param consumerGroups the KIP-848 consumer groups (members, epochs, assignments, target)
  */
 public record MetadataImage(
         long version,
@@ -63,11 +68,23 @@ public record MetadataImage(
         SortedMap<String, Topic> topics,
         long nextProducerId,
         CommittedOffsets committedOffsets,
-        ClassicGroups classicGroups) {
+        ClassicGroups classicGroups,
+        ConsumerGroups consumerGroups) {
 
     /** The image before the first command. */
     public static final MetadataImage EMPTY =
             new MetadataImage(0, new TreeMap<>(), new TreeMap<>(), 0, CommittedOffsets.EMPTY, ClassicGroups.EMPTY);
+
+    /** An image without consumer groups (a version-4 snapshot, tests). */
+    public MetadataImage(
+            long version,
+            SortedMap<Integer, Broker> brokers,
+            SortedMap<String, Topic> topics,
+            long nextProducerId,
+            CommittedOffsets committedOffsets,
+            ClassicGroups classicGroups) {
+        this(version, brokers, topics, nextProducerId, committedOffsets, classicGroups, ConsumerGroups.EMPTY);
+    }
 
     /** Kafka's longest topic name. */
     public static final int MAX_TOPIC_NAME_LENGTH = 249;
@@ -80,6 +97,7 @@ public record MetadataImage(
         }
         Objects.requireNonNull(committedOffsets, "committedOffsets");
         Objects.requireNonNull(classicGroups, "classicGroups");
+        Objects.requireNonNull(consumerGroups, "consumerGroups");
         brokers = Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
         topics = Collections.unmodifiableSortedMap(new TreeMap<>(topics));
     }
@@ -151,6 +169,8 @@ public record MetadataImage(
                 withOffsets(committedOffsets.withoutPartitions(checkGroupId(c.groupId()), c.partitions()));
             case StoreClassicGroup c -> withClassicGroups(classicGroups.with(c.group()));
             case DeleteClassicGroup c -> withClassicGroups(classicGroups.without(checkGroupId(c.groupId())));
+            case UpdateConsumerGroup c -> withConsumerGroups(consumerGroups.apply(c.groupId(), c.records()));
+            case DeleteConsumerGroup c -> withConsumerGroups(consumerGroups.without(checkGroupId(c.groupId())));
         };
     }
 
@@ -194,7 +214,8 @@ public record MetadataImage(
         newBrokers.put(
                 c.brokerId(),
                 new Broker(c.brokerId(), c.endpoints(), c.rack(), c.incarnationId(), c.timestampMs(), true));
-        return new MetadataImage(version + 1, newBrokers, newTopics, nextProducerId, committedOffsets, classicGroups);
+        return new MetadataImage(
+                version + 1, newBrokers, newTopics, nextProducerId, committedOffsets, classicGroups, consumerGroups);
     }
 
     private Broker currentIncarnation(int brokerId, UUID incarnationId) {
@@ -214,7 +235,13 @@ public record MetadataImage(
         SortedMap<Integer, Broker> newBrokers = new TreeMap<>(brokers);
         newBrokers.put(b.id(), b.withFenced(true));
         return new MetadataImage(
-                version + 1, newBrokers, withBrokerFenced(b.id()), nextProducerId, committedOffsets, classicGroups);
+                version + 1,
+                newBrokers,
+                withBrokerFenced(b.id()),
+                nextProducerId,
+                committedOffsets,
+                classicGroups,
+                consumerGroups);
     }
 
     /** Topics after broker {@code id} leaves every ISR and leadership (its broker record not yet fenced). */
@@ -287,7 +314,8 @@ public record MetadataImage(
         }
         SortedMap<Integer, Broker> newBrokers = new TreeMap<>(brokers);
         newBrokers.put(id, b.withFenced(false));
-        return new MetadataImage(version + 1, newBrokers, newTopics, nextProducerId, committedOffsets, classicGroups);
+        return new MetadataImage(
+                version + 1, newBrokers, newTopics, nextProducerId, committedOffsets, classicGroups, consumerGroups);
     }
 
     /** Checks a topic name against Kafka's rules. */
@@ -359,7 +387,8 @@ public record MetadataImage(
                     nt.name(),
                     new Topic(nt.name(), nt.topicId(), newPartitions(nt.name(), nt.assignments(), rf), configs));
         }
-        return new MetadataImage(version + 1, brokers, newTopics, nextProducerId, committedOffsets, classicGroups);
+        return new MetadataImage(
+                version + 1, brokers, newTopics, nextProducerId, committedOffsets, classicGroups, consumerGroups);
     }
 
     private MetadataImage deleteTopic(DeleteTopic c) {
@@ -372,7 +401,8 @@ public record MetadataImage(
                 newTopics,
                 nextProducerId,
                 committedOffsets.withoutTopic(c.name()),
-                classicGroups);
+                classicGroups,
+                consumerGroups);
     }
 
     private MetadataImage addPartitions(AddPartitions c) {
@@ -482,13 +512,20 @@ public record MetadataImage(
                         image.withPartition(t, tp.partition(), q).topics,
                         nextProducerId,
                         committedOffsets,
-                        classicGroups);
+                        classicGroups,
+                        consumerGroups);
             }
         }
         return image == this
                 ? this
                 : new MetadataImage(
-                        version + 1, image.brokers, image.topics, nextProducerId, committedOffsets, classicGroups);
+                        version + 1,
+                        image.brokers,
+                        image.topics,
+                        nextProducerId,
+                        committedOffsets,
+                        classicGroups,
+                        consumerGroups);
     }
 
     private MetadataImage allocateProducerIds(AllocateProducerIds c) {
@@ -501,7 +538,13 @@ public record MetadataImage(
                     .formatted(c.count(), nextProducerId, Long.MAX_VALUE - 1));
         }
         return new MetadataImage(
-                version + 1, brokers, topics, nextProducerId + c.count(), committedOffsets, classicGroups);
+                version + 1,
+                brokers,
+                topics,
+                nextProducerId + c.count(),
+                committedOffsets,
+                classicGroups,
+                consumerGroups);
     }
 
     private static String checkGroupId(String groupId) {
@@ -529,20 +572,28 @@ public record MetadataImage(
     private MetadataImage withOffsets(CommittedOffsets offsets) {
         return offsets == committedOffsets
                 ? this
-                : new MetadataImage(version, brokers, topics, nextProducerId, offsets, classicGroups);
+                : new MetadataImage(version, brokers, topics, nextProducerId, offsets, classicGroups, consumerGroups);
     }
 
     /** This image with other classic groups, at the same metadata version (brokers do not watch groups). */
     private MetadataImage withClassicGroups(ClassicGroups groups) {
         return groups == classicGroups
                 ? this
-                : new MetadataImage(version, brokers, topics, nextProducerId, committedOffsets, groups);
+                : new MetadataImage(version, brokers, topics, nextProducerId, committedOffsets, groups, consumerGroups);
+    }
+
+    /** This image with other consumer groups, at the same metadata version (brokers do not watch groups). */
+    private MetadataImage withConsumerGroups(ConsumerGroups groups) {
+        return groups == consumerGroups
+                ? this
+                : new MetadataImage(version, brokers, topics, nextProducerId, committedOffsets, classicGroups, groups);
     }
 
     private MetadataImage withTopic(Topic t) {
         SortedMap<String, Topic> newTopics = new TreeMap<>(topics);
         newTopics.put(t.name(), t);
-        return new MetadataImage(version + 1, brokers, newTopics, nextProducerId, committedOffsets, classicGroups);
+        return new MetadataImage(
+                version + 1, brokers, newTopics, nextProducerId, committedOffsets, classicGroups, consumerGroups);
     }
 
     private MetadataImage withPartition(Topic t, int index, PartitionState p) {

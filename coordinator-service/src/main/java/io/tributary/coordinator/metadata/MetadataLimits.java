@@ -22,6 +22,10 @@ package io.tributary.coordinator.metadata;
  *     10,000, as many as groups with offsets); storing a new group beyond it is refused, replacing a
  *     stored one never is. Each stored group is at most {@code maxCommandBytes} (its command), and
  *     every one is in every voter's memory and in every snapshot
+ * @param maxConsumerGroups the most KIP-848 consumer groups that may be stored at once (default
+ *     10,000, as many as the group coordinator holds in memory); records of a new group beyond it are
+ *     refused, of a stored one never. One command holds at most {@code maxCommandBytes} of records;
+ *     the group coordinator bounds a group's members ({@code groups.max-group-size})
  */
 public record MetadataLimits(
         int maxCommandBytes,
@@ -30,7 +34,8 @@ public record MetadataLimits(
         int maxGroupsWithOffsets,
         int maxOffsetsPerGroup,
         int maxOffsetMetadataBytes,
-        int maxClassicGroups) {
+        int maxClassicGroups,
+        int maxConsumerGroups) {
 
     /** The default of {@link #maxGroupsWithOffsets}. */
     public static final int DEFAULT_MAX_GROUPS_WITH_OFFSETS = 10_000;
@@ -43,6 +48,9 @@ public record MetadataLimits(
 
     /** The default of {@link #maxClassicGroups}. */
     public static final int DEFAULT_MAX_CLASSIC_GROUPS = 10_000;
+
+    /** The default of {@link #maxConsumerGroups}. */
+    public static final int DEFAULT_MAX_CONSUMER_GROUPS = 10_000;
 
     /** The documented defaults. */
     public static final MetadataLimits DEFAULTS = new MetadataLimits(1 << 20, 10_000, 10_000);
@@ -71,6 +79,9 @@ public record MetadataLimits(
         if (maxClassicGroups < 1) {
             throw new IllegalArgumentException("maxClassicGroups must be 1 or more, got " + maxClassicGroups);
         }
+        if (maxConsumerGroups < 1) {
+            throw new IllegalArgumentException("maxConsumerGroups must be 1 or more, got " + maxConsumerGroups);
+        }
     }
 
     /** Limits with the default bounds on committed offsets and classic groups. */
@@ -84,7 +95,27 @@ public record MetadataLimits(
                 DEFAULT_MAX_OFFSET_METADATA_BYTES);
     }
 
-    /** Limits with the default bound on classic groups. */
+    /** Limits with the default bound on consumer groups. */
+    public MetadataLimits(
+            int maxCommandBytes,
+            int maxPartitionsPerTopic,
+            int maxProducerIdsPerBlock,
+            int maxGroupsWithOffsets,
+            int maxOffsetsPerGroup,
+            int maxOffsetMetadataBytes,
+            int maxClassicGroups) {
+        this(
+                maxCommandBytes,
+                maxPartitionsPerTopic,
+                maxProducerIdsPerBlock,
+                maxGroupsWithOffsets,
+                maxOffsetsPerGroup,
+                maxOffsetMetadataBytes,
+                maxClassicGroups,
+                DEFAULT_MAX_CONSUMER_GROUPS);
+    }
+
+    /** Limits with the default bounds on classic and consumer groups. */
     public MetadataLimits(
             int maxCommandBytes,
             int maxPartitionsPerTopic,

@@ -2,8 +2,9 @@
  * Cluster metadata as a replicated state machine: brokers, topics, partitions, leaders, ISR and
  * epochs, changed only by {@link io.tributary.coordinator.metadata.MetadataCommand}s applied in Raft
  * log order. The same log and image keep the consumer groups' durable state: committed offsets
- * ({@link io.tributary.coordinator.metadata.CommittedOffsets}) and classic groups' last completed
- * generations ({@link io.tributary.coordinator.metadata.ClassicGroups}). Core: plain Java, no Spring
+ * ({@link io.tributary.coordinator.metadata.CommittedOffsets}), classic groups' last completed
+ * generations ({@link io.tributary.coordinator.metadata.ClassicGroups}) and KIP-848 consumer groups'
+ * members, epochs and assignments ({@link io.tributary.coordinator.metadata.ConsumerGroups}). Core: plain Java, no Spring
  * (an architecture test enforces it).
  *
  * <pre>
@@ -21,8 +22,8 @@
  *   <li>{@link io.tributary.coordinator.metadata.MetadataImage#apply} is a pure function: no clock, no
  *       randomness, no placement; everything it needs is in the image or the command. Voters that
  *       apply the same log hold byte-identical images ({@link io.tributary.coordinator.metadata.ImageCodec}).
- *   <li>Every change bumps the metadata version by one, except changes to committed offsets and
- *       classic groups (brokers watch the version and hold neither); a command that changes nothing
+ *   <li>Every change bumps the metadata version by one, except changes to committed offsets,
+ *       classic and consumer groups (brokers watch the version and hold none); a command that changes nothing
  *       does not.
  *   <li>Per partition: the leader is in the ISR or is -1 (offline); the ISR is a non-empty subset of
  *       the replicas; the leader epoch grows on every leader change and the partition epoch on every

@@ -209,30 +209,16 @@ class GroupCoordinatorTest {
     }
 
     @Test
-    void afterClearMembersGetUnknownMemberIdAndJoinAgain() {
+    void anUnknownGroupIsGroupIdNotFoundAsInKafkaEvenRightAfterClear() {
         HeartbeatResponse a = send(join("a", List.of("t")));
 
-        coordinator.clear(now);
-
-        now += GroupConfig.DEFAULTS.sessionTimeout().toMillis() - 1;
-        assertError(Errors.UNKNOWN_MEMBER_ID, () -> coordinator.heartbeat(beat("a", a.memberEpoch(), Set.of()), now));
-        assertError(
-                Errors.UNKNOWN_MEMBER_ID,
-                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch(), Optional.empty(), all(topic, 1), now));
-        assertThat(assignment(send(join("a", List.of("t"))))).isEqualTo(all(topic, 4));
-    }
-
-    @Test
-    void aSessionTimeoutAfterClearAnUnknownGroupIsGroupIdNotFoundAsInKafka() {
-        HeartbeatResponse a = send(join("a", List.of("t")));
-
-        coordinator.clear(now);
-        now += GroupConfig.DEFAULTS.sessionTimeout().toMillis();
+        coordinator.clear();
 
         assertError(Errors.GROUP_ID_NOT_FOUND, () -> coordinator.heartbeat(beat("a", a.memberEpoch(), Set.of()), now));
         assertError(
                 Errors.GROUP_ID_NOT_FOUND,
-                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch(), Optional.empty(), all(topic, 1), now));
+                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch(), Optional.empty(), all(topic, 1)));
+        assertThat(assignment(send(join("a", List.of("t"))))).isEqualTo(all(topic, 4));
     }
 
     @Test
@@ -435,21 +421,19 @@ class GroupCoordinatorTest {
         HeartbeatResponse a = send(join("a", List.of("t")));
         Set<TopicIdPartition> p0 = all(topic, 1);
 
-        assertThat(coordinator.validateCommit(GROUP, "a", a.memberEpoch(), Optional.empty(), p0, now))
+        assertThat(coordinator.validateCommit(GROUP, "a", a.memberEpoch(), Optional.empty(), p0))
                 .isEqualTo(GroupCoordinator.Committer.MEMBER);
         assertError(
                 Errors.STALE_MEMBER_EPOCH,
-                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch() - 1, Optional.empty(), p0, now));
+                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch() - 1, Optional.empty(), p0));
         assertError(
                 Errors.STALE_MEMBER_EPOCH,
-                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch() + 1, Optional.empty(), p0, now));
-        assertError(
-                Errors.UNKNOWN_MEMBER_ID, () -> coordinator.validateCommit(GROUP, "x", 1, Optional.empty(), p0, now));
-        assertError(
-                Errors.UNKNOWN_MEMBER_ID, () -> coordinator.validateCommit(GROUP, "", -1, Optional.empty(), p0, now));
+                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch() + 1, Optional.empty(), p0));
+        assertError(Errors.UNKNOWN_MEMBER_ID, () -> coordinator.validateCommit(GROUP, "x", 1, Optional.empty(), p0));
+        assertError(Errors.UNKNOWN_MEMBER_ID, () -> coordinator.validateCommit(GROUP, "", -1, Optional.empty(), p0));
         assertError(
                 Errors.FENCED_INSTANCE_ID,
-                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch(), Optional.of("i-9"), p0, now));
+                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch(), Optional.of("i-9"), p0));
     }
 
     @Test
@@ -464,33 +448,33 @@ class GroupCoordinatorTest {
         assertThat(bGets).hasSize(2);
 
         // a's commit sent at its old epoch, before it saw the response that moved it on (KIP-1251).
-        assertThat(coordinator.validateCommit(GROUP, "a", aEpoch, Optional.empty(), aKeeps, now))
+        assertThat(coordinator.validateCommit(GROUP, "a", aEpoch, Optional.empty(), aKeeps))
                 .isEqualTo(GroupCoordinator.Committer.MEMBER);
         assertError(
                 Errors.STALE_MEMBER_EPOCH,
-                () -> coordinator.validateCommit(GROUP, "a", aEpoch, Optional.empty(), bGets, now));
+                () -> coordinator.validateCommit(GROUP, "a", aEpoch, Optional.empty(), bGets));
         assertError(
                 Errors.STALE_MEMBER_EPOCH,
-                () -> coordinator.validateCommit(GROUP, "b", b.memberEpoch() - 1, Optional.empty(), bGets, now));
-        assertThat(coordinator.validateCommit(GROUP, "b", b.memberEpoch(), Optional.empty(), bGets, now))
+                () -> coordinator.validateCommit(GROUP, "b", b.memberEpoch() - 1, Optional.empty(), bGets));
+        assertThat(coordinator.validateCommit(GROUP, "b", b.memberEpoch(), Optional.empty(), bGets))
                 .isEqualTo(GroupCoordinator.Committer.MEMBER);
     }
 
     @Test
     void commitsWithoutAMemberAreAcceptedIntoAGroupWithNoMembers() {
-        assertThat(coordinator.validateCommit("fresh", "", -1, Optional.empty(), Set.of(), now))
+        assertThat(coordinator.validateCommit("fresh", "", -1, Optional.empty(), Set.of()))
                 .isEqualTo(GroupCoordinator.Committer.ADMIN);
         assertError(
                 Errors.GROUP_ID_NOT_FOUND,
-                () -> coordinator.validateCommit("fresh", "m", 3, Optional.empty(), Set.of(), now));
+                () -> coordinator.validateCommit("fresh", "m", 3, Optional.empty(), Set.of()));
 
         HeartbeatResponse a = send(join("a", List.of("t")));
         send(leave("a", -1, Optional.empty()));
-        assertThat(coordinator.validateCommit(GROUP, "", -1, Optional.empty(), Set.of(), now))
+        assertThat(coordinator.validateCommit(GROUP, "", -1, Optional.empty(), Set.of()))
                 .isEqualTo(GroupCoordinator.Committer.ADMIN);
         assertError(
                 Errors.UNKNOWN_MEMBER_ID,
-                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch(), Optional.empty(), all(topic, 4), now));
+                () -> coordinator.validateCommit(GROUP, "a", a.memberEpoch(), Optional.empty(), all(topic, 4)));
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 import io.tributary.common.testing.SimulationCoverage;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +29,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * kafka-clients 4.x consumers (join, heartbeat, reconcile, consume, commit, leave, crash, slow
  * revocation, static members that restart; subscriptions by names or by regex), a network that
  * delays and drops messages (each member's messages stay in order, as on one connection), a topic
- * that grows, a topic deleted and created again, and coordinator failovers (membership dropped).
+ * that grows, a topic deleted and created again, a Raft log the coordinator's writes go through
+ * ({@link SimulatedGroupStore}: drained and applied at random points, now and then failing), and
+ * coordinator failovers: a new coordinator loads what the log applied (writes drained but not
+ * applied are lost, like unacknowledged writes) and members carry on.
  *
  * <h2>The oracle is the test's own</h2>
  *
@@ -36,9 +40,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * what each simulated member owns is what the coordinator's answers told it, less what it revoked
  * ({@link Client#owned}); and the test keeps its own record of each member id ({@link Answered}):
  * when the coordinator last answered it, the epoch and assignment it was told, since when it has
- * been asked to give partitions up. From that record alone the test knows when the protocol allows
- * the coordinator to have removed a member: after a failover, once its session timeout passed
- * without an answered heartbeat, or once its rebalance timeout passed since it was asked to revoke.
+ * been asked to give partitions up. An answer counts once it is released, which is once the
+ * coordinator's writes up to it are applied; it is judged at the time the coordinator computed it.
+ * From that record alone the test knows when the protocol allows the coordinator to have removed a
+ * member: once its session timeout passed without an answered heartbeat (a failover or a reload
+ * starts every stored member's session afresh), or once its rebalance timeout passed since it was
+ * asked to revoke.
  * A member that may have been removed is a zombie: it may still believe it owns partitions, but its
  * commits must be refused. Invariants, after every event and at every answer:
  *
@@ -51,8 +58,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       live member that may not have been removed still owns it on its side (so it revoked it
  *       first); and every partition a member the coordinator still describes owns on its side is,
  *       there, assigned to it or pending its revocation;
- *   <li>{@code ZombieCommitsRejected}: a commit is accepted only from a member answered since the
- *       last failover and within its session timeout (plus one timer tick);
+ *   <li>{@code ZombieCommitsRejected}: a commit is accepted only from a member answered within its
+ *       session timeout (plus one timer tick), counted from its last answer or the last load that
+ *       found it stored;
+ *   <li>{@code NoRejoinAfterFailover}: right after a failover, every member whose last answer was
+ *       released and that may not have been removed (nor left) is known to the new coordinator at
+ *       the epoch that answer told it, so it carries on without joining again;
  *   <li>{@code StaleCommitsRejected}: a commit is accepted only for partitions the coordinator's
  *       answers last gave to the committing member (and, as described, owned there at an epoch not
  *       below the commit's);
@@ -89,6 +100,11 @@ class GroupSimulationTest {
     static final String RESTARTS = "member restarts";
     static final String STATIC_RESTARTS = "static member restarts";
     static final String FENCED = "members told to join again";
+    static final String CARRIED = "members carried across a failover at their epoch";
+    static final String WRITES_APPLIED = "writes applied";
+    static final String WRITES_LOST = "writes lost at a failover";
+    static final String WRITES_FAILED = "writes failed (groups loaded again)";
+    static final String ANSWERS_HELD = "answers held until their write was applied";
     static final String DROPPED = "messages dropped";
     static final String TIMED_OUT = "requests timed out";
     static final String SLOW_REVOCATIONS = "slow revocations";
@@ -103,12 +119,12 @@ class GroupSimulationTest {
 
     /** Minimums over the 200 seeds, about half of what they give (printed after the run). */
     static final SimulationCoverage COVERAGE = new SimulationCoverage("GroupSimulationTest", seeds().count())
-            .require(FAILOVERS, 120)
+            .require(FAILOVERS, 600)
             .require(CRASHES, 300)
             .require(LEAVES, 300)
             .require(RESTARTS, 500)
             .require(STATIC_RESTARTS, 150)
-            .require(FENCED, 400)
+            .require(FENCED, 120)
             .require(DROPPED, 2000)
             .require(TIMED_OUT, 1500)
             .require(SLOW_REVOCATIONS, 200)
@@ -117,9 +133,14 @@ class GroupSimulationTest {
             .require(TOPICS_DELETED, 50)
             .require(REBALANCES, 1200)
             .require(MOVES, 5000)
-            .require(ZOMBIE_MOVES, 500)
+            .require(ZOMBIE_MOVES, 130)
             .require(ACCEPTED, 25_000)
-            .require(REFUSED, 400);
+            .require(REFUSED, 120)
+            .require(CARRIED, 1700)
+            .require(WRITES_APPLIED, 6000)
+            .require(WRITES_LOST, 700)
+            .require(WRITES_FAILED, 130)
+            .require(ANSWERS_HELD, 7000);
 
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
@@ -147,10 +168,23 @@ class GroupSimulationTest {
      * from the coordinator's state.
      */
     private static final class Answered {
-        /** When the coordinator last answered one of its heartbeats without an error. */
+        /** When the coordinator computed its last answer released without an error. */
         long lastHeardAt;
-        /** How many failovers had happened then. */
-        int failoversThen;
+        /** Since when its session runs: that answer, or a later load that found it stored. */
+        long sessionFrom;
+        /**
+         * When the coordinator last served one of its heartbeats, answered or not: its session runs
+         * from then in the coordinator's memory (a failed write or a failover loads it with a fresh
+         * session), so its commits are accepted until a session after it.
+         */
+        long servedAt;
+        /** Whether its last answered heartbeat was a leave. */
+        boolean left;
+        /**
+         * Whether a write about it failed but was committed all the same (an unknown outcome), so
+         * what is stored of it may be a step ahead of its last answer (until the next one).
+         */
+        boolean aheadOfItsAnswer;
         /** The epoch it was last told. */
         int epoch;
         /** The assignment it was last told. */
@@ -195,7 +229,9 @@ class GroupSimulationTest {
         final long seed;
         final SplittableRandom random;
         final FakeTopics topics = new FakeTopics();
-        final GroupCoordinator coordinator;
+        final GroupConfig config;
+        final SimulatedGroupStore store = new SimulatedGroupStore();
+        GroupCoordinator coordinator;
         final PriorityQueue<Event> queue = new PriorityQueue<>(
                 (a, b) -> a.time != b.time ? Long.compare(a.time, b.time) : Long.compare(a.sequence, b.sequence));
         final List<Client> clients = new ArrayList<>();
@@ -218,7 +254,7 @@ class GroupSimulationTest {
             topics.create("t", 6);
             topics.create("u", 1 + random.nextInt(4));
             String assignor = random.nextBoolean() ? UniformAssignor.NAME : RangeAssignor.NAME;
-            GroupConfig config = new GroupConfig(
+            config = new GroupConfig(
                     Duration.ofMillis(SESSION_MS),
                     Duration.ofMillis(HEARTBEAT_MS),
                     Duration.ofMinutes(1),
@@ -277,6 +313,7 @@ class GroupSimulationTest {
             for (long t = T0; t < T0 + CHAOS_MS + QUIET_MS; t += TICK_MS) {
                 at(t, () -> coordinator.tick(now));
             }
+            at(T0 + 1, this::storeStep);
             for (long t = T0 + 1000; t < T0 + CHAOS_MS; t += 1000) {
                 at(t, this::chaos);
             }
@@ -358,22 +395,45 @@ class GroupSimulationTest {
                     "client",
                     "host");
             int incarnation = client.incarnation;
-            send(client, () -> {
-                Object result;
-                try {
-                    result = coordinator.heartbeat(heartbeat, now);
-                } catch (GroupException e) {
-                    result = e.error();
-                }
-                if (result instanceof HeartbeatResponse response) {
-                    observe(heartbeat, response);
-                }
-                Object answer = result;
-                long deliverAt = now + delay();
-                if (!dropped()) {
-                    at(deliverAt, () -> onResponse(client, incarnation, request, answer));
+            send(client, () -> serve(heartbeat, answer -> onResponse(client, incarnation, request, answer)));
+        }
+
+        /**
+         * The coordinator serves a heartbeat; its answer (a response or an error) goes back once the
+         * writes up to it are applied, or with the error of a failed write or a failover.
+         */
+        void serve(HeartbeatRequest heartbeat, java.util.function.Consumer<Object> onAnswer) {
+            long computedAt = now;
+            GroupCoordinator.Pending pending;
+            try {
+                pending = coordinator.heartbeatDurably(heartbeat, now);
+            } catch (GroupException e) {
+                deliver(e.error(), onAnswer);
+                return;
+            }
+            if (heartbeat.memberEpoch() >= 0) {
+                // Its session runs from now in the coordinator's memory, whether or not the answer
+                // is ever released (a failed write or a failover loads it with a fresh session).
+                Optional.ofNullable(answered.get(heartbeat.memberId())).ifPresent(seen -> seen.servedAt = computedAt);
+            }
+            if (!pending.written().isDone()) {
+                tally.count(ANSWERS_HELD);
+            }
+            pending.written().thenAccept(failure -> {
+                if (failure.isPresent()) {
+                    deliver(failure.get(), onAnswer);
+                } else {
+                    observe(heartbeat, pending.response(), computedAt);
+                    deliver(pending.response(), onAnswer);
                 }
             });
+        }
+
+        void deliver(Object answer, java.util.function.Consumer<Object> onAnswer) {
+            long deliverAt = now + delay();
+            if (!dropped()) {
+                at(deliverAt, () -> onAnswer.accept(answer));
+            }
         }
 
         void onResponse(Client client, int incarnation, long request, Object answer) {
@@ -385,8 +445,9 @@ class GroupSimulationTest {
                 switch (error) {
                     case UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH, GROUP_ID_NOT_FOUND -> {
                         // Fenced: partitions are lost (no commit), join again with epoch 0. (A real
-                        // consumer fails on GROUP_ID_NOT_FOUND, answered only when a failover was
-                        // more than a session timeout ago, and is restarted: the same here.)
+                        // consumer fails on GROUP_ID_NOT_FOUND, answered when every member was
+                        // removed and the empty group forgotten or never stored, and is restarted:
+                        // the same here.)
                         client.owned.clear();
                         client.revoking.clear();
                         client.revokeAt = Long.MAX_VALUE;
@@ -395,6 +456,10 @@ class GroupSimulationTest {
                         tally.count(FENCED);
                     }
                     case UNRELEASED_INSTANCE_ID -> client.needFull = true; // try again later
+                    case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE ->
+                        // The change was not stored (a failover, a failed write): find the
+                        // coordinator and send the heartbeat again, at the same epoch.
+                        client.needFull = true;
                     default -> throw new AssertionError("unexpected heartbeat error " + error);
                 }
                 return;
@@ -469,7 +534,7 @@ class GroupSimulationTest {
                             .filter(m -> m.memberId().equals(memberId))
                             .findFirst());
             try {
-                coordinator.validateCommit(GROUP, memberId, epoch, Optional.empty(), offsets.keySet(), now);
+                coordinator.validateCommit(GROUP, memberId, epoch, Optional.empty(), offsets.keySet());
             } catch (GroupException e) {
                 assertThat(e.error())
                         .isIn(Errors.UNKNOWN_MEMBER_ID, Errors.STALE_MEMBER_EPOCH, Errors.GROUP_ID_NOT_FOUND);
@@ -482,10 +547,7 @@ class GroupSimulationTest {
             assertThat(seen)
                     .as("ZombieCommitsRejected: %s was accepted, never answered as a member", memberId)
                     .isNotNull();
-            assertThat(seen.failoversThen)
-                    .as("ZombieCommitsRejected: %s was accepted after a failover it did not join again", memberId)
-                    .isEqualTo(failovers);
-            assertThat(now - seen.lastHeardAt)
+            assertThat(now - Math.max(seen.sessionFrom, seen.servedAt))
                     .as("ZombieCommitsRejected: %s was accepted, silent for longer than its session", memberId)
                     .isLessThanOrEqualTo(SESSION_MS + TICK_MS);
             offsets.forEach((partition, offset) -> assertThat(givenTo.get(partition))
@@ -519,9 +581,11 @@ class GroupSimulationTest {
          * each partition the answer gives is owned by no other live member that the coordinator
          * may not have removed.
          */
-        void observe(HeartbeatRequest request, HeartbeatResponse response) {
+        void observe(HeartbeatRequest request, HeartbeatResponse response, long computedAt) {
             if (request.memberEpoch() < 0) {
-                return; // a leave: the member stopped before it was sent
+                // A leave: the member stopped before it was sent.
+                Optional.ofNullable(answered.get(request.memberId())).ifPresent(seen -> seen.left = true);
+                return;
             }
             String memberId = request.memberId();
             Answered seen = answered.computeIfAbsent(memberId, id -> new Answered());
@@ -535,15 +599,17 @@ class GroupSimulationTest {
                     && request.ownedPartitions().filter(seen.told::containsAll).isPresent()) {
                 seen.revokeAskedAt = NOT_ASKED;
             }
-            seen.lastHeardAt = now;
-            seen.failoversThen = failovers;
+            seen.lastHeardAt = computedAt;
+            seen.sessionFrom = Math.max(seen.sessionFrom, computedAt);
+            seen.left = false;
+            seen.aheadOfItsAnswer = false;
             seen.epoch = response.memberEpoch();
             if (response.assignment().isEmpty()) {
                 return;
             }
             SortedSet<TopicIdPartition> assignment = response.assignment().get();
             if (!assignment.containsAll(seen.told) && seen.revokeAskedAt == NOT_ASKED) {
-                seen.revokeAskedAt = now;
+                seen.revokeAskedAt = computedAt;
             }
             for (TopicIdPartition partition : assignment) {
                 String previous = givenTo.put(partition, memberId);
@@ -575,8 +641,7 @@ class GroupSimulationTest {
         boolean mayBeRemoved(String memberId) {
             Answered seen = answered.get(memberId);
             return seen == null
-                    || seen.failoversThen < failovers
-                    || now > seen.lastHeardAt + SESSION_MS
+                    || now > seen.sessionFrom + SESSION_MS
                     || (seen.revokeAskedAt != NOT_ASKED && now > seen.revokeAskedAt + REBALANCE_MS);
         }
 
@@ -612,13 +677,17 @@ class GroupSimulationTest {
                                 Optional.empty(),
                                 "client",
                                 "host");
-                        send(client, () -> {
-                            try {
-                                coordinator.heartbeat(leave, now);
-                            } catch (GroupException e) {
-                                assertThat(e.error()).isIn(Errors.FENCED_INSTANCE_ID);
-                            }
-                        });
+                        send(
+                                client,
+                                () -> serve(leave, answer -> {
+                                    if (answer instanceof Errors error) {
+                                        assertThat(error)
+                                                .isIn(
+                                                        Errors.FENCED_INSTANCE_ID,
+                                                        Errors.NOT_COORDINATOR,
+                                                        Errors.COORDINATOR_NOT_AVAILABLE);
+                                    }
+                                }));
                         client.alive = false;
                         client.owned.clear();
                         tally.count(LEAVES);
@@ -629,11 +698,9 @@ class GroupSimulationTest {
                         start(client);
                     }
                 }
-                case 5 -> { // the coordinator fails over: membership is gone
+                case 5 -> { // the coordinator fails over: a new one loads what the log applied
                     if (random.nextInt(4) == 0) {
-                        coordinator.clear(now);
-                        failovers++;
-                        tally.count(FAILOVERS);
+                        failover();
                     }
                 }
                 case 6 -> { // a topic grows
@@ -656,6 +723,97 @@ class GroupSimulationTest {
                 }
                 default -> {}
             }
+        }
+
+        /**
+         * The coordinator dies: writes drained but not applied are lost, answers waiting for them
+         * get NOT_COORDINATOR, and a new coordinator loads what the log applied.
+         */
+        void failover() {
+            if (random.nextBoolean()) {
+                store.drain(coordinator); // sent to the log, never committed
+            }
+            tally.add(WRITES_LOST, store.loseInFlight());
+            coordinator.clear();
+            coordinator = new GroupCoordinator(config, topics);
+            Collection<StoredConsumerGroup> stored = store.groups();
+            coordinator.load(stored, now);
+            failovers++;
+            tally.count(FAILOVERS);
+            checkNoRejoinAfterFailover();
+            restartSessions(stored);
+        }
+
+        /** The coordinator loads the groups again (after a failed write). */
+        void load() {
+            Collection<StoredConsumerGroup> stored = store.groups();
+            coordinator.load(stored, now);
+            restartSessions(stored);
+        }
+
+        /** A load starts the session of every stored member afresh. */
+        void restartSessions(Collection<StoredConsumerGroup> stored) {
+            for (StoredConsumerGroup group : stored) {
+                for (String memberId : group.members().keySet()) {
+                    Optional.ofNullable(answered.get(memberId)).ifPresent(seen -> seen.sessionFrom = now);
+                }
+            }
+        }
+
+        /**
+         * The Raft log at work, at random points: drains the coordinator's writes, applies some of
+         * those drained (in order; their answers go out), and now and then fails one (the
+         * coordinator drops its groups and loads them again, as the service does before the next
+         * request); in the quiet period it keeps up.
+         */
+        void storeStep() {
+            if (quiet || random.nextInt(3) > 0) {
+                store.drain(coordinator);
+            }
+            if (!quiet && store.inFlight() > 0 && random.nextInt(40) == 0) {
+                failover(); // with writes sent and not committed
+            } else if (!quiet && random.nextInt(150) == 0) {
+                Errors error = random.nextBoolean() ? Errors.COORDINATOR_NOT_AVAILABLE : Errors.NOT_COORDINATOR;
+                boolean committedAnyway = random.nextBoolean();
+                store.failFirst(coordinator, error, committedAnyway).ifPresent(write -> {
+                    tally.count(WRITES_FAILED);
+                    if (committedAnyway && write instanceof PendingWrites.Append append) {
+                        // Stored, though its answer was an error: the member may be a step ahead.
+                        append.records()
+                                .forEach(r -> r.memberId()
+                                        .map(answered::get)
+                                        .ifPresent(seen -> seen.aheadOfItsAnswer = true));
+                    }
+                    load();
+                });
+            } else if (store.inFlight() > 0 && (quiet || random.nextInt(4) == 0)) {
+                int count = quiet ? store.inFlight() : 1 + random.nextInt(store.inFlight());
+                tally.add(WRITES_APPLIED, store.apply(coordinator, count));
+            }
+            at(now + (quiet ? 20 : 10 + random.nextInt(60)), this::storeStep);
+        }
+
+        /**
+         * NoRejoinAfterFailover: every member whose last answer was released, that may not have been
+         * removed and did not leave, is known to the new coordinator at the epoch it was told.
+         */
+        void checkNoRejoinAfterFailover() {
+            Map<String, Integer> epochs = new HashMap<>();
+            coordinator
+                    .describe(GROUP)
+                    .ifPresent(g -> g.members().forEach(m -> epochs.put(m.memberId(), m.memberEpoch())));
+            answered.forEach((memberId, seen) -> {
+                if (seen.left
+                        || seen.aheadOfItsAnswer
+                        || now > seen.sessionFrom + SESSION_MS
+                        || (seen.revokeAskedAt != NOT_ASKED && now > seen.revokeAskedAt + REBALANCE_MS)) {
+                    return;
+                }
+                assertThat(epochs.get(memberId))
+                        .as("NoRejoinAfterFailover: %s was told epoch %d before the failover", memberId, seen.epoch)
+                        .isEqualTo(seen.epoch);
+                tally.count(CARRIED);
+            });
         }
 
         void beginQuiet() {

@@ -4,7 +4,6 @@ import io.tributary.coordinator.metadata.TopicPartition;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -15,24 +14,16 @@ import java.util.TreeMap;
 public final class InMemoryOffsetStore implements OffsetStore {
 
     private final Map<String, Map<TopicPartition, CommittedOffset>> groups = new TreeMap<>();
-    private Optional<OffsetStoreException.Reason> failure = Optional.empty();
+    private final InjectedFailure failure = new InjectedFailure();
 
-    public synchronized void failNext(OffsetStoreException.Reason reason) {
-        failure = Optional.of(reason);
-    }
-
-    private void maybeFail() throws OffsetStoreException {
-        if (failure.isPresent()) {
-            OffsetStoreException.Reason reason = failure.get();
-            failure = Optional.empty();
-            throw new OffsetStoreException(reason, "injected " + reason);
-        }
+    public void failNext(OffsetStoreException.Reason reason) {
+        failure.failNext(reason);
     }
 
     @Override
     public synchronized void commit(String groupId, Map<TopicPartition, CommittedOffset> offsets)
             throws OffsetStoreException {
-        maybeFail();
+        failure.maybeFail();
         groups.computeIfAbsent(groupId, g -> new HashMap<>()).putAll(offsets);
     }
 
@@ -48,14 +39,14 @@ public final class InMemoryOffsetStore implements OffsetStore {
 
     @Override
     public synchronized void deleteGroup(String groupId) throws OffsetStoreException {
-        maybeFail();
+        failure.maybeFail();
         groups.remove(groupId);
     }
 
     @Override
     public synchronized void deleteOffsets(String groupId, Collection<TopicPartition> partitions)
             throws OffsetStoreException {
-        maybeFail();
+        failure.maybeFail();
         Map<TopicPartition, CommittedOffset> offsets = groups.get(groupId);
         if (offsets != null) {
             partitions.forEach(offsets::remove);

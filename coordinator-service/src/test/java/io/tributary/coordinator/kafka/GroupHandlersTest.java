@@ -12,6 +12,7 @@ import io.tributary.common.testing.KafkaTestConnection;
 import io.tributary.coordinator.group.FakeTopics;
 import io.tributary.coordinator.group.GroupConfig;
 import io.tributary.coordinator.group.GroupCoordinator;
+import io.tributary.coordinator.group.InMemoryConsumerGroupStore;
 import io.tributary.coordinator.group.InMemoryOffsetStore;
 import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
 import io.tributary.coordinator.group.TopicView.TopicInfo;
@@ -78,11 +79,13 @@ class GroupHandlersTest {
     private final InMemoryOffsetStore store = new InMemoryOffsetStore();
     private final AtomicBoolean leader = new AtomicBoolean(true);
     private final AtomicLong nowMs = new AtomicLong(1_800_000_000_000L);
+    private final InMemoryConsumerGroupStore consumerStore = new InMemoryConsumerGroupStore();
     private final GroupService service = new GroupService(
             new GroupCoordinator(GroupConfig.DEFAULTS, topics),
             new ClassicGroupCoordinator(ClassicGroupConfig.DEFAULTS, UUID::randomUUID),
             store,
             new InMemoryClassicGroupStore(),
+            consumerStore,
             topics,
             leader::get,
             () -> 0,
@@ -523,7 +526,7 @@ class GroupHandlersTest {
     }
 
     @Test
-    void aCoordinatorThatIsNotTheLeaderAnswersNotCoordinatorAndDropsMembership() throws IOException {
+    void aCoordinatorThatIsNotTheLeaderAnswersNotCoordinatorAndLoadsTheGroupsWhenItLeadsAgain() throws IOException {
         int epoch = joinAlone("m-1");
         leader.set(false);
 
@@ -578,15 +581,16 @@ class GroupHandlersTest {
                 .isEqualTo(Errors.NOT_COORDINATOR.code());
 
         leader.set(true);
-        assertThat(Errors.forCode(heartbeat(
-                                new ConsumerGroupHeartbeatRequestData()
-                                        .setGroupId(GROUP)
-                                        .setMemberId("m-1")
-                                        .setMemberEpoch(epoch),
-                                1)
-                        .errorCode()))
-                .as("the membership was dropped: join the new leader")
-                .isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+        var back = heartbeat(
+                new ConsumerGroupHeartbeatRequestData()
+                        .setGroupId(GROUP)
+                        .setMemberId("m-1")
+                        .setMemberEpoch(epoch),
+                1);
+        assertThat(Errors.forCode(back.errorCode()))
+                .as("leading again, it loads the groups from the store: the member carries on")
+                .isEqualTo(Errors.NONE);
+        assertThat(back.memberEpoch()).isEqualTo(epoch);
     }
 
     @Test

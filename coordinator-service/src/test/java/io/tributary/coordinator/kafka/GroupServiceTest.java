@@ -6,9 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.tributary.coordinator.group.FakeTopics;
 import io.tributary.coordinator.group.GroupConfig;
 import io.tributary.coordinator.group.GroupCoordinator;
+import io.tributary.coordinator.group.GroupDescription;
 import io.tributary.coordinator.group.GroupException;
 import io.tributary.coordinator.group.HeartbeatRequest;
+import io.tributary.coordinator.group.HeartbeatResponse;
+import io.tributary.coordinator.group.InMemoryConsumerGroupStore;
 import io.tributary.coordinator.group.InMemoryOffsetStore;
+import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
 import io.tributary.coordinator.group.classic.ClassicGroupConfig;
 import io.tributary.coordinator.group.classic.ClassicGroupCoordinator;
 import io.tributary.coordinator.group.classic.InMemoryClassicGroupStore;
@@ -28,47 +32,86 @@ class GroupServiceTest {
     private final FakeTopics topics = new FakeTopics();
     private final AtomicBoolean leader = new AtomicBoolean(true);
     private final AtomicLong term = new AtomicLong(1);
+    private final InMemoryConsumerGroupStore consumerStore = new InMemoryConsumerGroupStore();
     private final GroupService service = new GroupService(
             new GroupCoordinator(GroupConfig.DEFAULTS, topics),
             new ClassicGroupCoordinator(ClassicGroupConfig.DEFAULTS, UUID::randomUUID),
             new InMemoryOffsetStore(),
             new InMemoryClassicGroupStore(),
+            consumerStore,
             topics,
             leader::get,
             term::get,
             InstantSource.fixed(Instant.parse("2027-01-01T00:00:00Z")));
 
-    private void join() {
+    private static HeartbeatRequest join(String member, List<String> topics) {
+        return new HeartbeatRequest(
+                "g",
+                member,
+                0,
+                Optional.empty(),
+                Optional.empty(),
+                1000,
+                Optional.of(topics),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.of(new TreeSet<>()),
+                "c",
+                "h");
+    }
+
+    private HeartbeatResponse join() {
         topics.create("t", 1);
         service.requireLeader();
-        service.groups()
-                .heartbeat(
-                        new HeartbeatRequest(
-                                "g",
-                                "m",
-                                0,
-                                Optional.empty(),
-                                Optional.empty(),
-                                1000,
-                                Optional.of(List.of("t")),
-                                Optional.empty(),
-                                Optional.empty(),
-                                Optional.of(new TreeSet<>()),
-                                "c",
-                                "h"),
-                        service.nowMs());
+        return service.heartbeatConsumer(join("m", List.of("t")));
+    }
+
+    private GroupDescription.Member member(String memberId) {
+        return service.groups().describe("g").orElseThrow().members().stream()
+                .filter(m -> m.memberId().equals(memberId))
+                .findFirst()
+                .orElseThrow();
     }
 
     @Test
-    void aNewTermDropsTheMembershipOfThePreviousOne() {
-        join();
-        service.requireLeader();
-        assertThat(service.groups().contains("g")).as("same term: kept").isTrue();
+    void aNewTermLoadsTheGroupsFromTheStoreAndMembersKeepTheirEpochs() {
+        HeartbeatResponse joined = join();
+        assertThat(consumerStore.load()).containsKey("g");
 
         term.set(2);
         service.requireLeader();
 
-        assertThat(service.groups().contains("g")).isFalse();
+        assertThat(member("m").memberEpoch()).isEqualTo(joined.memberEpoch());
+        assertThat(member("m").assigned()).isEqualTo(joined.assignment().orElseThrow());
+    }
+
+    @Test
+    void aHeartbeatWhoseChangeWasNotStoredIsAnsweredWithTheStoreErrorAndNothingOfItIsKept() {
+        HeartbeatResponse joined = join();
+        topics.create("u", 1);
+        consumerStore.failNext(OffsetStoreException.Reason.UNAVAILABLE);
+
+        assertThatThrownBy(() -> service.heartbeatConsumer(join("m", List.of("t", "u"))))
+                .isInstanceOfSatisfying(
+                        GroupException.class, e -> assertThat(e.error()).isEqualTo(Errors.COORDINATOR_NOT_AVAILABLE));
+
+        service.requireLeader();
+        assertThat(member("m").memberEpoch())
+                .as("loaded again from the store: the subscription change never happened")
+                .isEqualTo(joined.memberEpoch());
+        assertThat(member("m").subscribedTopicNames()).containsExactly("t");
+        consumerStore.failNext(OffsetStoreException.Reason.NOT_LEADER);
+        assertThatThrownBy(() -> service.heartbeatConsumer(join("n", List.of("t"))))
+                .isInstanceOfSatisfying(
+                        GroupException.class, e -> assertThat(e.error()).isEqualTo(Errors.NOT_COORDINATOR));
+        consumerStore.failNext(OffsetStoreException.Reason.LIMIT_EXCEEDED);
+        assertThatThrownBy(() -> service.heartbeatConsumer(join("n", List.of("t"))))
+                .isInstanceOfSatisfying(
+                        GroupException.class, e -> assertThat(e.error()).isEqualTo(Errors.UNKNOWN_SERVER_ERROR));
+        service.requireLeader();
+        assertThat(service.groups().describe("g").orElseThrow().members())
+                .extracting(GroupDescription.Member::memberId)
+                .containsExactly("m");
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.tributary.coordinator.kafka;
 
 import io.tributary.coordinator.group.GroupConfig;
 import io.tributary.coordinator.group.GroupCoordinator;
+import io.tributary.coordinator.group.InMemoryConsumerGroupStore;
 import io.tributary.coordinator.group.OffsetStore;
 import io.tributary.coordinator.group.TopicView;
 import io.tributary.coordinator.group.classic.ClassicGroupConfig;
@@ -35,6 +36,7 @@ public final class InMemoryGroupServices {
                 new ClassicGroupCoordinator(classicConfig, UUID::randomUUID),
                 offsets,
                 classicStore,
+                new InMemoryConsumerGroupStore(),
                 topics,
                 leader,
                 term,

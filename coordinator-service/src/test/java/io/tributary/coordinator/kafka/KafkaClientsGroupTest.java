@@ -15,6 +15,7 @@ import io.tributary.coordinator.group.FakeTopics;
 import io.tributary.coordinator.group.GroupConfig;
 import io.tributary.coordinator.group.GroupCoordinator;
 import io.tributary.coordinator.group.GroupDescription;
+import io.tributary.coordinator.group.InMemoryConsumerGroupStore;
 import io.tributary.coordinator.group.InMemoryOffsetStore;
 import io.tributary.coordinator.group.TopicView.TopicInfo;
 import io.tributary.coordinator.group.classic.ClassicGroupConfig;
@@ -25,12 +26,14 @@ import io.tributary.coordinator.group.classic.InMemoryClassicGroupStore;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -39,6 +42,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.SubscriptionPattern;
@@ -98,12 +102,14 @@ class KafkaClientsGroupTest {
             "uniform");
     private final AtomicBoolean leader = new AtomicBoolean(true);
     private final AtomicLong term = new AtomicLong(1);
+    private final InMemoryConsumerGroupStore consumerStore = new InMemoryConsumerGroupStore();
     private final GroupService service = new GroupService(
             new GroupCoordinator(config, topics),
             new ClassicGroupCoordinator(
                     ClassicGroupConfig.DEFAULTS.withInitialRebalanceDelay(Duration.ZERO), UUID::randomUUID),
             store,
             classicStore,
+            consumerStore,
             topics,
             leader::get,
             term::get,
@@ -503,25 +509,40 @@ class KafkaClientsGroupTest {
     }
 
     @Test
-    void aConsumerRejoinsAfterTheCoordinatorLostAndRegainedLeadershipAndKeepsItsOffsets() throws Exception {
+    void aConsumerCarriesOnAcrossACoordinatorTermChangeWithoutRejoining() throws Exception {
         KafkaConsumer<byte[], byte[]> consumer = consumer("failover");
-        consumer.subscribe(List.of(topic.name()));
+        List<String> callbacks = new CopyOnWriteArrayList<>();
+        consumer.subscribe(List.of(topic.name()), new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                if (!partitions.isEmpty()) {
+                    callbacks.add("revoked " + partitions);
+                }
+            }
+
+            @Override
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                if (!partitions.isEmpty()) {
+                    callbacks.add("assigned " + partitions);
+                }
+            }
+
+            @Override
+            public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                callbacks.add("lost " + partitions);
+            }
+        });
         await().atMost(WAIT).until(() -> {
             consumer.poll(Duration.ofMillis(100));
             return consumer.assignment().equals(all());
         });
-        // Settle every position now: an OffsetFetch for them still in flight when leadership moves
-        // would carry the member id the new leader does not know, and the consumer fails it (as it
-        // does against Kafka) instead of retrying; what this test follows is the heartbeat's rejoin.
         all().forEach(consumer::position);
         TopicPartition p2 = new TopicPartition(topic.name(), 2);
         consumer.commitSync(Map.of(p2, new OffsetAndMetadata(9)));
-        String memberId = service.groups()
-                .describe(GROUP)
-                .orElseThrow()
-                .members()
-                .getFirst()
-                .memberId();
+        GroupDescription.Member before =
+                service.groups().describe(GROUP).orElseThrow().members().getFirst();
+        assertThat(consumer.groupMetadata().generationId()).isEqualTo(before.memberEpoch());
+        callbacks.clear();
 
         leader.set(false); // NOT_COORDINATOR: the consumer looks the coordinator up again
         for (int i = 0; i < 5; i++) {
@@ -531,19 +552,30 @@ class KafkaClientsGroupTest {
                 .as("a follower holds no membership")
                 .isFalse();
         term.set(2);
-        leader.set(true); // the "new leader" knows no member: UNKNOWN_MEMBER_ID, and the consumer joins again
+        leader.set(true); // a new term: the groups are loaded from the store at the next request
 
         await().atMost(WAIT).until(() -> {
             consumer.poll(Duration.ofMillis(100));
-            return service.groups()
-                            .describe(GROUP)
-                            .map(g -> g.state().equals(GroupDescription.STABLE))
-                            .orElse(false)
-                    && consumer.assignment().equals(all());
+            return service.groups().contains(GROUP);
         });
+        long heartbeatsBefore = consumerStore.writes();
+        for (int i = 0; i < 10; i++) { // five heartbeat intervals at the new leader
+            consumer.poll(Duration.ofMillis(100));
+        }
         assertThat(service.groups().describe(GROUP).orElseThrow().members())
                 .singleElement()
-                .satisfies(member -> assertThat(member.memberId()).isEqualTo(memberId));
+                .satisfies(member -> {
+                    assertThat(member.memberId()).isEqualTo(before.memberId());
+                    assertThat(member.memberEpoch()).as("no rebalance").isEqualTo(before.memberEpoch());
+                    assertThat(member.assigned()).isEqualTo(before.assigned());
+                });
+        assertThat(consumer.groupMetadata().memberId()).isEqualTo(before.memberId());
+        assertThat(consumer.groupMetadata().generationId()).isEqualTo(before.memberEpoch());
+        assertThat(consumer.assignment()).isEqualTo(all());
+        assertThat(callbacks).as("nothing revoked, lost or assigned again").isEmpty();
+        assertThat(consumerStore.writes())
+                .as("heartbeats at a member's epoch that change nothing write nothing")
+                .isEqualTo(heartbeatsBefore);
         assertThat(consumer.committed(Set.of(p2)).get(p2).offset()).isEqualTo(9);
     }
 }

@@ -11,6 +11,7 @@ import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
 import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteClassicGroup;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteConsumerGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteGroupOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteTopic;
@@ -21,6 +22,7 @@ import io.tributary.coordinator.metadata.MetadataCommand.NewTopic;
 import io.tributary.coordinator.metadata.MetadataCommand.RegisterBroker;
 import io.tributary.coordinator.metadata.MetadataCommand.StoreClassicGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker;
+import io.tributary.coordinator.metadata.MetadataCommand.UpdateConsumerGroup;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -81,7 +83,7 @@ class CodecTest {
     /** Any command, with field values that need not be valid against any image. */
     static MetadataCommand randomCommand(RandomGenerator r) {
         UUID uuid = new UUID(r.nextLong(), r.nextLong());
-        return switch (r.nextInt(15)) {
+        return switch (r.nextInt(17)) {
             case 0 ->
                 new RegisterBroker(
                         r.nextInt(),
@@ -111,7 +113,9 @@ class CodecTest {
                 yield new DeleteOffsets(name(r), partitions);
             }
             case 13 -> new StoreClassicGroup(Fixtures.classicGroup(r, name(r)));
-            default -> new DeleteClassicGroup(name(r));
+            case 14 -> new DeleteClassicGroup(name(r));
+            case 15 -> new UpdateConsumerGroup(name(r), ConsumerGroupFixtures.records(r));
+            default -> new DeleteConsumerGroup(name(r));
         };
     }
 
@@ -144,7 +148,7 @@ class CodecTest {
         assertRoundTripAndRejectedTruncations(new DeleteClassicGroup(group.groupId()), seed);
     }
 
-    private static void assertRoundTripAndRejectedTruncations(MetadataCommand command, long seed) {
+    static void assertRoundTripAndRejectedTruncations(MetadataCommand command, long seed) {
         byte[] bytes = CommandCodec.encode(command);
         assertThat(CommandCodec.decode(bytes)).as("seed %d", seed).isEqualTo(command);
         for (int length = 0; length < bytes.length; length++) {
@@ -163,9 +167,9 @@ class CodecTest {
     @Test
     void unknownVersionAndTypeAreRejected() {
         byte[] bytes = CommandCodec.encode(new DeleteTopic("t"));
-        bytes[0] = 5;
+        bytes[0] = 6;
         byte[] badVersion = bytes.clone();
-        assertThatThrownBy(() -> CommandCodec.decode(badVersion)).hasMessageContaining("version 5");
+        assertThatThrownBy(() -> CommandCodec.decode(badVersion)).hasMessageContaining("version 6");
         bytes[0] = 1;
         bytes[1] = 42;
         byte[] badType = bytes.clone();
@@ -338,7 +342,7 @@ class CodecTest {
             0x52,
             0x42,
             0x4D, // magic "TRBM"
-            4, // format version
+            5, // format version
             0,
             0,
             0,
@@ -370,18 +374,29 @@ class CodecTest {
             0,
             0,
             0,
-            0 // classic groups
+            0, // classic groups
+            0,
+            0,
+            0,
+            0 // consumer groups
         };
         assertThat(ImageCodec.encode(image)).isEqualTo(withCrc(body));
     }
 
-    private static byte[] withCrc(byte[] body) {
+    static byte[] withCrc(byte[] body) {
         CRC32C crc = new CRC32C();
         crc.update(body);
         return ByteBuffer.allocate(body.length + 4)
                 .put(body)
                 .putInt((int) crc.getValue())
                 .array();
+    }
+
+    /** A version-4 image (before consumer groups): version 5's bytes of an image without any, less their count. */
+    static byte[] asVersionFour(byte[] version5) {
+        byte[] body = Arrays.copyOf(version5, version5.length - 4 - 4);
+        body[4] = 4;
+        return withCrc(body);
     }
 
     /** A version-3 image (before classic groups): version 4's bytes of an image without any, less their count. */
@@ -424,7 +439,7 @@ class CodecTest {
         if (r.nextBoolean()) {
             image = image.apply(new AllocateProducerIds(0, r.nextInt(1, 10_000)));
         }
-        byte[] withoutOffsets = asVersionThree(ImageCodec.encode(image));
+        byte[] withoutOffsets = asVersionThree(asVersionFour(ImageCodec.encode(image)));
         byte[] versionTwo = asVersionTwo(withoutOffsets);
         assertThat(ImageCodec.decode(versionTwo))
                 .as("seed %d: a version-2 snapshot holds the same state", seed)
@@ -447,7 +462,7 @@ class CodecTest {
             }
             image = image.apply(new CommitOffsets("g" + r.nextInt(5), offsets));
         }
-        byte[] withoutClassicGroups = asVersionThree(ImageCodec.encode(image));
+        byte[] withoutClassicGroups = asVersionThree(asVersionFour(ImageCodec.encode(image)));
         assertThat(ImageCodec.decode(withoutClassicGroups))
                 .as("seed %d: a version-3 snapshot holds the same state", seed)
                 .isEqualTo(image);
@@ -458,6 +473,12 @@ class CodecTest {
             image = image.apply(
                     new DeleteClassicGroup(image.classicGroups().asMap().firstKey()));
         }
+        assertImageRoundTripsCanonicallyAndAFlippedBitIsCaught(image, r, seed);
+    }
+
+    /** An image decodes to itself, encodes to the same bytes again, and one flipped bit is caught. */
+    static void assertImageRoundTripsCanonicallyAndAFlippedBitIsCaught(
+            MetadataImage image, RandomGenerator r, long seed) {
         byte[] bytes = ImageCodec.encode(image);
         MetadataImage decoded = ImageCodec.decode(bytes);
         assertThat(decoded).as("seed %d", seed).isEqualTo(image);

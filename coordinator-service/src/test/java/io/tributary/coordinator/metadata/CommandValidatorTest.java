@@ -152,6 +152,37 @@ class CommandValidatorTest {
                 .hasMessageContaining("larger than the limit of 64 bytes");
     }
 
+    private final CommandValidator consumerLimit =
+            new CommandValidator(new MetadataLimits(1 << 20, 10, 100, 2, 3, 4, 2, 2));
+
+    private static MetadataCommand.UpdateConsumerGroup update(String groupId, String memberId) {
+        return new MetadataCommand.UpdateConsumerGroup(
+                groupId, List.of(io.tributary.coordinator.group.ConsumerGroupRecord.MemberMetadata.empty(memberId)));
+    }
+
+    @Test
+    void aNewConsumerGroupPastTheLimitIsInvalidButStoredGroupsStillChange() {
+        MetadataImage full =
+                consumerLimit.validate(consumerLimit.validate(image, update("g1", "a")), update("g2", "a"));
+        assertThatThrownBy(() -> consumerLimit.validate(full, update("g3", "a")))
+                .isInstanceOf(InvalidRequestException.class)
+                .hasMessageContaining("2 consumer groups are stored; the limit is 2");
+        assertThat(consumerLimit
+                        .validate(full, update("g2", "b"))
+                        .consumerGroups()
+                        .get("g2")
+                        .orElseThrow()
+                        .members())
+                .as("records of a stored group are not a new group")
+                .containsOnlyKeys("a", "b");
+        MetadataImage oneGone = consumerLimit.validate(full, new MetadataCommand.DeleteConsumerGroup("g1"));
+        assertThat(consumerLimit
+                        .validate(oneGone, update("g3", "a"))
+                        .consumerGroups()
+                        .asMap())
+                .containsOnlyKeys("g2", "g3");
+    }
+
     @Test
     void theLimitsMustBePositive() {
         assertThatThrownBy(() -> new MetadataLimits(1 << 20, 3, 100, 0, 1, 1))
@@ -163,6 +194,9 @@ class CommandValidatorTest {
         assertThatThrownBy(() -> new MetadataLimits(1 << 20, 3, 0)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new MetadataLimits(1 << 20, 3, 100, 1, 1, 1, 0))
                 .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new MetadataLimits(1 << 20, 3, 100, 1, 1, 1, 1, 0))
+                .isInstanceOf(IllegalArgumentException.class);
         assertThat(MetadataLimits.DEFAULTS.maxClassicGroups()).isEqualTo(10_000);
+        assertThat(MetadataLimits.DEFAULTS.maxConsumerGroups()).isEqualTo(10_000);
     }
 }

@@ -120,6 +120,11 @@ public final class MetadataRaftNode implements AutoCloseable {
         return config.id();
     }
 
+    /** What this voter was configured with (its limits too). */
+    public RaftNodeConfig config() {
+        return config;
+    }
+
     public RaftGroup group() {
         return group;
     }

@@ -1,8 +1,8 @@
 package io.tributary.coordinator.group.classic;
 
+import io.tributary.coordinator.group.InjectedFailure;
 import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -12,31 +12,23 @@ import java.util.TreeMap;
 public final class InMemoryClassicGroupStore implements ClassicGroupStore {
 
     private final Map<String, ClassicGroupRecord> groups = new TreeMap<>();
-    private Optional<OffsetStoreException.Reason> failure = Optional.empty();
+    private final InjectedFailure failure = new InjectedFailure();
     private int writes;
 
-    public synchronized void failNext(OffsetStoreException.Reason reason) {
-        failure = Optional.of(reason);
-    }
-
-    private void maybeFail() throws OffsetStoreException {
-        if (failure.isPresent()) {
-            OffsetStoreException.Reason reason = failure.get();
-            failure = Optional.empty();
-            throw new OffsetStoreException(reason, "injected " + reason);
-        }
+    public void failNext(OffsetStoreException.Reason reason) {
+        failure.failNext(reason);
     }
 
     @Override
     public synchronized void store(ClassicGroupRecord group) throws OffsetStoreException {
-        maybeFail();
+        failure.maybeFail();
         groups.put(group.groupId(), group);
         writes++;
     }
 
     @Override
     public synchronized void delete(String groupId) throws OffsetStoreException {
-        maybeFail();
+        failure.maybeFail();
         groups.remove(groupId);
         writes++;
     }

@@ -11,7 +11,6 @@ import io.tributary.coordinator.group.classic.ClassicGroupRecord;
 import io.tributary.coordinator.group.classic.ClassicGroupRecord.Member;
 import io.tributary.coordinator.metadata.Fixtures;
 import io.tributary.coordinator.metadata.ImageCodec;
-import io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker;
 import io.tributary.coordinator.metadata.MetadataLimits;
 import io.tributary.coordinator.metadata.TopicPartition;
 import java.io.IOException;
@@ -43,10 +42,7 @@ class RaftClassicGroupStoreTest {
     @BeforeEach
     void startCluster() throws IOException {
         voters = new ThreeVoters(dir, LIMITS);
-        MetadataClient client = voters.client();
-        client.submit(Fixtures.register(0, 0, Optional.empty()));
-        client.submit(new UnfenceBroker(0, Fixtures.incarnation(0, 0)));
-        client.submit(Fixtures.createTopic("t", List.of(List.of(0))));
+        voters.oneBrokerAndTopicT();
     }
 
     @AfterEach
@@ -60,12 +56,6 @@ class RaftClassicGroupStoreTest {
 
     private static ClassicGroupRecord generation(String groupId, int generationId, String... memberIds) {
         return Fixtures.classicGeneration(groupId, generationId, memberIds);
-    }
-
-    private static void assertReason(Throwable thrown, Reason reason) {
-        assertThat(thrown)
-                .isInstanceOfSatisfying(
-                        OffsetStoreException.class, x -> assertThat(x.reason()).isEqualTo(reason));
     }
 
     @Test
@@ -96,11 +86,11 @@ class RaftClassicGroupStoreTest {
         int leader = voters.awaitLeader();
         store(leader).store(generation("g", 1, "m1"));
         int follower = (leader + 1) % 3;
-        assertReason(
+        ThreeVoters.assertReason(
                 org.junit.jupiter.api.Assertions.assertThrows(
                         OffsetStoreException.class, () -> store(follower).store(generation("g", 2, "m1"))),
                 Reason.NOT_LEADER);
-        assertReason(
+        ThreeVoters.assertReason(
                 org.junit.jupiter.api.Assertions.assertThrows(
                         OffsetStoreException.class, () -> store(follower).delete("g")),
                 Reason.NOT_LEADER);
@@ -114,7 +104,7 @@ class RaftClassicGroupStoreTest {
         RaftClassicGroupStore store = store(voters.awaitLeader());
         store.store(generation("g1", 1, "m1"));
         store.store(generation("g2", 1));
-        assertReason(
+        ThreeVoters.assertReason(
                 org.junit.jupiter.api.Assertions.assertThrows(
                         OffsetStoreException.class, () -> store.store(generation("g3", 1, "m1"))),
                 Reason.LIMIT_EXCEEDED);
@@ -128,7 +118,7 @@ class RaftClassicGroupStoreTest {
                 0,
                 List.of(new Member(
                         "m1", Optional.empty(), "c", "h", 1, 1, new byte[0], new byte[LIMITS.maxCommandBytes()])));
-        assertReason(
+        ThreeVoters.assertReason(
                 org.junit.jupiter.api.Assertions.assertThrows(OffsetStoreException.class, () -> store.store(tooLarge)),
                 Reason.LIMIT_EXCEEDED);
         assertThat(store.load())

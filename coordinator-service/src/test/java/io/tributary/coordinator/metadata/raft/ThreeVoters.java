@@ -1,7 +1,12 @@
 package io.tributary.coordinator.metadata.raft;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
+import io.tributary.coordinator.group.OffsetStore.OffsetStoreException.Reason;
+import io.tributary.coordinator.metadata.Fixtures;
+import io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker;
 import io.tributary.coordinator.metadata.MetadataLimits;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -47,6 +52,20 @@ final class ThreeVoters implements AutoCloseable {
         }
         client = new MetadataClient(MetadataRaftNode.group(peers));
         awaitLeader();
+    }
+
+    /** Registers and unfences broker 0 and creates topic {@code t} of one partition on it. */
+    void oneBrokerAndTopicT() throws IOException {
+        client.submit(Fixtures.register(0, 0, Optional.empty()));
+        client.submit(new UnfenceBroker(0, Fixtures.incarnation(0, 0)));
+        client.submit(Fixtures.createTopic("t", List.of(List.of(0))));
+    }
+
+    /** Asserts that a group store refused a write with {@code reason}. */
+    static void assertReason(Throwable thrown, Reason reason) {
+        assertThat(thrown)
+                .isInstanceOfSatisfying(
+                        OffsetStoreException.class, x -> assertThat(x.reason()).isEqualTo(reason));
     }
 
     /** A client of the group, not tied to a voter. */
