@@ -133,10 +133,11 @@ public final class GroupService {
         long now = term.getAsLong();
         if (servedTerm.get() != now || groups.reloadNeeded()) {
             synchronized (leadership) {
-                if (servedTerm.getAndSet(now) != now) {
+                if (servedTerm.get() != now) {
                     tookOverAtMs.set(clock.millis());
                     loadConsumerGroups();
                     classic.load(classicStore.load().values(), clock.millis());
+                    servedTerm.set(now); // only now: other requests wait above until the groups are in
                 } else if (groups.reloadNeeded()) {
                     loadConsumerGroups();
                 }

@@ -1,13 +1,11 @@
 package io.tributary.coordinator.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import io.tributary.common.testing.SimulationCoverage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,8 +36,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * The invariants are judged from what the test saw, not from the coordinator's opinion of itself:
  * what each simulated member owns is what the coordinator's answers told it, less what it revoked
- * ({@link Client#owned}); and the test keeps its own record of each member id ({@link Answered}):
- * when the coordinator last answered it, the epoch and assignment it was told, since when it has
+ * ({@link SimulatedMember#owned}); and the test keeps its own record of each member id ({@link
+ * GroupSimulationJudge.Answered}; the invariants are {@link GroupSimulationJudge}'s): when the
+ * coordinator last answered it, the epoch and assignment it was told, since when it has
  * been asked to give partitions up. An answer counts once it is released, which is once the
  * coordinator's writes up to it are applied; it is judged at the time the coordinator computed it.
  * From that record alone the test knows when the protocol allows the coordinator to have removed a
@@ -83,16 +82,16 @@ class GroupSimulationTest {
         return LongStream.range(0, 200);
     }
 
-    private static final String GROUP = "sim";
+    static final String GROUP = "sim";
     private static final int HEARTBEAT_MS = 500;
-    private static final int SESSION_MS = 3000;
-    private static final int REBALANCE_MS = 2000;
+    static final int SESSION_MS = 3000;
+    static final int REBALANCE_MS = 2000;
     private static final int REQUEST_TIMEOUT_MS = 1000;
     private static final long CHAOS_MS = 60_000;
     private static final long QUIET_MS = 40_000;
-    private static final int TICK_MS = 100;
-    private static final long T0 = 1_800_000_000_000L;
-    private static final long NOT_ASKED = Long.MIN_VALUE;
+    static final int TICK_MS = 100;
+    static final long T0 = 1_800_000_000_000L;
+    static final long NOT_ASKED = Long.MIN_VALUE;
 
     static final String FAILOVERS = "coordinator failovers";
     static final String CRASHES = "member crashes";
@@ -162,69 +161,6 @@ class GroupSimulationTest {
 
     private record Event(long time, long sequence, Runnable action) {}
 
-    /**
-     * What the coordinator's answers told the test about one member id: the test's own record,
-     * kept from the answers as they were given (whether or not they reached the member), never read
-     * from the coordinator's state.
-     */
-    private static final class Answered {
-        /** When the coordinator computed its last answer released without an error. */
-        long lastHeardAt;
-        /** Since when its session runs: that answer, or a later load that found it stored. */
-        long sessionFrom;
-        /**
-         * When the coordinator last served one of its heartbeats, answered or not: its session runs
-         * from then in the coordinator's memory (a failed write or a failover loads it with a fresh
-         * session), so its commits are accepted until a session after it.
-         */
-        long servedAt;
-        /** Whether its last answered heartbeat was a leave. */
-        boolean left;
-        /**
-         * Whether a write about it failed but was committed all the same (an unknown outcome), so
-         * what is stored of it may be a step ahead of its last answer (until the next one).
-         */
-        boolean aheadOfItsAnswer;
-        /** The epoch it was last told. */
-        int epoch;
-        /** The assignment it was last told. */
-        SortedSet<TopicIdPartition> told = new TreeSet<>();
-        /** Since when it has been asked to give up partitions it has not said it gave up. */
-        long revokeAskedAt = NOT_ASKED;
-    }
-
-    private static final class Client {
-        final int slot;
-        final Optional<String> instanceId;
-        /** Topic names it subscribes to; empty when it subscribes by {@link #regex}. */
-        final List<String> topics;
-        /** A regular expression it subscribes with instead (RE2 syntax, full match). */
-        final Optional<String> regex;
-
-        String memberId;
-        int incarnation;
-        boolean alive;
-        int epoch;
-        boolean needFull = true;
-        long inFlightRequest = -1;
-        long inFlightSentAt;
-        long requestCounter;
-        /** What this member consumes now, and the next offset it would commit. */
-        final Map<TopicIdPartition, Long> owned = new TreeMap<>();
-        /** Partitions it was told to revoke and has not yet (a slow member). */
-        final SortedSet<TopicIdPartition> revoking = new TreeSet<>();
-
-        long revokeAt = Long.MAX_VALUE;
-        long lastMessageAt;
-
-        Client(int slot, Optional<String> instanceId, List<String> topics, Optional<String> regex) {
-            this.regex = regex;
-            this.slot = slot;
-            this.instanceId = instanceId;
-            this.topics = topics;
-        }
-    }
-
     private final class Simulation {
         final long seed;
         final SplittableRandom random;
@@ -234,23 +170,20 @@ class GroupSimulationTest {
         GroupCoordinator coordinator;
         final PriorityQueue<Event> queue = new PriorityQueue<>(
                 (a, b) -> a.time != b.time ? Long.compare(a.time, b.time) : Long.compare(a.sequence, b.sequence));
-        final List<Client> clients = new ArrayList<>();
-        final Map<String, Long> committed = new HashMap<>();
+        final List<SimulatedMember> clients = new ArrayList<>();
         final SimulationCoverage.Tally tally = COVERAGE.tally();
-        /** The test's record of every member id the coordinator answered. */
-        final Map<String, Answered> answered = new HashMap<>();
-        /** The member id the coordinator's answers last gave each partition to. */
-        final Map<TopicIdPartition, String> givenTo = new HashMap<>();
+        /** The test's own record of the coordinator's answers, and the invariants judged from it. */
+        final GroupSimulationJudge judge;
 
         long sequence;
         long now = T0;
         boolean quiet;
         int failovers;
-        int lastStableEpoch = -1;
 
         Simulation(long seed) {
             this.seed = seed;
             this.random = new SplittableRandom(seed);
+            this.judge = new GroupSimulationJudge(clients, tally);
             topics.create("t", 6);
             topics.create("u", 1 + random.nextInt(4));
             String assignor = random.nextBoolean() ? UniformAssignor.NAME : RangeAssignor.NAME;
@@ -277,7 +210,7 @@ class GroupSimulationTest {
                     default -> List.of();
                 };
                 Optional<String> regex = kind == 3 ? Optional.of("t|v") : Optional.empty();
-                clients.add(new Client(i, instance, subscription, regex));
+                clients.add(new SimulatedMember(i, instance, subscription, regex));
             }
         }
 
@@ -298,7 +231,7 @@ class GroupSimulationTest {
         }
 
         /** Sends a client's message: delivered in order after the previous one, or dropped. */
-        void send(Client client, Runnable atCoordinator) {
+        void send(SimulatedMember client, Runnable atCoordinator) {
             long deliverAt = Math.max(client.lastMessageAt, now + delay());
             client.lastMessageAt = deliverAt;
             if (!dropped()) {
@@ -307,7 +240,7 @@ class GroupSimulationTest {
         }
 
         void run() {
-            for (Client client : clients) {
+            for (SimulatedMember client : clients) {
                 at(T0 + random.nextInt(2000), () -> start(client));
             }
             for (long t = T0; t < T0 + CHAOS_MS + QUIET_MS; t += TICK_MS) {
@@ -322,15 +255,15 @@ class GroupSimulationTest {
                 Event event = queue.poll();
                 now = event.time();
                 event.action().run();
-                checkInvariants();
+                judge.checkInvariants(coordinator, now);
             }
-            checkEventuallyOwned();
+            judge.checkEventuallyOwned(coordinator, topics);
             assertThat(tally.get(ACCEPTED)).as("some commits were accepted").isPositive();
         }
 
         // ---------------------------------------------------------------- clients
 
-        void start(Client client) {
+        void start(SimulatedMember client) {
             client.alive = true;
             client.incarnation++;
             if (client.incarnation > 1) {
@@ -351,11 +284,11 @@ class GroupSimulationTest {
             at(now + 200, () -> consumeLoop(client, incarnation));
         }
 
-        boolean current(Client client, int incarnation) {
+        boolean current(SimulatedMember client, int incarnation) {
             return client.alive && client.incarnation == incarnation;
         }
 
-        void heartbeatLoop(Client client, int incarnation) {
+        void heartbeatLoop(SimulatedMember client, int incarnation) {
             if (!current(client, incarnation)) {
                 return;
             }
@@ -373,7 +306,7 @@ class GroupSimulationTest {
             at(now + (client.epoch == 0 ? 100 : HEARTBEAT_MS / 2), () -> heartbeatLoop(client, incarnation));
         }
 
-        void sendHeartbeat(Client client) {
+        void sendHeartbeat(SimulatedMember client) {
             long request = ++client.requestCounter;
             client.inFlightRequest = request;
             client.inFlightSentAt = now;
@@ -414,7 +347,7 @@ class GroupSimulationTest {
             if (heartbeat.memberEpoch() >= 0) {
                 // Its session runs from now in the coordinator's memory, whether or not the answer
                 // is ever released (a failed write or a failover loads it with a fresh session).
-                Optional.ofNullable(answered.get(heartbeat.memberId())).ifPresent(seen -> seen.servedAt = computedAt);
+                judge.served(heartbeat.memberId(), computedAt);
             }
             if (!pending.written().isDone()) {
                 tally.count(ANSWERS_HELD);
@@ -423,7 +356,7 @@ class GroupSimulationTest {
                 if (failure.isPresent()) {
                     deliver(failure.get(), onAnswer);
                 } else {
-                    observe(heartbeat, pending.response(), computedAt);
+                    judge.observe(heartbeat, pending.response(), computedAt, now);
                     deliver(pending.response(), onAnswer);
                 }
             });
@@ -436,7 +369,7 @@ class GroupSimulationTest {
             }
         }
 
-        void onResponse(Client client, int incarnation, long request, Object answer) {
+        void onResponse(SimulatedMember client, int incarnation, long request, Object answer) {
             if (!current(client, incarnation) || client.inFlightRequest != request) {
                 return;
             }
@@ -473,7 +406,7 @@ class GroupSimulationTest {
             SortedSet<TopicIdPartition> assignment = response.assignment().get();
             for (TopicIdPartition partition : assignment) {
                 if (!client.owned.containsKey(partition)) {
-                    Long offset = committed.get(key(partition));
+                    Long offset = judge.committed(partition);
                     client.owned.put(partition, offset == null ? 0 : offset);
                     client.revoking.remove(partition);
                 }
@@ -497,7 +430,7 @@ class GroupSimulationTest {
         }
 
         /** onPartitionsRevoked: commit what was consumed, then stop owning them. */
-        void revokeNow(Client client) {
+        void revokeNow(SimulatedMember client) {
             client.revokeAt = Long.MAX_VALUE;
             if (client.revoking.isEmpty()) {
                 return;
@@ -508,7 +441,7 @@ class GroupSimulationTest {
             client.needFull = true; // the next heartbeat lists what it owns now
         }
 
-        void consumeLoop(Client client, int incarnation) {
+        void consumeLoop(SimulatedMember client, int incarnation) {
             if (!current(client, incarnation)) {
                 return;
             }
@@ -519,7 +452,7 @@ class GroupSimulationTest {
             at(now + 100 + random.nextInt(300), () -> consumeLoop(client, incarnation));
         }
 
-        void commit(Client client, Set<TopicIdPartition> partitions) {
+        void commit(SimulatedMember client, Set<TopicIdPartition> partitions) {
             Map<TopicIdPartition, Long> offsets = new TreeMap<>();
             partitions.forEach(p -> offsets.put(p, client.owned.get(p)));
             String memberId = client.memberId;
@@ -541,118 +474,13 @@ class GroupSimulationTest {
                 tally.count(REFUSED);
                 return;
             }
-            // ZombieCommitsRejected, from the test's record: removed after a failover or a session
-            // timeout (at the next timer tick), the member's commits are refused.
-            Answered seen = answered.get(memberId);
-            assertThat(seen)
-                    .as("ZombieCommitsRejected: %s was accepted, never answered as a member", memberId)
-                    .isNotNull();
-            assertThat(now - Math.max(seen.sessionFrom, seen.servedAt))
-                    .as("ZombieCommitsRejected: %s was accepted, silent for longer than its session", memberId)
-                    .isLessThanOrEqualTo(SESSION_MS + TICK_MS);
-            offsets.forEach((partition, offset) -> assertThat(givenTo.get(partition))
-                    .as("StaleCommitsRejected: %s committed %s, last given to another member", memberId, partition)
-                    .isEqualTo(memberId));
-            // The same, as the coordinator describes itself (an extra check).
-            assertThat(member)
-                    .as("ZombieCommitsRejected: %s was accepted without being a member", memberId)
-                    .isPresent();
-            // KIP-1251: an older epoch commits only partitions owned since then (checked below: still owned).
-            assertThat(member.get().memberEpoch()).as("StaleCommitsRejected").isGreaterThanOrEqualTo(epoch);
-            Set<TopicIdPartition> ownedThere = new TreeSet<>(member.get().assigned());
-            ownedThere.addAll(member.get().pendingRevocation());
-            offsets.forEach((partition, offset) -> {
-                assertThat(ownedThere)
-                        .as("StaleCommitsRejected: %s committed %s it does not own", memberId, partition)
-                        .contains(partition);
-                Long previous = committed.get(key(partition));
-                assertThat(offset)
-                        .as("MonotonicCommits: %s by %s", partition, memberId)
-                        .isGreaterThanOrEqualTo(previous == null ? 0 : previous);
-                committed.put(key(partition), offset);
-            });
-            tally.count(ACCEPTED);
-        }
-
-        // ---------------------------------------------------------------- the test's record
-
-        /**
-         * Records a heartbeat the coordinator answered, and checks {@code RevokeBeforeMove} on it:
-         * each partition the answer gives is owned by no other live member that the coordinator
-         * may not have removed.
-         */
-        void observe(HeartbeatRequest request, HeartbeatResponse response, long computedAt) {
-            if (request.memberEpoch() < 0) {
-                // A leave: the member stopped before it was sent.
-                Optional.ofNullable(answered.get(request.memberId())).ifPresent(seen -> seen.left = true);
-                return;
-            }
-            String memberId = request.memberId();
-            Answered seen = answered.computeIfAbsent(memberId, id -> new Answered());
-            boolean join = request.memberEpoch() == HeartbeatRequest.JOIN_EPOCH;
-            if (join) {
-                seen.told = new TreeSet<>(); // it joins owning nothing
-            }
-            // Revocation acknowledged: at its current epoch (or joining), it lists only what it was told.
-            boolean ackAllowed = join || request.memberEpoch() == seen.epoch;
-            if (ackAllowed
-                    && request.ownedPartitions().filter(seen.told::containsAll).isPresent()) {
-                seen.revokeAskedAt = NOT_ASKED;
-            }
-            seen.lastHeardAt = computedAt;
-            seen.sessionFrom = Math.max(seen.sessionFrom, computedAt);
-            seen.left = false;
-            seen.aheadOfItsAnswer = false;
-            seen.epoch = response.memberEpoch();
-            if (response.assignment().isEmpty()) {
-                return;
-            }
-            SortedSet<TopicIdPartition> assignment = response.assignment().get();
-            if (!assignment.containsAll(seen.told) && seen.revokeAskedAt == NOT_ASKED) {
-                seen.revokeAskedAt = computedAt;
-            }
-            for (TopicIdPartition partition : assignment) {
-                String previous = givenTo.put(partition, memberId);
-                boolean moved = previous != null && !previous.equals(memberId);
-                if (moved) {
-                    tally.count(MOVES);
-                }
-                for (Client other : clients) {
-                    if (other.alive && !other.memberId.equals(memberId) && other.owned.containsKey(partition)) {
-                        assertThat(mayBeRemoved(other.memberId))
-                                .as(
-                                        "RevokeBeforeMove: %s given to %s while %s, still a member, owns it",
-                                        partition, memberId, other.memberId)
-                                .isTrue();
-                        if (moved) {
-                            tally.count(ZOMBIE_MOVES);
-                        }
-                    }
-                }
-            }
-            seen.told = new TreeSet<>(assignment);
-        }
-
-        /**
-         * Whether the protocol allows the coordinator to have removed this member by now, judged
-         * from the test's record only: a failover since its last answer, its session timeout passed
-         * since then, or its rebalance timeout passed since it was asked to revoke.
-         */
-        boolean mayBeRemoved(String memberId) {
-            Answered seen = answered.get(memberId);
-            return seen == null
-                    || now > seen.sessionFrom + SESSION_MS
-                    || (seen.revokeAskedAt != NOT_ASKED && now > seen.revokeAskedAt + REBALANCE_MS);
-        }
-
-        String key(TopicIdPartition partition) {
-            return partition.topicId() + "/" + partition.partition();
+            judge.checkAccepted(memberId, epoch, offsets, member, now);
         }
 
         // ---------------------------------------------------------------- faults
 
         void chaos() {
-            Client client = clients.get(random.nextInt(clients.size()));
+            SimulatedMember client = clients.get(random.nextInt(clients.size()));
             switch (random.nextInt(12)) {
                 case 0 -> { // crash: no goodbye; its messages on the wire still arrive
                     if (client.alive) {
@@ -740,24 +568,15 @@ class GroupSimulationTest {
             coordinator.load(stored, now);
             failovers++;
             tally.count(FAILOVERS);
-            checkNoRejoinAfterFailover();
-            restartSessions(stored);
+            judge.checkNoRejoinAfterFailover(coordinator, now);
+            judge.restartSessions(stored, now);
         }
 
         /** The coordinator loads the groups again (after a failed write). */
         void load() {
             Collection<StoredConsumerGroup> stored = store.groups();
             coordinator.load(stored, now);
-            restartSessions(stored);
-        }
-
-        /** A load starts the session of every stored member afresh. */
-        void restartSessions(Collection<StoredConsumerGroup> stored) {
-            for (StoredConsumerGroup group : stored) {
-                for (String memberId : group.members().keySet()) {
-                    Optional.ofNullable(answered.get(memberId)).ifPresent(seen -> seen.sessionFrom = now);
-                }
-            }
+            judge.restartSessions(stored, now);
         }
 
         /**
@@ -779,10 +598,7 @@ class GroupSimulationTest {
                     tally.count(WRITES_FAILED);
                     if (committedAnyway && write instanceof PendingWrites.Append append) {
                         // Stored, though its answer was an error: the member may be a step ahead.
-                        append.records()
-                                .forEach(r -> r.memberId()
-                                        .map(answered::get)
-                                        .ifPresent(seen -> seen.aheadOfItsAnswer = true));
+                        judge.storedAheadOfItsAnswers(append.records());
                     }
                     load();
                 });
@@ -793,121 +609,10 @@ class GroupSimulationTest {
             at(now + (quiet ? 20 : 10 + random.nextInt(60)), this::storeStep);
         }
 
-        /**
-         * NoRejoinAfterFailover: every member whose last answer was released, that may not have been
-         * removed and did not leave, is known to the new coordinator at the epoch it was told.
-         */
-        void checkNoRejoinAfterFailover() {
-            Map<String, Integer> epochs = new HashMap<>();
-            coordinator
-                    .describe(GROUP)
-                    .ifPresent(g -> g.members().forEach(m -> epochs.put(m.memberId(), m.memberEpoch())));
-            answered.forEach((memberId, seen) -> {
-                if (seen.left
-                        || seen.aheadOfItsAnswer
-                        || now > seen.sessionFrom + SESSION_MS
-                        || (seen.revokeAskedAt != NOT_ASKED && now > seen.revokeAskedAt + REBALANCE_MS)) {
-                    return;
-                }
-                assertThat(epochs.get(memberId))
-                        .as("NoRejoinAfterFailover: %s was told epoch %d before the failover", memberId, seen.epoch)
-                        .isEqualTo(seen.epoch);
-                tally.count(CARRIED);
-            });
-        }
-
         void beginQuiet() {
             quiet = true;
             if (clients.stream().noneMatch(c -> c.alive)) {
                 start(clients.getFirst());
-            }
-        }
-
-        // ---------------------------------------------------------------- invariants
-
-        void checkInvariants() {
-            // SingleOwner on the members' side: what each was told, less what it revoked.
-            Map<TopicIdPartition, String> owners = new HashMap<>();
-            for (Client client : clients) {
-                if (!client.alive || mayBeRemoved(client.memberId)) {
-                    continue; // a zombie's commits are refused (ZombieCommitsRejected)
-                }
-                for (TopicIdPartition partition : client.owned.keySet()) {
-                    String other = owners.put(partition, client.memberId);
-                    if (other != null) {
-                        fail("SingleOwner: %s owned by %s and %s", partition, other, client.memberId);
-                    }
-                }
-            }
-            Optional<GroupDescription> group = coordinator.describe(GROUP);
-            Map<String, GroupDescription.Member> members = new HashMap<>();
-            if (group.isPresent()) {
-                GroupDescription g = group.get();
-                if (g.state().equals(GroupDescription.STABLE) && g.assignmentEpoch() != lastStableEpoch) {
-                    lastStableEpoch = g.assignmentEpoch();
-                    tally.count(REBALANCES);
-                }
-                // SingleOwner in the coordinator's described state, computed here.
-                Map<TopicIdPartition, String> ownersThere = new HashMap<>();
-                for (GroupDescription.Member m : g.members()) {
-                    members.put(m.memberId(), m);
-                    for (Set<TopicIdPartition> owned : List.of(m.assigned(), m.pendingRevocation())) {
-                        for (TopicIdPartition partition : owned) {
-                            String other = ownersThere.put(partition, m.memberId());
-                            if (other != null) {
-                                fail(
-                                        "SingleOwner: the coordinator has %s at %s and %s",
-                                        partition, other, m.memberId());
-                            }
-                        }
-                    }
-                }
-            }
-            coordinator.checkInvariants(); // its own view of the same, as an extra check
-            for (Client client : clients) {
-                GroupDescription.Member member = client.alive ? members.get(client.memberId) : null;
-                if (member == null) {
-                    continue; // a zombie (or not joined yet): its commits are refused
-                }
-                for (TopicIdPartition partition : client.owned.keySet()) {
-                    if (!member.assigned().contains(partition)
-                            && !member.pendingRevocation().contains(partition)) {
-                        fail(
-                                "RevokeBeforeMove: %s owns %s but the coordinator gave it away (%s)",
-                                client.memberId, partition, member);
-                    }
-                }
-            }
-        }
-
-        void checkEventuallyOwned() {
-            GroupDescription group = coordinator.describe(GROUP).orElseThrow(() -> new AssertionError("no group"));
-            assertThat(group.state()).as("EventuallyOwned: group state").isEqualTo(GroupDescription.STABLE);
-            Map<TopicIdPartition, String> owners = new HashMap<>();
-            for (Client client : clients) {
-                if (!client.alive) {
-                    continue;
-                }
-                for (TopicIdPartition partition : client.owned.keySet()) {
-                    assertThat(owners.put(partition, client.memberId))
-                            .as("owned twice: %s", partition)
-                            .isNull();
-                }
-            }
-            for (String name : List.of("t", "u", "v")) {
-                TopicView.TopicInfo topic = topics.get(name);
-                if (topic == null) {
-                    continue;
-                }
-                boolean subscribed = clients.stream()
-                        .anyMatch(c -> c.alive
-                                && (c.topics.contains(name)
-                                        || c.regex.filter(name::matches).isPresent()));
-                for (int p = 0; p < topic.partitionCount() && subscribed; p++) {
-                    assertThat(owners)
-                            .as("EventuallyOwned: %s-%d", name, p)
-                            .containsKey(new TopicIdPartition(topic.id(), p));
-                }
             }
         }
     }

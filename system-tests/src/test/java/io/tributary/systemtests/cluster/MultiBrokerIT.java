@@ -358,17 +358,10 @@ class MultiBrokerIT {
      * without an error, no record below an offset already committed is delivered again, every
      * acknowledged record is delivered, and the group ends {@code STABLE} with both members and
      * every partition assigned to exactly one of them, the members keeping their ids and epochs
-     * (the new coordinator knows them), its committed offsets at the log ends. Fails today:
-     * Tributary's new coordinator leader does not know the members, which rejoin in other epochs
-     * (docs/reliability.md, "What it found"), so the test is disabled until the classic consumer
-     * groups issue (23: "groups survive a coordinator failover without a rebalance") keeps members
-     * across a change of Raft leader; enabled, it runs and fails with that diff.
+     * (the new coordinator knows them: Tributary's stores them through its Raft log and a new
+     * leader loads them), its committed offsets at the log ends.
      */
     @Test
-    @Disabled("Known difference from Kafka: after the coordinators' Raft leader changes, Tributary's"
-            + " group members rejoin in new epochs and poll() may throw UnknownMemberIdException, where"
-            + " Kafka's keep their ids and epochs (issue 23; docs/reliability.md, 'Multi-broker behaviour')."
-            + " Enable when that issue keeps members across a coordinator failover.")
     void theGroupCoordinatorFailsOverWithoutLosingCommittedOffsets() throws Exception {
         compare(
                 List.of(
