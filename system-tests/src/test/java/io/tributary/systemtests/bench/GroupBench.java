@@ -41,13 +41,16 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *             {@code subscribe} and first {@code poll}) to the last callback that moved a
  *             partition, once the four own every partition, each at least one, none twice, and
  *             no callback came for {@code --quiet-ms} ({@code rebalance_ms}); to its last callback
- *             of any kind ({@code callbacks_ms}); the generations the assignments were in;
+ *             of any kind ({@code callbacks_ms}); the generations the assignments were in; split
+ *             where the first of the three learnt of the rebalance from a heartbeat's answer
+ *             ({@code noticed_ms}, then {@code after_noticed_ms});
  *         <li>the fourth leaves (closes), and the three settle again (not measured);
  *         <li>{@code kill-ASSIGNOR}: the third member is SIGKILLed; from the kill to the last
  *             callback that moved a partition once the two survivors own every partition ({@code
  *             rebalance_ms}); the part after its session expired, taking the expiry as its last
  *             answered heartbeat plus the session timeout ({@code after_expiry_ms}); how long
- *             before the kill that heartbeat was ({@code heartbeat_age_ms});
+ *             before the kill that heartbeat was ({@code heartbeat_age_ms}); the same split as
+ *             above, where the first survivor learnt of the rebalance;
  *       </ul>
  *   <li>{@code consume-range}: three members on the pre-filled topic pause every partition as it is
  *       assigned; once the three are settled they are told to resume; records per second from the
@@ -148,7 +151,7 @@ public final class GroupBench {
         int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
         List<String> assignors =
                 List.of(o.getOrDefault("assignors", "range,cooperative-sticky").split(","));
-        long records = Long.parseLong(o.getOrDefault("records", "1000000"));
+        long records = Long.parseLong(o.getOrDefault("records", "2000000"));
         int recordSize = Integer.parseInt(o.getOrDefault("record-size", "256"));
         String rebalanceTopic = "bench-groups-rebalance";
         String consumeTopic = "bench-groups-consume";
@@ -195,7 +198,7 @@ public final class GroupBench {
             group.start("m4");
             long subscribed = group.awaitEvent("m4", 'S', Duration.ofSeconds(60));
             long settled = group.awaitSettled(List.of("m1", "m2", "m3", "m4"), subscribed, Duration.ofSeconds(60));
-            rebalanceFigures(join, group, 4, subscribed, settled);
+            rebalanceFigures(join, group, List.of("m1", "m2", "m3"), subscribed, settled);
             results.write(join);
             progress("    join: %s ms", join.get("rebalance_ms"));
 
@@ -213,7 +216,7 @@ public final class GroupBench {
                     List.of("m1", "m2"),
                     killed,
                     Duration.ofMillis(sessionTimeoutMs).plusSeconds(60));
-            rebalanceFigures(kill, group, 2, killed, settled);
+            rebalanceFigures(kill, group, List.of("m1", "m2"), killed, settled);
             long expired = lastHeartbeat + TimeUnit.MILLISECONDS.toNanos(sessionTimeoutMs);
             GroupBenchResults.put(kill, "after_expiry_ms", (settled - expired) / 1e6, 1);
             GroupBenchResults.put(kill, "heartbeat_age_ms", (killed - lastHeartbeat) / 1e6, 1);
@@ -233,10 +236,19 @@ public final class GroupBench {
         }
     }
 
+    /**
+     * The figures of a rebalance from {@code from} (the fourth's subscribe, the kill) to {@code
+     * settled}, split where the first of the members that were already in the group ({@code
+     * earlier}) learnt of it from a heartbeat's answer ({@link GroupTimeline#noticedAfter}).
+     */
     private static void rebalanceFigures(
-            Map<String, String> row, BenchGroup group, int members, long from, long settled) {
-        GroupBenchResults.put(row, "members", members);
+            Map<String, String> row, BenchGroup group, List<String> earlier, long from, long settled) {
+        GroupBenchResults.put(row, "members", earlier.size() + (row.get("case").startsWith("join") ? 1 : 0));
         GroupBenchResults.put(row, "rebalance_ms", (settled - from) / 1e6, 1);
+        group.timeline.noticedAfter(earlier, from).ifPresent(noticed -> {
+            GroupBenchResults.put(row, "noticed_ms", (noticed - from) / 1e6, 1);
+            GroupBenchResults.put(row, "after_noticed_ms", (settled - noticed) / 1e6, 1);
+        });
         long lastCallback = group.timeline.lastAfter(from, "ARL").orElse(settled);
         GroupBenchResults.put(row, "callbacks_ms", (lastCallback - from) / 1e6, 1);
         GroupBenchResults.put(
@@ -332,8 +344,11 @@ public final class GroupBench {
         t.append("|---|---|---|---|---|---|\n");
         for (String assignor : assignors) {
             tableRow(t, "join-" + assignor, "rebalance_ms", "4th joins, " + assignor + ": ms to the new assignment", 0);
+            tableRow(t, "join-" + assignor, "noticed_ms", "  until the first of the 3 noticed (heartbeat), ms", 0);
+            tableRow(t, "join-" + assignor, "after_noticed_ms", "  after that, ms", 0);
             tableRow(t, "kill-" + assignor, "rebalance_ms", "1 of 3 killed, " + assignor + ": ms to the survivors'", 0);
             tableRow(t, "kill-" + assignor, "after_expiry_ms", "  of which after the session expired, ms", 0);
+            tableRow(t, "kill-" + assignor, "after_noticed_ms", "  of which after a survivor noticed, ms", 0);
         }
         tableRow(t, "consume-range", "records_per_s", "3 members consume, records/s", 0);
         tableRow(t, "consume-range", "mb_per_s", "3 members consume, MB/s", 1);

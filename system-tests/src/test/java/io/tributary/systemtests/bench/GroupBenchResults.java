@@ -28,6 +28,8 @@ final class GroupBenchResults {
             "round",
             "members",
             "rebalance_ms",
+            "noticed_ms",
+            "after_noticed_ms",
             "callbacks_ms",
             "generations",
             "after_expiry_ms",

@@ -176,6 +176,34 @@ final class GroupTimeline {
         return generations;
     }
 
+    /**
+     * When the first of {@code members} learnt of a rebalance after {@code after}: for each, its
+     * first JoinGroup answered after {@code after} ({@code J}) and the last heartbeat answered
+     * before it ({@code H}: the one answered REBALANCE_IN_PROGRESS, since a classic member rejoins
+     * on that answer and sends no heartbeat while it joins); the earliest such heartbeat after
+     * {@code after}, if any member has one.
+     */
+    OptionalLong noticedAfter(Collection<String> members, long after) {
+        long earliest = Long.MAX_VALUE;
+        for (String member : members) {
+            OptionalLong joined = events(member, 'J').stream()
+                    .mapToLong(Event::nanos)
+                    .filter(t -> t > after)
+                    .min();
+            if (joined.isEmpty()) {
+                continue;
+            }
+            OptionalLong heartbeat = events(member, 'H').stream()
+                    .mapToLong(Event::nanos)
+                    .filter(t -> t > after && t <= joined.getAsLong())
+                    .max();
+            if (heartbeat.isPresent()) {
+                earliest = Math.min(earliest, heartbeat.getAsLong());
+            }
+        }
+        return earliest == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(earliest);
+    }
+
     /** How many events of a kind in {@code kinds} came after {@code after}. */
     long countAfter(long after, String kinds) {
         return events().stream()

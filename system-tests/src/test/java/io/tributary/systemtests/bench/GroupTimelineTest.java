@@ -104,6 +104,23 @@ class GroupTimelineTest {
     }
 
     @Test
+    void aRebalanceIsNoticedAtTheHeartbeatAnsweredBeforeAMembersJoin() {
+        timeline.add("m1", "H 100 1");
+        timeline.add("m2", "H 120 1");
+        timeline.add("bench", "K 150");
+        timeline.add("m1", "H 1100 2");
+        timeline.add("m2", "H 1120 2");
+        timeline.add("m2", "H 2120 3");
+        timeline.add("m1", "H 2100 3");
+        timeline.add("m1", "J 2130 2");
+        timeline.add("m2", "J 2130 2");
+        timeline.add("m1", "H 3100 4");
+
+        assertThat(timeline.noticedAfter(List.of("m1", "m2"), 150)).hasValue(2100);
+        assertThat(timeline.noticedAfter(List.of("m1", "m2"), 2130)).isEmpty();
+    }
+
+    @Test
     void theLatestHeartbeatBeforeAKillIsFound() {
         timeline.add("m3", "H 100 1");
         timeline.add("m3", "H 1100 2");
