@@ -58,11 +58,18 @@ final class BenchGroup implements AutoCloseable {
 
     /** The time of {@code member}'s first event of {@code kind}, waiting for it at most {@code timeout}. */
     long awaitEvent(String member, char kind, Duration timeout) throws InterruptedException {
+        return awaitEvent(member, kind, Long.MIN_VALUE, timeout);
+    }
+
+    /** The time of {@code member}'s first event of {@code kind} after {@code after}, waiting at most {@code timeout}. */
+    long awaitEvent(String member, char kind, long after, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
-            List<GroupTimeline.Event> found = timeline.events(member, kind);
-            if (!found.isEmpty()) {
-                return found.getFirst().nanos();
+            var found = timeline.events(member, kind).stream()
+                    .filter(e -> e.nanos() > after)
+                    .findFirst();
+            if (found.isPresent()) {
+                return found.get().nanos();
             }
             check(List.of(member));
             if (System.nanoTime() > deadline) {

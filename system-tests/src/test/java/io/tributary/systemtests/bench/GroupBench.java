@@ -206,10 +206,11 @@ public final class GroupBench {
             group.member("m4").leave(LEAVE_PATIENCE);
             group.awaitSettled(List.of("m1", "m2", "m3"), leaving, Duration.ofSeconds(60));
 
-            long lastHeartbeat = group.timeline
-                    .lastBefore("m3", 'H', System.nanoTime())
-                    .orElseThrow(() -> new BenchFailure("m3 reported no heartbeat"))
-                    .nanos();
+            // Right after one of m3's heartbeats is answered: the coordinator's session deadline is
+            // then that heartbeat's arrival plus the session timeout. (Killed at any moment, a
+            // heartbeat in flight may reach the coordinator unseen by m3, and the expiry taken from
+            // m3's last answered one is a heartbeat interval early.)
+            long lastHeartbeat = group.awaitEvent("m3", 'H', System.nanoTime(), Duration.ofMillis(sessionTimeoutMs));
             long killed = group.member("m3").kill();
             group.timeline.add(GroupTimeline.BENCH, "K " + killed);
             settled = group.awaitSettled(

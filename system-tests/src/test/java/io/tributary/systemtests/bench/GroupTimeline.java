@@ -7,7 +7,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
@@ -209,17 +208,6 @@ final class GroupTimeline {
         return events().stream()
                 .filter(e -> e.nanos() > after && kinds.indexOf(e.kind()) >= 0)
                 .count();
-    }
-
-    /** {@code member}'s latest event of {@code kind} before {@code before}, if any. */
-    Optional<Event> lastBefore(String member, char kind, long before) {
-        Event found = null;
-        for (Event e : events()) {
-            if (e.member().equals(member) && e.kind() == kind && e.nanos() < before) {
-                found = e;
-            }
-        }
-        return Optional.ofNullable(found);
     }
 
     /**

@@ -121,13 +121,16 @@ class GroupTimelineTest {
     }
 
     @Test
-    void theLatestHeartbeatBeforeAKillIsFound() {
+    void eventsAfterAKillAreCountedByKind() {
         timeline.add("m3", "H 100 1");
-        timeline.add("m3", "H 1100 2");
+        timeline.add("m1", "A 120 1 0");
         timeline.add("bench", "K 1500");
-        timeline.add("m3", "H 2100 3");
+        timeline.add("m1", "H 2100 3");
+        timeline.add("m1", "J 2200 2");
+        timeline.add("m1", "R 2300 2 0");
 
-        assertThat(timeline.lastBefore("m3", 'H', 1500).orElseThrow().nanos()).isEqualTo(1100);
-        assertThat(timeline.countAfter(1500, "ARL")).isZero();
+        assertThat(timeline.countAfter(1500, "ARL")).isEqualTo(1);
+        assertThat(timeline.countAfter(1500, "J")).isEqualTo(1);
+        assertThat(timeline.countAfter(0, "ARL")).isEqualTo(2);
     }
 }
