@@ -110,3 +110,110 @@ bench_write_context() {
     printf '}\n'
   } >"$results_dir/context.json"
 }
+
+# ---- the Apache Kafka peer (bin/bench-kafka, bin/bench-groups) ------------------------------------
+
+# bench_kafka_libs: Apache Kafka's broker and kafka-tools jars in kafka-peer/target/kafka-libs (the
+# same release as the kafka-clients Tributary is built with), built here when missing; sets
+# bench_libs (the directory) and bench_kafka_version.
+bench_kafka_libs() {
+  bench_libs=$root/kafka-peer/target/kafka-libs
+  if ! compgen -G "$bench_libs/kafka-tools-*.jar" >/dev/null || ! compgen -G "$bench_libs/kafka_2.13-*.jar" >/dev/null; then
+    printf '%s\n' "building kafka-peer (Apache Kafka's broker and kafka-tools jars into ${bench_libs#"$root"/})"
+    (cd "$root" && ./mvnw -B -q -pl kafka-peer package) || die "could not build kafka-peer"
+  fi
+  bench_kafka_version=$(basename "$(compgen -G "$bench_libs/kafka_2.13-*.jar" | head -n 1)" .jar)
+  bench_kafka_version=${bench_kafka_version#kafka_2.13-}
+}
+
+# bench_kafka_start DIR PORT HEAP [PROPERTY=VALUE...]: formats and starts one Apache Kafka broker
+# (KRaft, broker and controller in one JVM, node id 1) from bench_libs, listening on 127.0.0.1:PORT
+# (its controller on PORT + 1), data in DIR/data, its log in DIR/server.log; HEAP is its heap flags
+# (e.g. '-Xms1g -Xmx1g'), beside kafka-run-class.sh's G1 flags as Kafka ships them; each PROPERTY is
+# one more line of its server.properties. Internal topics have one replica,
+# group.initial.rebalance.delay.ms is 0 (as Kafka's quickstart configuration), topics are not created
+# automatically. Waits until it says it started; sets bench_kafka_pid and bench_kafka_config.
+bench_kafka_start() {
+  local dir=$1 port=$2 heap_flags=$3 controller=$(($2 + 1)) cluster_id i
+  shift 3
+  mkdir -p "$dir"
+  bench_kafka_config=$dir/server.properties
+  bench_port_taken "$port" && die "port $port is taken; set BENCH_KAFKA_PORT"
+  bench_port_taken "$controller" && die "port $controller is taken; set BENCH_KAFKA_PORT"
+  cat >"$bench_kafka_config" <<PROPERTIES
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$controller
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$controller
+advertised.listeners=PLAINTEXT://127.0.0.1:$port
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$dir/data
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+auto.create.topics.enable=false
+PROPERTIES
+  for i in "$@"; do printf '%s\n' "$i" >>"$bench_kafka_config"; done
+  cat >"$dir/log4j2.properties" <<PROPERTIES
+status = warn
+appender.file.type = File
+appender.file.name = FILE
+appender.file.fileName = $dir/server.log
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.file.ref = FILE
+PROPERTIES
+  # 16 random bytes, URL-safe base64 (as kafka-storage random-uuid), never starting with '-',
+  # which the tool's argument parser would take for an option.
+  cluster_id=-
+  while [[ $cluster_id == -* ]]; do
+    cluster_id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+  done
+  "$java_bin" -Xmx256m -Dlog4j2.configurationFile="$dir/log4j2.properties" -cp "$bench_libs/*" \
+    kafka.tools.StorageTool format -t "$cluster_id" -c "$bench_kafka_config" >"$dir/format.out" 2>&1 ||
+    die "formatting Kafka's storage failed: $(cat "$dir/format.out")"
+  local -a heap perf
+  read -r -a heap <<<"$heap_flags"
+  perf=(-server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35
+    -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true)
+  "$java_bin" "${heap[@]}" "${perf[@]}" -Dlog4j2.configurationFile="$dir/log4j2.properties" \
+    -Dkafka.logs.dir="$dir/logs" -cp "$bench_libs/*" kafka.Kafka "$bench_kafka_config" \
+    </dev/null >"$dir/server.out" 2>&1 &
+  bench_kafka_pid=$!
+  printf '%s\n' "Apache Kafka $bench_kafka_version starting (pid $bench_kafka_pid) on 127.0.0.1:$port"
+  for ((i = 0; i < 1200; i++)); do
+    kill -0 "$bench_kafka_pid" 2>/dev/null || die "Kafka exited while starting; see $dir/server.out and server.log"
+    if grep -q 'Kafka Server started' "$dir/server.log" 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  die "Kafka did not start within 120 s; see $dir/server.log"
+}
+
+# bench_kafka_is_ours: whether bench_kafka_pid still runs kafka.Kafka with our configuration.
+bench_kafka_is_ours() {
+  [[ -n ${bench_kafka_pid:-} && -r /proc/$bench_kafka_pid/cmdline ]] &&
+    tr '\0' ' ' 2>/dev/null <"/proc/$bench_kafka_pid/cmdline" | grep -qF "kafka.Kafka $bench_kafka_config"
+}
+
+# bench_kafka_stop: SIGTERM to the Kafka bench_kafka_start started (if it still runs), SIGKILL after 30 s.
+bench_kafka_stop() {
+  bench_kafka_is_ours || return 0
+  printf '%s\n' "stopping Kafka (pid $bench_kafka_pid)"
+  kill -TERM "$bench_kafka_pid" 2>/dev/null || true
+  local i
+  for ((i = 0; i < 300; i++)); do
+    bench_kafka_is_ours || break
+    sleep 0.1
+  done
+  if bench_kafka_is_ours; then
+    printf '%s\n' "Kafka did not stop within 30 s: SIGKILL"
+    kill -KILL "$bench_kafka_pid" 2>/dev/null || true
+  fi
+  wait "$bench_kafka_pid" 2>/dev/null || true
+}
