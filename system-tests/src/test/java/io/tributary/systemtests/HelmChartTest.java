@@ -310,6 +310,7 @@ class HelmChartTest {
                                 "coordinator.groups.maxGroups", 5000000,
                                 "coordinator.groups.defaultAssignor", "range",
                                 "coordinator.groups.offsetsRetention", "30d",
+                                "coordinator.groups.streamsReplicationFactor", 2,
                                 "coordinator.lag.maxSeries", 0)),
                 StatefulSet.class,
                 "coordinator");
@@ -323,6 +324,8 @@ class HelmChartTest {
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_MAX_METADATA_SIZE", "4KB")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_DEFAULT_ASSIGNOR", "uniform")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_OFFSETS_RETENTION", "7d")
+                .as("streams groups' internal topics: 0, the lesser of 3 and broker.replicas (3)")
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_STREAMS_REPLICATION_FACTOR", "3")
                 .containsEntry("TRIBUTARY_COORDINATOR_LAG_REFRESH_INTERVAL", "10s")
                 .containsEntry("TRIBUTARY_COORDINATOR_LAG_MAX_SERIES", "1000");
         assertThat(env(tuned))
@@ -332,7 +335,12 @@ class HelmChartTest {
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_MAX_GROUPS", "5000000")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_DEFAULT_ASSIGNOR", "range")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_OFFSETS_RETENTION", "30d")
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_STREAMS_REPLICATION_FACTOR", "2")
                 .containsEntry("TRIBUTARY_COORDINATOR_LAG_MAX_SERIES", "0");
+        assertThat(env(container(
+                        render(Optional.empty(), Map.of("broker.replicas", 1)), StatefulSet.class, "coordinator")))
+                .as("one broker: internal topics of one replica")
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_STREAMS_REPLICATION_FACTOR", "1");
     }
 
     @Test

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * (kept equal to {@code io.tributary.coordinator.kafka.*Handler.VERSIONS}: the KIP-848 consumer
  * group's {@code ConsumerGroupHeartbeatHandler} and {@code ConsumerGroupDescribeHandler}, the classic
  * group protocol's {@code JoinGroupHandler}, {@code SyncGroupHandler}, {@code HeartbeatHandler} and
- * {@code LeaveGroupHandler}, and the offset and admin handlers); ListGroups has its own handler
+ * {@code LeaveGroupHandler}, the streams groups' (KIP-1071) {@code StreamsGroupHeartbeatHandler} and
+ * {@code StreamsGroupDescribeHandler}, and the offset and admin handlers); ListGroups has its own handler
  * ({@link ListGroupsHandler}: one broker answers).
  *
  * <p>JoinGroup and SyncGroup are long polls on the coordinator (answered when the rebalance
@@ -62,7 +63,9 @@ public final class GroupForwardingHandler implements RequestHandler {
             ApiVersionRange.of(ApiKeys.JOIN_GROUP, 0, 9),
             ApiVersionRange.of(ApiKeys.SYNC_GROUP, 0, 5),
             ApiVersionRange.of(ApiKeys.HEARTBEAT, 0, 4),
-            ApiVersionRange.of(ApiKeys.LEAVE_GROUP, 0, 5));
+            ApiVersionRange.of(ApiKeys.LEAVE_GROUP, 0, 5),
+            ApiVersionRange.of(ApiKeys.STREAMS_GROUP_HEARTBEAT, 0, 1),
+            ApiVersionRange.of(ApiKeys.STREAMS_GROUP_DESCRIBE, 0, 1));
 
     private static final Logger log = LoggerFactory.getLogger(GroupForwardingHandler.class);
 

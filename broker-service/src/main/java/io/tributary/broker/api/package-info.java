@@ -26,7 +26,8 @@
  *  client ── FindCoordinator (GROUP) ──► this broker, once GroupCoordinatorLocator knows the leader
  *  client ── ConsumerGroupHeartbeat, OffsetCommit, OffsetFetch, ConsumerGroupDescribe,
  *            DescribeGroups, DeleteGroups, OffsetDelete,
- *            JoinGroup, SyncGroup, Heartbeat, LeaveGroup ──► GroupForwardingHandler
+ *            JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
+ *            StreamsGroupHeartbeat, StreamsGroupDescribe ──► GroupForwardingHandler
  *                                                       ──► CoordinatorGroupsClient.forward ──► coordinator leader
  *                                                           (JoinGroup, SyncGroup: long polls, up to the
  *                                                            rebalance wait plus the read timeout)

@@ -174,6 +174,18 @@ public class AdminApiConfiguration {
         return forwarder(ApiKeys.LEAVE_GROUP, locator, coordinatorGroups);
     }
 
+    @Bean
+    GroupForwardingHandler streamsGroupHeartbeatForwarder(
+            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
+        return forwarder(ApiKeys.STREAMS_GROUP_HEARTBEAT, locator, coordinatorGroups);
+    }
+
+    @Bean
+    GroupForwardingHandler streamsGroupDescribeForwarder(
+            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
+        return forwarder(ApiKeys.STREAMS_GROUP_DESCRIBE, locator, coordinatorGroups);
+    }
+
     private static GroupForwardingHandler forwarder(
             ApiKeys api, GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
         ApiVersionRange range = GroupForwardingHandler.FORWARDED.stream()

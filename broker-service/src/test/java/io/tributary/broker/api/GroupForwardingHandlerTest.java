@@ -41,6 +41,8 @@ import org.apache.kafka.common.message.JoinGroupRequestData.JoinGroupRequestProt
 import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.LeaveGroupRequestData.MemberIdentity;
 import org.apache.kafka.common.message.LeaveGroupResponseData.MemberResponse;
+import org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.StreamsGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.message.SyncGroupResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -55,6 +57,8 @@ import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.JoinGroupResponse;
 import org.apache.kafka.common.requests.LeaveGroupRequest;
 import org.apache.kafka.common.requests.LeaveGroupResponse;
+import org.apache.kafka.common.requests.StreamsGroupHeartbeatRequest;
+import org.apache.kafka.common.requests.StreamsGroupHeartbeatResponse;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.SyncGroupResponse;
 import org.assertj.core.groups.Tuple;
@@ -138,6 +142,17 @@ class GroupForwardingHandlerTest {
 
     private List<RequestHandler> fakeCoordinatorApis() {
         return List.of(
+                new FakeGroupApi<>(
+                        ApiVersionRange.of(ApiKeys.STREAMS_GROUP_HEARTBEAT, 0, 1),
+                        StreamsGroupHeartbeatRequest.class,
+                        (request, error) -> List.of(request.data().groupId()),
+                        (request, error) -> new StreamsGroupHeartbeatResponse(new StreamsGroupHeartbeatResponseData()
+                                .setErrorCode(error.code())
+                                .setMemberId(request.data().memberId())
+                                .setMemberEpoch(7)
+                                .setActiveTasks(List.of(new StreamsGroupHeartbeatResponseData.TaskIds()
+                                        .setSubtopologyId("0")
+                                        .setPartitions(List.of(0, 1)))))),
                 new FakeGroupApi<>(
                         ApiVersionRange.of(ApiKeys.DELETE_GROUPS, 0, 3),
                         DeleteGroupsRequest.class,
@@ -399,6 +414,41 @@ class GroupForwardingHandlerTest {
                                 versions(ApiKeys.LEAVE_GROUP, 5))
                         .flatMap(List::stream)
                         .toList());
+    }
+
+    @Test
+    void streamsGroupHeartbeatsAreForwardedAtEveryVersionTheCoordinatorServesAndAnsweredAsItAnswers() {
+        assertThat(GroupForwardingHandler.FORWARDED)
+                .contains(
+                        ApiVersionRange.of(ApiKeys.STREAMS_GROUP_HEARTBEAT, 0, 1),
+                        ApiVersionRange.of(ApiKeys.STREAMS_GROUP_DESCRIBE, 0, 1));
+        GroupCoordinatorLocator locator = locator();
+        CoordinatorGroupsClient client = client();
+
+        for (int v = 0; v <= 1; v++) {
+            StreamsGroupHeartbeatResponse beat = Wire.call(
+                    forwarder(ApiKeys.STREAMS_GROUP_HEARTBEAT, locator, client),
+                    new StreamsGroupHeartbeatRequest.Builder(new StreamsGroupHeartbeatRequestData()
+                            .setGroupId("app")
+                            .setMemberId("member-1")
+                            .setMemberEpoch(3)),
+                    v);
+            assertThat(beat.data().errorCode())
+                    .as("StreamsGroupHeartbeat v%d", v)
+                    .isZero();
+            assertThat(beat.data().memberEpoch())
+                    .as("StreamsGroupHeartbeat v%d", v)
+                    .isEqualTo(7);
+            assertThat(beat.data().activeTasks())
+                    .as("StreamsGroupHeartbeat v%d", v)
+                    .extracting(StreamsGroupHeartbeatResponseData.TaskIds::partitions)
+                    .containsExactly(List.of(0, 1));
+        }
+        assertThat(received)
+                .extracting(Received::api, Received::version, Received::groups)
+                .containsExactly(
+                        tuple(ApiKeys.STREAMS_GROUP_HEARTBEAT, (short) 0, List.of("app")),
+                        tuple(ApiKeys.STREAMS_GROUP_HEARTBEAT, (short) 1, List.of("app")));
     }
 
     private static List<Tuple> versions(ApiKeys api, int latest) {

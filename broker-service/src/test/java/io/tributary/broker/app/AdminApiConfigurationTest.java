@@ -61,6 +61,8 @@ class AdminApiConfigurationTest {
                                 ApiKeys.SYNC_GROUP,
                                 ApiKeys.HEARTBEAT,
                                 ApiKeys.LEAVE_GROUP,
+                                ApiKeys.STREAMS_GROUP_HEARTBEAT,
+                                ApiKeys.STREAMS_GROUP_DESCRIBE,
                                 ApiKeys.INIT_PRODUCER_ID));
     }
 

@@ -11,6 +11,8 @@ import io.tributary.coordinator.group.OffsetStore;
 import io.tributary.coordinator.group.TopicView;
 import io.tributary.coordinator.group.classic.ClassicGroupCoordinator;
 import io.tributary.coordinator.group.classic.ClassicGroupStore;
+import io.tributary.coordinator.group.streams.StreamsGroupConfig;
+import io.tributary.coordinator.group.streams.StreamsGroupCoordinator;
 import io.tributary.coordinator.kafka.ConsumerGroupDescribeHandler;
 import io.tributary.coordinator.kafka.ConsumerGroupHeartbeatHandler;
 import io.tributary.coordinator.kafka.DeleteGroupsHandler;
@@ -23,8 +25,12 @@ import io.tributary.coordinator.kafka.ListGroupsHandler;
 import io.tributary.coordinator.kafka.OffsetCommitHandler;
 import io.tributary.coordinator.kafka.OffsetDeleteHandler;
 import io.tributary.coordinator.kafka.OffsetFetchHandler;
+import io.tributary.coordinator.kafka.StreamsGroupDescribeHandler;
+import io.tributary.coordinator.kafka.StreamsGroupHeartbeatHandler;
 import io.tributary.coordinator.kafka.SyncGroupHandler;
+import io.tributary.coordinator.metadata.raft.MetadataClient;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
+import io.tributary.coordinator.metadata.raft.RaftInternalTopics;
 import java.time.InstantSource;
 import java.util.UUID;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -35,9 +41,10 @@ import org.springframework.context.annotation.Configuration;
  * Wires consumer groups: the state machine ({@link GroupCoordinator}, from {@link GroupProperties}),
  * the topics of this voter's metadata image, leadership from {@link MetadataRaftNode#isLeader} and its
  * term ({@link MetadataRaftNode#currentTerm}), the
- * {@link OffsetStore}, {@link ClassicGroupStore} and {@link ConsumerGroupStore} beans, the twelve
- * group handlers (four of them the classic protocol's) on the Kafka listener, and the timer tick
- * with the offsets retention check.
+ * {@link OffsetStore}, {@link ClassicGroupStore} and {@link ConsumerGroupStore} beans, streams
+ * groups' internal topics created through {@link MetadataClient} ({@link RaftInternalTopics}), the
+ * fourteen group handlers (four of them the classic protocol's, two streams groups') on the Kafka
+ * listener, and the timer tick with the offsets retention check.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(GroupProperties.class)
@@ -47,16 +54,20 @@ class GroupConfiguration {
     GroupService groupService(
             GroupProperties properties,
             MetadataRaftNode node,
+            MetadataClient client,
             OffsetStore offsets,
             ClassicGroupStore classicGroups,
             ConsumerGroupStore consumerGroups) {
         TopicView topics = new ImageTopicView(() -> node.stateMachine().image());
+        StreamsGroupConfig streams = properties.toStreamsConfig();
         return new GroupService(
                 new GroupCoordinator(properties.toConfig(), topics),
                 new ClassicGroupCoordinator(properties.toClassicConfig(), UUID::randomUUID),
+                new StreamsGroupCoordinator(properties.toConfig(), streams, topics),
                 offsets,
                 classicGroups,
                 consumerGroups,
+                new RaftInternalTopics(node, client, streams.replicationFactor(), InstantSource.system()),
                 topics,
                 node::isLeader,
                 node::currentTerm,
@@ -82,6 +93,12 @@ class GroupConfiguration {
             Gauge.builder("tributary.classic.group.members", service.classic(), ClassicGroupCoordinator::memberCount)
                     .description("members of the classic groups this coordinator holds")
                     .register(registry);
+            Gauge.builder("tributary.streams.groups.in.memory", service.streams(), StreamsGroupCoordinator::groupCount)
+                    .description("streams groups this coordinator holds (0 on a follower)")
+                    .register(registry);
+            Gauge.builder("tributary.streams.group.members", service.streams(), StreamsGroupCoordinator::memberCount)
+                    .description("members of the streams groups this coordinator holds")
+                    .register(registry);
         };
     }
 
@@ -105,6 +122,16 @@ class GroupConfiguration {
     @Bean
     ConsumerGroupHeartbeatHandler consumerGroupHeartbeatHandler(GroupService service) {
         return new ConsumerGroupHeartbeatHandler(service);
+    }
+
+    @Bean
+    StreamsGroupHeartbeatHandler streamsGroupHeartbeatHandler(GroupService service) {
+        return new StreamsGroupHeartbeatHandler(service);
+    }
+
+    @Bean
+    StreamsGroupDescribeHandler streamsGroupDescribeHandler(GroupService service) {
+        return new StreamsGroupDescribeHandler(service);
     }
 
     @Bean

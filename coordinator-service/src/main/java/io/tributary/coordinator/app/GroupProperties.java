@@ -3,6 +3,7 @@ package io.tributary.coordinator.app;
 import io.tributary.coordinator.group.GroupConfig;
 import io.tributary.coordinator.group.OffsetRetention;
 import io.tributary.coordinator.group.classic.ClassicGroupConfig;
+import io.tributary.coordinator.group.streams.StreamsGroupConfig;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -34,6 +35,7 @@ import org.springframework.validation.annotation.Validated;
  * @param offsetsRetentionCheckInterval how often the leader looks for expired offsets (Kafka's
  *     {@code offsets.retention.check.interval.ms})
  * @param classic the classic protocol's own settings ({@code tributary.coordinator.groups.classic.*})
+ * @param streams streams groups' own settings ({@code tributary.coordinator.groups.streams.*})
  */
 @Validated
 @ConfigurationProperties("tributary.coordinator.groups")
@@ -54,7 +56,8 @@ public record GroupProperties(
         @DefaultValue("500ms") @NotNull Duration tickInterval,
         @DefaultValue("7d") @NotNull Duration offsetsRetention,
         @DefaultValue("10m") @NotNull Duration offsetsRetentionCheckInterval,
-        @DefaultValue @NotNull @Valid Classic classic) {
+        @DefaultValue @NotNull @Valid Classic classic,
+        @DefaultValue @NotNull @Valid Streams streams) {
 
     public GroupProperties {
         requirePositive("offsetsRetention", offsetsRetention);
@@ -86,6 +89,35 @@ public record GroupProperties(
 
     OffsetRetention toRetention() {
         return new OffsetRetention(offsetsRetention);
+    }
+
+    /**
+     * Streams groups' settings (KIP-1071); each is described on {@link StreamsGroupConfig}.
+     *
+     * @param standbyReplicas standby copies of each task (Kafka's {@code group.streams.num.standby.replicas})
+     * @param taskOffsetInterval how often members report their tasks' changelog offsets
+     * @param acceptableRecoveryLag the lag members are told counts as caught up
+     * @param replicationFactor replicas of an internal topic whose topology leaves it to the cluster
+     * @param initialRebalanceDelay how long a new group's first assignment waits for more members
+     *     (Kafka's {@code group.streams.initial.rebalance.delay.ms})
+     * @param maxTopologyTopics the most topic names one topology may name
+     */
+    public record Streams(
+            @DefaultValue("0") @Min(0) @Max(100) int standbyReplicas,
+            @DefaultValue("60s") @NotNull Duration taskOffsetInterval,
+            @DefaultValue("10000") @Min(0) long acceptableRecoveryLag,
+            @DefaultValue("1") @Min(1) @Max(Short.MAX_VALUE) int replicationFactor,
+            @DefaultValue("3s") @NotNull Duration initialRebalanceDelay,
+            @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxTopologyTopics) {}
+
+    StreamsGroupConfig toStreamsConfig() {
+        return new StreamsGroupConfig(
+                streams.standbyReplicas(),
+                streams.taskOffsetInterval(),
+                streams.acceptableRecoveryLag(),
+                (short) streams.replicationFactor(),
+                streams.initialRebalanceDelay(),
+                streams.maxTopologyTopics());
     }
 
     GroupConfig toConfig() {

@@ -70,9 +70,6 @@ public final class GroupCoordinator {
 
     private static final Logger log = LoggerFactory.getLogger(GroupCoordinator.class);
 
-    /** 2024-01-01T00:00:00Z: group epochs of new groups count seconds from here. */
-    static final long EPOCH_BASE_MS = 1_704_067_200_000L;
-
     /** Groups by id, in id order, to keep every result deterministic. */
     private final Map<String, ConsumerGroup> groups = new TreeMap<>();
 
@@ -149,7 +146,8 @@ public final class GroupCoordinator {
                         "this coordinator already holds " + config.maxGroups()
                                 + " groups (tributary.coordinator.groups.max-groups)");
             }
-            group = new ConsumerGroup(request.groupId(), initialEpoch(nowMs), config.defaultAssignor());
+            group = new ConsumerGroup(
+                    request.groupId(), MemberRules.initialGroupEpoch(nowMs), config.defaultAssignor());
             groups.put(group.groupId, group);
         }
         try {
@@ -226,23 +224,16 @@ public final class GroupCoordinator {
         return Math.toIntExact(config.heartbeatInterval().toMillis());
     }
 
-    private static int initialEpoch(long nowMs) {
-        long seconds = (nowMs - EPOCH_BASE_MS) / 1000;
-        return (int) Math.max(1, Math.min(seconds, Integer.MAX_VALUE / 2));
-    }
-
     private HeartbeatResponse leave(HeartbeatRequest request, long nowMs) {
         int epoch = request.memberEpoch();
         ConsumerGroup group = groups.get(request.groupId());
         ConsumerGroupMember member = group == null ? null : group.members.get(request.memberId());
         if (group != null && request.instanceId().isPresent()) {
-            String holder = group.staticMembers.get(request.instanceId().get());
-            if (holder != null && !holder.equals(request.memberId())) {
-                throw new GroupException(
-                        Errors.FENCED_INSTANCE_ID,
-                        "instance id " + request.instanceId().get() + " belongs to member " + holder + ", not "
-                                + request.memberId());
-            }
+            MemberRules.checkInstanceHolder(
+                    request.instanceId().get(),
+                    request.memberId(),
+                    Optional.ofNullable(
+                            group.staticMembers.get(request.instanceId().get())));
         }
         if (member == null) {
             // Leaving a group one is not in is done already (e.g. removed after its session timeout).

@@ -46,7 +46,7 @@ public record HeartbeatRequest(
     public static final int LEAVE_EPOCH = -1;
 
     /** A static member leaving for now: its assignment is kept for the session timeout. */
-    public static final int STATIC_LEAVE_EPOCH = -2;
+    public static final int STATIC_LEAVE_EPOCH = MemberRules.STATIC_LEAVE_EPOCH;
 
     public HeartbeatRequest {
         Objects.requireNonNull(groupId, "groupId");

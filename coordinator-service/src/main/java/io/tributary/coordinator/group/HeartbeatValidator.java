@@ -82,14 +82,11 @@ final class HeartbeatValidator {
     }
 
     private void checkLength(String field, String value) {
-        if (value.length() > config.maxIdLength()) {
-            throw invalid(field + " is longer than " + config.maxIdLength()
-                    + " characters (tributary.coordinator.groups.max-id-length)");
-        }
+        MemberRules.checkIdLength(config, field, value);
     }
 
     private static GroupException invalid(String message) {
-        return new GroupException(Errors.INVALID_REQUEST, message);
+        return MemberRules.invalid(message);
     }
 
     /**

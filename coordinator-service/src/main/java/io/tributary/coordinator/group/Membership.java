@@ -145,26 +145,13 @@ final class Membership {
      * @throws GroupException FENCED_MEMBER_EPOCH
      */
     static void checkEpoch(ConsumerGroupMember member, HeartbeatRequest request) {
-        int received = request.memberEpoch();
-        if (received > member.memberEpoch) {
-            throw new GroupException(
-                    Errors.FENCED_MEMBER_EPOCH,
-                    "member " + member.memberId + " sent epoch " + received + " but is at epoch " + member.memberEpoch
-                            + ": it must give up its partitions and join again");
-        }
-        if (received < member.memberEpoch) {
-            // The response that moved the member to its current epoch may have been lost: the
-            // previous epoch is accepted with owned partitions within the current assignment.
-            boolean lostResponse = received == member.previousMemberEpoch
-                    && request.ownedPartitions().isPresent()
-                    && member.assigned.containsAll(request.ownedPartitions().get());
-            if (!lostResponse) {
-                throw new GroupException(
-                        Errors.FENCED_MEMBER_EPOCH,
-                        "member " + member.memberId + " sent epoch " + received + " but is at epoch "
-                                + member.memberEpoch + ": it must give up its partitions and join again");
-            }
-        }
+        MemberRules.checkHeartbeatEpoch(
+                member.memberId,
+                request.memberEpoch(),
+                member.memberEpoch,
+                member.previousMemberEpoch,
+                request.ownedPartitions().isPresent()
+                        && member.assigned.containsAll(request.ownedPartitions().get()));
     }
 
     /** Applies the request's changed fields; returns whether the subscription changed. */

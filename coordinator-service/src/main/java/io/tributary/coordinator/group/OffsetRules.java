@@ -75,20 +75,9 @@ final class OffsetRules {
      * @param group the group, or null when it is unknown here
      */
     static void validateFetch(ConsumerGroup group, String groupId, Optional<String> memberId, int memberEpoch) {
-        if (memberId.filter(id -> !id.isEmpty()).isEmpty() && memberEpoch < 0) {
-            return;
-        }
         ConsumerGroupMember member = group == null ? null : group.members.get(memberId.orElse(""));
-        if (member == null) {
-            throw new GroupException(
-                    Errors.UNKNOWN_MEMBER_ID, "member '" + memberId.orElse("") + "' is not in group " + groupId);
-        }
-        if (memberEpoch != member.memberEpoch) {
-            throw new GroupException(
-                    Errors.STALE_MEMBER_EPOCH,
-                    "member " + member.memberId + " fetched at epoch " + memberEpoch + " but is at epoch "
-                            + member.memberEpoch);
-        }
+        MemberRules.checkFetch(
+                groupId, memberId, memberEpoch, Optional.ofNullable(member).map(m -> m.memberEpoch));
     }
 
     /** Whether committed-offset metadata is longer than {@code maxBytes} in UTF-8. */

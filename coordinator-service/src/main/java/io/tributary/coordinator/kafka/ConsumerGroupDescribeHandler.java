@@ -65,7 +65,7 @@ public final class ConsumerGroupDescribeHandler implements RequestHandler {
                 described.setErrorCode(leaderError.code()).setErrorMessage(leaderError.message());
             } else if (groupId.isEmpty()) {
                 described.setErrorCode(Errors.INVALID_GROUP_ID.code()).setErrorMessage("the group id is empty");
-            } else if (service.classic().contains(groupId)) {
+            } else if (service.classic().contains(groupId) || service.streams().contains(groupId)) {
                 // As Kafka: the admin client then describes it with DescribeGroups.
                 described
                         .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())

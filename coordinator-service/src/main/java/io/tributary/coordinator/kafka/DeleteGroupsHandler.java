@@ -70,10 +70,12 @@ public final class DeleteGroupsHandler implements RequestHandler {
             throw new GroupException(Errors.GROUP_ID_NOT_FOUND, "Group " + groupId + " not found.");
         }
         service.groups().checkDeletable(groupId);
+        service.streams().checkDeletable(groupId);
         if (service.classic().delete(groupId)) {
             service.flushClassicStores();
         }
         service.offsets().deleteGroup(groupId);
         service.forgetConsumerGroup(groupId);
+        service.streams().forgetIfEmpty(groupId);
     }
 }

@@ -24,6 +24,10 @@ import io.tributary.coordinator.group.classic.ClassicGroupCoordinator.StoreTask;
 import io.tributary.coordinator.group.classic.ClassicGroupStore;
 import io.tributary.coordinator.group.classic.ClassicJoin;
 import io.tributary.coordinator.group.classic.ClassicJoinResult;
+import io.tributary.coordinator.group.streams.InternalTopicCreator;
+import io.tributary.coordinator.group.streams.StreamsGroupCoordinator;
+import io.tributary.coordinator.group.streams.StreamsHeartbeatRequest;
+import io.tributary.coordinator.group.streams.StreamsHeartbeatResponse;
 import io.tributary.coordinator.metadata.TopicPartition;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -45,24 +49,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the group handlers share: the two state machines (KIP-848 consumer groups, classic groups),
- * the offset store, the stores of consumer groups and classic generations, the topics, the clock and
- * whether this coordinator leads. A coordinator that does not lead answers NOT_COORDINATOR and
- * forgets every group (the leader serves them from the store). A leader whose Raft term changed
- * since it last looked (it became leader, or lost leadership and won it back between two requests
- * and ticks: another leader may have served the groups meanwhile) takes both kinds of group over
- * from the store, so their members go on at their epochs and generations without a rebalance; so
- * does a leader after a consumer group write failed (its memory may differ from the store).
+ * What the group handlers share: the three state machines (KIP-848 consumer groups, classic groups,
+ * KIP-1071 streams groups), the offset store, the stores of consumer groups and classic
+ * generations, the creator of streams groups' internal topics, the topics, the clock and whether
+ * this coordinator leads. A coordinator that does not lead answers NOT_COORDINATOR and forgets every
+ * group (the leader serves them from the store). A leader whose Raft term changed since it last
+ * looked (it became leader, or lost leadership and won it back between two requests and ticks:
+ * another leader may have served the groups meanwhile) takes consumer and classic groups over from
+ * the store, so their members go on at their epochs and generations without a rebalance; so does a
+ * leader after a consumer group write failed (its memory may differ from the store). Streams groups
+ * are held in memory only: a new term forgets them and their members join again.
  *
  * <p>Write before answer: a consumer group heartbeat's answer is sent only once the writes of what
  * it changed, and every write queued before them, are durable ({@link #flushConsumerStores}, in
  * order, under one lock); a failed write answers NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE or
  * UNKNOWN_SERVER_ERROR (a bound), as Kafka's coordinator runtime maps its write errors.
  *
- * <p>One group id is one group of one type: a classic join into a consumer group with members is
- * INCONSISTENT_GROUP_PROTOCOL, a KIP-848 join into a classic group with members GROUP_ID_NOT_FOUND
- * (Kafka's answers when it does not convert groups between the protocols); an empty group of the
- * other type is forgotten and the id taken over (its committed offsets stay).
+ * <p>One group id is one group of one type: a classic join into a consumer or streams group with
+ * members is INCONSISTENT_GROUP_PROTOCOL, a KIP-848 join into a classic or streams group with
+ * members GROUP_ID_NOT_FOUND, a streams join into a classic or consumer group with members
+ * GROUP_ID_NOT_FOUND (Kafka's answers when it does not convert groups between the protocols); an
+ * empty group of another type is forgotten and the id taken over (its committed offsets stay).
  *
  * <p>Thread-safe: each state machine locks itself; the stores are thread-safe; joins of either type
  * are checked against the other under one lock ({@code types}); classic writes are made in order
@@ -77,6 +84,8 @@ public final class GroupService {
 
     private final GroupCoordinator groups;
     private final ClassicGroupCoordinator classic;
+    private final StreamsGroupCoordinator streams;
+    private final InternalTopicCreator internalTopics;
     private final OffsetStore offsets;
     private final ClassicGroupStore classicStore;
     private final ConsumerGroupStore consumerStore;
@@ -99,15 +108,19 @@ public final class GroupService {
     public GroupService(
             GroupCoordinator groups,
             ClassicGroupCoordinator classic,
+            StreamsGroupCoordinator streams,
             OffsetStore offsets,
             ClassicGroupStore classicStore,
             ConsumerGroupStore consumerStore,
+            InternalTopicCreator internalTopics,
             TopicView topics,
             BooleanSupplier leader,
             LongSupplier term,
             InstantSource clock) {
         this.groups = Objects.requireNonNull(groups, "groups");
         this.classic = Objects.requireNonNull(classic, "classic");
+        this.streams = Objects.requireNonNull(streams, "streams");
+        this.internalTopics = Objects.requireNonNull(internalTopics, "internalTopics");
         this.offsets = Objects.requireNonNull(offsets, "offsets");
         this.classicStore = Objects.requireNonNull(classicStore, "classicStore");
         this.consumerStore = Objects.requireNonNull(consumerStore, "consumerStore");
@@ -126,6 +139,7 @@ public final class GroupService {
             synchronized (leadership) {
                 groups.clear();
                 classic.clear();
+                streams.clear(clock.millis());
                 servedTerm.set(Long.MIN_VALUE);
             }
             return false;
@@ -135,6 +149,7 @@ public final class GroupService {
             synchronized (leadership) {
                 if (servedTerm.get() != now) {
                     tookOverAtMs.set(clock.millis());
+                    streams.clear(clock.millis());
                     loadConsumerGroups();
                     classic.load(classicStore.load().values(), clock.millis());
                     servedTerm.set(now); // only now: other requests wait above until the groups are in
@@ -162,6 +177,10 @@ public final class GroupService {
         return classic;
     }
 
+    public StreamsGroupCoordinator streams() {
+        return streams;
+    }
+
     /**
      * A classic JoinGroup, after checking that the group id is not a KIP-848 consumer group with
      * members (INCONSISTENT_GROUP_PROTOCOL); an empty one is forgotten.
@@ -169,13 +188,15 @@ public final class GroupService {
     public CompletableFuture<ClassicJoinResult> joinClassic(ClassicJoin join) {
         CompletableFuture<ClassicJoinResult> joined;
         synchronized (types) {
-            if (groups.hasMembers(join.groupId())) {
+            if (groups.hasMembers(join.groupId()) || streams.hasMembers(join.groupId())) {
                 throw new GroupException(
                         Errors.INCONSISTENT_GROUP_PROTOCOL,
-                        "group " + join.groupId() + " is a consumer group (KIP-848) with members: the classic "
-                                + "protocol cannot join it");
+                        "group " + join.groupId() + " is a "
+                                + (groups.hasMembers(join.groupId()) ? "consumer" : "streams")
+                                + " group with members: the classic protocol cannot join it");
             }
             groups.forgetIfEmpty(join.groupId());
+            streams.forgetIfEmpty(join.groupId());
             joined = classic.join(join, nowMs());
         }
         flushConsumerStores();
@@ -192,12 +213,15 @@ public final class GroupService {
     public HeartbeatResponse heartbeatConsumer(HeartbeatRequest request) {
         GroupCoordinator.Pending pending;
         synchronized (types) {
-            if (classic.hasMembers(request.groupId())) {
+            if (classic.hasMembers(request.groupId()) || streams.hasMembers(request.groupId())) {
                 throw new GroupException(
                         Errors.GROUP_ID_NOT_FOUND,
-                        "group " + request.groupId() + " is a classic group with members, not a consumer group");
+                        "group " + request.groupId() + " is a "
+                                + (classic.hasMembers(request.groupId()) ? "classic" : "streams")
+                                + " group with members, not a consumer group");
             }
             classic.forgetIfEmpty(request.groupId());
+            streams.forgetIfEmpty(request.groupId());
             pending = groups.heartbeatDurably(request, nowMs());
         }
         flushClassicStores();
@@ -244,6 +268,34 @@ public final class GroupService {
                 }
             }
         }
+    }
+
+    /**
+     * A StreamsGroupHeartbeat (KIP-1071), after checking that the group id is not a classic or
+     * consumer group with members (GROUP_ID_NOT_FOUND); an empty one is forgotten. The internal
+     * topics the group's topology lacks are then created (outside every lock; best effort, the next
+     * heartbeat asks again).
+     */
+    public StreamsHeartbeatResponse heartbeatStreams(StreamsHeartbeatRequest request) {
+        StreamsHeartbeatResponse response;
+        synchronized (types) {
+            if (classic.hasMembers(request.groupId()) || groups.hasMembers(request.groupId())) {
+                throw new GroupException(
+                        Errors.GROUP_ID_NOT_FOUND,
+                        "group " + request.groupId() + " is a "
+                                + (classic.hasMembers(request.groupId()) ? "classic" : "consumer")
+                                + " group with members, not a streams group");
+            }
+            classic.forgetIfEmpty(request.groupId());
+            groups.forgetIfEmpty(request.groupId());
+            response = streams.heartbeat(request, nowMs());
+        }
+        flushClassicStores();
+        flushConsumerStores(); // an empty consumer group forgotten above
+        if (!response.topicsToCreate().isEmpty()) {
+            internalTopics.create(response.topicsToCreate());
+        }
+        return response;
     }
 
     /**
@@ -301,18 +353,24 @@ public final class GroupService {
         }
         groups.tick(nowMs());
         classic.tick(nowMs());
+        streams.tick(nowMs());
         flushClassicStores();
         flushConsumerStores();
+        var missing = streams.missingInternalTopics();
+        if (!missing.isEmpty()) {
+            internalTopics.create(missing);
+        }
     }
 
     /**
      * One offsets retention check (Kafka's {@code offsets.retention.check.interval.ms} task), on the
-     * leader: every group known here (classic, KIP-848 with membership in memory, or with committed
-     * offsets only) is judged by {@code retention} ({@link OffsetRetention} says how), its expired
+     * leader: every group known here (classic, KIP-848 or streams with membership in memory, or with
+     * committed offsets only; a streams group as a KIP-848 one, its topology's source topics as the
+     * subscription) is judged by {@code retention} ({@link OffsetRetention} says how), its expired
      * offsets deleted through the offset store ({@code DeleteGroupOffsets} when all of them went,
      * else {@code DeleteOffsets}), and a group that is empty and lost every offset is deleted: a
      * classic group's stored generation through the classic store ({@code DeleteClassicGroup}), a
-     * KIP-848 group forgotten in memory. Blocks for the Raft writes; one log line per group cleaned.
+     * KIP-848 or streams group forgotten. Blocks for the Raft writes; one log line per group cleaned.
      *
      * <p>An offset is deleted only if it is still the one judged, so a partition committed again
      * while the group was judged keeps its new offset; a commit applied between that second look
@@ -338,6 +396,7 @@ public final class GroupService {
         SortedSet<String> groupIds = new TreeSet<>(offsets.groups());
         groupIds.addAll(classic.groupIds());
         groupIds.addAll(groups.groupIds());
+        groupIds.addAll(streams.describeAll().keySet());
         List<Expired> done = new ArrayList<>();
         for (String groupId : groupIds) {
             GroupView view = retentionView(groupId);
@@ -385,6 +444,11 @@ public final class GroupService {
         if (groups.contains(groupId)) {
             return new ConsumerGroupView(groupId, !groups.hasMembers(groupId), groups.subscribedTopicNames(groupId));
         }
+        if (streams.contains(groupId)) {
+            // Kafka's StreamsGroup expires offsets as a consumer group does, its topology's source
+            // topics standing for the subscription.
+            return new ConsumerGroupView(groupId, !streams.hasMembers(groupId), streams.sourceTopics(groupId));
+        }
         return new SimpleGroupView(groupId);
     }
 
@@ -408,6 +472,11 @@ public final class GroupService {
         if (expiry.deleteGroup() && allGone) {
             groupDeleted = switch (view) {
                 case ClassicGroupView c -> deleteEmptyClassic(groupId);
+                case ConsumerGroupView c
+                when streams.contains(groupId) -> {
+                    streams.forgetIfEmpty(groupId);
+                    yield !streams.contains(groupId);
+                }
                 case ConsumerGroupView c -> {
                     groups.forgetIfEmpty(groupId);
                     yield !groups.contains(groupId);

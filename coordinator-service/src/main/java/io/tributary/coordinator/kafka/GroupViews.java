@@ -21,6 +21,9 @@ final class GroupViews {
     /** The type of a classic group (JoinGroup/SyncGroup), whatever its protocol type. */
     static final String CLASSIC_TYPE = "classic";
 
+    /** The type, and Kafka's protocol type, of a KIP-1071 streams group. */
+    static final String STREAMS_TYPE = "streams";
+
     /** Kafka's protocol type of consumer groups. */
     static final String PROTOCOL_TYPE = "consumer";
 
@@ -50,13 +53,21 @@ final class GroupViews {
                 groupId, GroupDescription.EMPTY, 0, 0, service.groups().config().defaultAssignor(), List.of());
     }
 
-    /** Whether the group is known here at all: classic, consumer, or with committed offsets only. */
+    /** Whether the group is known here at all: classic, consumer, streams, or with committed offsets only. */
     static boolean exists(GroupService service, String groupId) {
-        return service.classic().contains(groupId) || find(service, groupId).isPresent();
+        return service.classic().contains(groupId)
+                || service.streams().contains(groupId)
+                || find(service, groupId).isPresent();
     }
 
-    /** The group, if it is known here as a consumer group or by its committed offsets only. */
+    /**
+     * The group, if it is known here as a consumer group or by its committed offsets only (a streams
+     * group held here is not one, whatever its offsets).
+     */
     static Optional<GroupDescription> find(GroupService service, String groupId) {
+        if (service.streams().contains(groupId)) {
+            return Optional.empty();
+        }
         Optional<GroupDescription> inMemory = service.groups().describe(groupId);
         if (inMemory.isPresent()) {
             return inMemory;
@@ -67,11 +78,13 @@ final class GroupViews {
         return Optional.empty();
     }
 
-    /** Every known group, by id. */
+    /** Every known consumer group and offsets-only group, by id (streams groups held here are not). */
     static SortedMap<String, GroupDescription> all(GroupService service) {
         SortedMap<String, GroupDescription> all = new TreeMap<>(service.groups().describeAll());
         for (String groupId : service.offsets().groups()) {
-            all.putIfAbsent(groupId, offsetsOnly(service, groupId));
+            if (!service.streams().contains(groupId)) {
+                all.putIfAbsent(groupId, offsetsOnly(service, groupId));
+            }
         }
         return all;
     }

@@ -6,6 +6,7 @@ import io.tributary.common.protocol.RequestHandler;
 import io.tributary.coordinator.group.GroupDescription;
 import io.tributary.coordinator.group.GroupException;
 import io.tributary.coordinator.group.classic.ClassicGroupDescription;
+import io.tributary.coordinator.group.streams.StreamsGroupDescription;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.kafka.common.message.ListGroupsRequestData;
@@ -22,7 +23,8 @@ import org.apache.kafka.common.requests.ListGroupsResponse;
  * membership in memory, and, as Kafka lists a group that only has offsets (committed by an admin
  * client or an {@code assign()} consumer), {@code classic} with protocol type "" for one without
  * (after a coordinator failover that includes consumer groups whose members have not come back
- * yet); {@code StatesFilter} and {@code TypesFilter}
+ * yet); a streams group (KIP-1071) as {@code streams}, protocol type {@code streams}; {@code
+ * StatesFilter} and {@code TypesFilter}
  * match case-insensitively, an empty filter matches all. A follower coordinator answers
  * NOT_COORDINATOR and no groups.
  *
@@ -68,6 +70,20 @@ public final class ListGroupsHandler implements RequestHandler {
                             .setProtocolType(group.protocolType())
                             .setGroupState(group.state().kafkaName())
                             .setGroupType(GroupViews.CLASSIC_TYPE));
+        }
+        for (StreamsGroupDescription group : service.streams().describeAll().values()) {
+            if (!states.isEmpty() && !states.contains(GroupViews.lower(group.state()))) {
+                continue;
+            }
+            if (!types.isEmpty() && !types.contains(GroupViews.STREAMS_TYPE)) {
+                continue;
+            }
+            response.groups()
+                    .add(new ListGroupsResponseData.ListedGroup()
+                            .setGroupId(group.groupId())
+                            .setProtocolType(GroupViews.STREAMS_TYPE)
+                            .setGroupState(group.state())
+                            .setGroupType(GroupViews.STREAMS_TYPE));
         }
         for (GroupDescription group : GroupViews.all(service).values()) {
             if (service.classic().contains(group.groupId())) {

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
@@ -154,6 +155,18 @@ public final class OffsetCommitHandler implements RequestHandler {
                     .isPresent()) {
                 return Errors.NONE;
             }
+            Optional<Committer> streamsCommitter = service.streams()
+                    .validateCommit(
+                            data.groupId(),
+                            data.memberId(),
+                            data.generationIdOrMemberEpoch(),
+                            Optional.ofNullable(data.groupInstanceId()),
+                            partitionsByName(data, version));
+            if (streamsCommitter.isPresent()) {
+                return streamsCommitter.get() == Committer.MEMBER && version < 9
+                        ? Errors.UNSUPPORTED_VERSION
+                        : Errors.NONE;
+            }
             if (data.generationIdOrMemberEpoch() >= 0
                     && !service.groups().contains(data.groupId())
                     && !service.offsets().fetch(data.groupId()).isEmpty()) {
@@ -178,6 +191,22 @@ public final class OffsetCommitHandler implements RequestHandler {
             }
             return e.error();
         }
+    }
+
+    /** The committed partitions by topic name (a topic that does not resolve is left out: none of its tasks). */
+    private Map<String, List<Integer>> partitionsByName(OffsetCommitRequestData data, short version) {
+        Map<String, List<Integer>> partitions = new TreeMap<>();
+        for (var topic : data.topics()) {
+            Optional<String> name = version >= 10
+                    ? service.topics().byId(GroupService.uuid(topic.topicId())).map(TopicInfo::name)
+                    : Optional.of(topic.name());
+            for (var partition : topic.partitions()) {
+                partitions
+                        .computeIfAbsent(name.orElse(""), k -> new ArrayList<>())
+                        .add(Math.max(0, partition.partitionIndex()));
+            }
+        }
+        return partitions;
     }
 
     /** A topic id no member owns: stands for a committed topic that does not resolve (KIP-1251 check). */

@@ -63,7 +63,9 @@ public final class OffsetDeleteHandler implements RequestHandler {
         }
         Optional<Set<String>> subscribed = service.classic().contains(data.groupId())
                 ? service.classic().subscribedTopics(data.groupId())
-                : Optional.of(service.groups().subscribedTopicNames(data.groupId()));
+                : service.streams().contains(data.groupId())
+                        ? Optional.of(service.streams().sourceTopics(data.groupId()))
+                        : Optional.of(service.groups().subscribedTopicNames(data.groupId()));
         List<TopicPartition> toDelete = new ArrayList<>();
         for (var topic : data.topics()) {
             var topicOut = new OffsetDeleteResponseTopic().setName(topic.name());

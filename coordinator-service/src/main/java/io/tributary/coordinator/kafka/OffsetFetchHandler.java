@@ -164,6 +164,9 @@ public final class OffsetFetchHandler implements RequestHandler {
                 // Kafka checks no member of a classic group on OffsetFetch.
                 return Errors.NONE;
             }
+            if (service.streams().validateFetch(groupId, memberId, memberEpoch)) {
+                return Errors.NONE;
+            }
             service.groups().validateFetch(groupId, memberId, memberEpoch);
             return Errors.NONE;
         } catch (GroupException e) {

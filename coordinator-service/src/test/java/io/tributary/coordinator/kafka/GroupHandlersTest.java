@@ -19,6 +19,8 @@ import io.tributary.coordinator.group.TopicView.TopicInfo;
 import io.tributary.coordinator.group.classic.ClassicGroupConfig;
 import io.tributary.coordinator.group.classic.ClassicGroupCoordinator;
 import io.tributary.coordinator.group.classic.InMemoryClassicGroupStore;
+import io.tributary.coordinator.group.streams.StreamsGroupConfig;
+import io.tributary.coordinator.group.streams.StreamsGroupCoordinator;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Instant;
@@ -83,9 +85,11 @@ class GroupHandlersTest {
     private final GroupService service = new GroupService(
             new GroupCoordinator(GroupConfig.DEFAULTS, topics),
             new ClassicGroupCoordinator(ClassicGroupConfig.DEFAULTS, UUID::randomUUID),
+            new StreamsGroupCoordinator(GroupConfig.DEFAULTS, StreamsGroupConfig.DEFAULTS, topics),
             store,
             new InMemoryClassicGroupStore(),
             consumerStore,
+            topics -> {},
             topics,
             leader::get,
             () -> 0,
@@ -106,7 +110,9 @@ class GroupHandlersTest {
                 new JoinGroupHandler(service),
                 new SyncGroupHandler(service),
                 new HeartbeatHandler(service),
-                new LeaveGroupHandler(service));
+                new LeaveGroupHandler(service),
+                new StreamsGroupHeartbeatHandler(service),
+                new StreamsGroupDescribeHandler(service));
     }
 
     @BeforeEach

@@ -16,6 +16,8 @@ import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
 import io.tributary.coordinator.group.classic.ClassicGroupConfig;
 import io.tributary.coordinator.group.classic.ClassicGroupCoordinator;
 import io.tributary.coordinator.group.classic.InMemoryClassicGroupStore;
+import io.tributary.coordinator.group.streams.StreamsGroupConfig;
+import io.tributary.coordinator.group.streams.StreamsGroupCoordinator;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
@@ -36,9 +38,11 @@ class GroupServiceTest {
     private final GroupService service = new GroupService(
             new GroupCoordinator(GroupConfig.DEFAULTS, topics),
             new ClassicGroupCoordinator(ClassicGroupConfig.DEFAULTS, UUID::randomUUID),
+            new StreamsGroupCoordinator(GroupConfig.DEFAULTS, StreamsGroupConfig.DEFAULTS, topics),
             new InMemoryOffsetStore(),
             new InMemoryClassicGroupStore(),
             consumerStore,
+            topics -> {},
             topics,
             leader::get,
             term::get,

@@ -8,6 +8,8 @@ import io.tributary.coordinator.group.TopicView;
 import io.tributary.coordinator.group.classic.ClassicGroupConfig;
 import io.tributary.coordinator.group.classic.ClassicGroupCoordinator;
 import io.tributary.coordinator.group.classic.ClassicGroupStore;
+import io.tributary.coordinator.group.streams.StreamsGroupConfig;
+import io.tributary.coordinator.group.streams.StreamsGroupCoordinator;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.UUID;
@@ -34,9 +36,11 @@ public final class InMemoryGroupServices {
         return new GroupService(
                 new GroupCoordinator(GroupConfig.DEFAULTS, topics),
                 new ClassicGroupCoordinator(classicConfig, UUID::randomUUID),
+                new StreamsGroupCoordinator(GroupConfig.DEFAULTS, StreamsGroupConfig.DEFAULTS, topics),
                 offsets,
                 classicStore,
                 new InMemoryConsumerGroupStore(),
+                internalTopics -> {},
                 topics,
                 leader,
                 term,

@@ -23,6 +23,8 @@ import io.tributary.coordinator.group.classic.ClassicGroupCoordinator;
 import io.tributary.coordinator.group.classic.ClassicGroupDescription;
 import io.tributary.coordinator.group.classic.ClassicGroupState;
 import io.tributary.coordinator.group.classic.InMemoryClassicGroupStore;
+import io.tributary.coordinator.group.streams.StreamsGroupConfig;
+import io.tributary.coordinator.group.streams.StreamsGroupCoordinator;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -107,9 +109,11 @@ class KafkaClientsGroupTest {
             new GroupCoordinator(config, topics),
             new ClassicGroupCoordinator(
                     ClassicGroupConfig.DEFAULTS.withInitialRebalanceDelay(Duration.ZERO), UUID::randomUUID),
+            new StreamsGroupCoordinator(config, StreamsGroupConfig.DEFAULTS, topics),
             store,
             classicStore,
             consumerStore,
+            topics -> {},
             topics,
             leader::get,
             term::get,

@@ -75,7 +75,8 @@ final class TributaryClusterTarget implements ClusterTarget {
                 "-Dtributary.broker.cluster.session-timeout=6s",
                 "-Dtributary.broker.replication.lag-time-max=5s",
                 "-Dtributary.coordinator.groups.session-timeout=10s",
-                "-Dtributary.coordinator.groups.heartbeat-interval=1s");
+                "-Dtributary.coordinator.groups.heartbeat-interval=1s",
+                "-Dtributary.coordinator.groups.streams.initial-rebalance-delay=0s");
         ScriptedCluster cluster = ScriptedCluster.create(
                 work,
                 "multi-broker-tributary-logs",

@@ -58,12 +58,23 @@ public final class KafkaTargets implements BeforeAllCallback {
      * member expires and a group settles after each change in seconds. 10 s still leaves a static
      * member that closes time to come back before its partitions are given away. The Tributary
      * targets set the same on their coordinators ({@code tributary.coordinator.groups.*}).
+     *
+     * <p>Streams groups (KIP-1071, enabled by default in Kafka 4.4: {@code streams.version} 1 is
+     * bootstrapped from metadata version 4.2-IV1, and {@code group.coordinator.rebalance.protocols}
+     * includes {@code streams}) get the same heartbeat and session, and no initial rebalance delay
+     * (the default 3 s would only slow the tests down); the Tributary targets set the same ({@code
+     * tributary.coordinator.groups.streams.initial-rebalance-delay=0s}).
      */
     public static final Map<String, String> KAFKA_GROUP_SETTINGS = Map.of(
             "group.consumer.min.heartbeat.interval.ms", "500",
             "group.consumer.heartbeat.interval.ms", "1000",
             "group.consumer.min.session.timeout.ms", "3000",
-            "group.consumer.session.timeout.ms", "10000");
+            "group.consumer.session.timeout.ms", "10000",
+            "group.streams.min.heartbeat.interval.ms", "500",
+            "group.streams.heartbeat.interval.ms", "1000",
+            "group.streams.min.session.timeout.ms", "3000",
+            "group.streams.session.timeout.ms", "10000",
+            "group.streams.initial.rebalance.delay.ms", "0");
 
     private static final Map<Kind, KafkaTarget> started = new EnumMap<>(Kind.class);
     private static final Map<Kind, RuntimeException> failed = new EnumMap<>(Kind.class);

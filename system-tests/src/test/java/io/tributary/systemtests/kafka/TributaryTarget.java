@@ -90,7 +90,8 @@ final class TributaryTarget implements KafkaTarget {
         // crashed member's partitions move in seconds (the coordinator's defaults are Kafka's 5 s/45 s;
         // the other processes ignore these keys).
         String javaOptions = "-Xmx512m -Dtributary.coordinator.groups.session-timeout=10s"
-                + " -Dtributary.coordinator.groups.heartbeat-interval=1s";
+                + " -Dtributary.coordinator.groups.heartbeat-interval=1s"
+                + " -Dtributary.coordinator.groups.streams.initial-rebalance-delay=0s";
         if (degraded) {
             javaOptions += " -Dtributary.broker.admin.default-replication-factor=" + DEGRADED_REPLICATION_FACTOR
                     + " -Dtributary.broker.log.min-insync-replicas=" + DEGRADED_MIN_INSYNC_REPLICAS;
