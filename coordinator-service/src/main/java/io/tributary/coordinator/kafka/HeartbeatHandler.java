@@ -53,6 +53,9 @@ public final class HeartbeatHandler implements RequestHandler {
                             service.nowMs());
         } catch (GroupException e) {
             error = e.error();
+        } finally {
+            // the group's due timers ran first: a member they removed is written before the answer
+            service.flushClassicStores();
         }
         return new HeartbeatResponse(new HeartbeatResponseData().setErrorCode(error.code()));
     }

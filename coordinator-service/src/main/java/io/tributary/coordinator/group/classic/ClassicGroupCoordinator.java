@@ -46,6 +46,12 @@ import org.slf4j.LoggerFactory;
  * member's SyncGroup is answered with its part, and the group is Stable. A member that does not
  * send its SyncGroup within the rebalance timeout after the join completed is removed.
  *
+ * <p>Timers (sessions, the join barrier, the SyncGroup deadline) run on the caller's {@link #tick};
+ * sessions also before a Heartbeat is answered: a member whose session ran out since the last tick
+ * is removed first, so a survivor's heartbeat hears of the rebalance at once, as from Kafka's
+ * per-member session timers, not a heartbeat interval later (the caller makes what the removal
+ * queued durable, {@link #drainStores}).
+ *
  * <h2>Durability</h2>
  *
  * What Kafka persists of a classic group (its generation: protocol, leader, members, their
@@ -254,6 +260,7 @@ public final class ClassicGroupCoordinator {
     public synchronized void heartbeat(
             String groupId, String memberId, Optional<String> instanceId, int generationId, long nowMs) {
         ClassicGroup group = existing(groupId);
+        rebalance.expireSessions(group, nowMs);
         ClassicMember member = group.member(memberId, instanceId);
         if (generationId != group.generationId) {
             throw group.illegalGeneration(generationId);

@@ -150,6 +150,25 @@ final class ClassicRebalance {
     }
 
     /**
+     * Removes the members whose session ran out (past their deadline, not waiting for a JoinGroup
+     * or SyncGroup answer).
+     *
+     * @return how many were removed
+     */
+    int expireSessions(ClassicGroup group, long nowMs) {
+        int removed = 0;
+        for (ClassicMember member : List.copyOf(group.members.values())) {
+            if (group.members.containsKey(member.memberId)
+                    && !member.isAwaiting()
+                    && nowMs > member.sessionDeadlineMs) {
+                removeMember(group, member, "removed: session timeout", nowMs);
+                removed++;
+            }
+        }
+        return removed;
+    }
+
+    /**
      * Enforces one group's timers: members that did not confirm their member id, sessions, the
      * join barrier's deadline (with the initial delay's extensions) and the SyncGroup deadline.
      *
@@ -167,14 +186,7 @@ final class ClassicRebalance {
                 maybeCompleteJoin(group, nowMs);
             }
         }
-        for (ClassicMember member : List.copyOf(group.members.values())) {
-            if (group.members.containsKey(member.memberId)
-                    && !member.isAwaiting()
-                    && nowMs > member.sessionDeadlineMs) {
-                removeMember(group, member, "removed: session timeout", nowMs);
-                removed++;
-            }
-        }
+        removed += expireSessions(group, nowMs);
         if (group.state == ClassicGroupState.PREPARING_REBALANCE && nowMs >= group.joinDeadlineMs) {
             if (group.initialDelay && group.newMemberAdded && group.initialRemainingMs > 0) {
                 long stepMs = Math.min(config.initialRebalanceDelay().toMillis(), group.initialRemainingMs);

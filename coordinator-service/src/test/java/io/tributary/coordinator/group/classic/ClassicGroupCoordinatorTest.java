@@ -679,6 +679,30 @@ class ClassicGroupCoordinatorTest {
         assertError(Errors.UNKNOWN_MEMBER_ID, () -> heartbeat(a, 1));
     }
 
+    @Test
+    void aSurvivorsHeartbeatAfterAnotherSessionRanOutIsToldToRejoinBeforeAnyTick() {
+        String[] pair = stablePair();
+        String a = pair[0];
+        String b = pair[1];
+        heartbeat(a, 2);
+        now += 1000;
+        heartbeat(b, 2);
+        long aHeard = now - 1000;
+
+        now = aHeard + SESSION_MS;
+        heartbeat(b, 2);
+        assertThat(describe().state())
+                .as("a's session holds up to its deadline")
+                .isEqualTo(ClassicGroupState.STABLE);
+        now += 1;
+        // no tick since: b's heartbeat runs the group's due timers first, as Kafka's per-member timer
+        assertError(Errors.REBALANCE_IN_PROGRESS, () -> heartbeat(b, 2));
+        assertThat(describe().state()).isEqualTo(ClassicGroupState.PREPARING_REBALANCE);
+        assertThat(describe().members()).hasSize(1);
+        assertError(Errors.UNKNOWN_MEMBER_ID, () -> heartbeat(a, 2));
+        assertThat(tick()).as("the tick finds nothing left to do").isZero();
+    }
+
     // ---------------------------------------------------------------------------------- LeaveGroup
 
     @Test
