@@ -42,6 +42,9 @@ import org.springframework.validation.annotation.Validated;
  * @param groupCoordinatorMaxAge a cached group coordinator older than this is not served any more
  * @param groupCoordinatorMaxWait how long a FindCoordinator request waits for a lookup when nothing
  *     may be served; then it answers COORDINATOR_NOT_AVAILABLE (retriable)
+ * @param groupCoordinatorRetryAfterFailure a failed lookup of the group coordinator (no leader
+ *     during an election, or the control plane unreachable) is remembered this long, then looked
+ *     up again; at most {@code groupCoordinatorRefresh}
  * @param groupCoordinatorConnectTimeout how long connecting to the group coordinator's Kafka
  *     listener may take when a request is forwarded there (ListGroups and the group APIs)
  * @param groupCoordinatorRequestTimeout how long the group coordinator may take to answer a
@@ -70,6 +73,7 @@ public record ClusterProperties(
         @DefaultValue("2s") @NotNull Duration groupCoordinatorRefresh,
         @DefaultValue("30s") @NotNull Duration groupCoordinatorMaxAge,
         @DefaultValue("500ms") @NotNull Duration groupCoordinatorMaxWait,
+        @DefaultValue("200ms") @NotNull Duration groupCoordinatorRetryAfterFailure,
         @DefaultValue("1s") @NotNull Duration groupCoordinatorConnectTimeout,
         @DefaultValue("5s") @NotNull Duration groupCoordinatorRequestTimeout,
         @DefaultValue("15m") @NotNull Duration groupCoordinatorMaxRebalanceWait) {
@@ -114,6 +118,14 @@ public record ClusterProperties(
             throw new IllegalArgumentException(
                     "tributary.broker.cluster.group-coordinator-max-age (%s) must be at least group-coordinator-refresh (%s)"
                             .formatted(groupCoordinatorMaxAge, groupCoordinatorRefresh));
+        }
+        positive(groupCoordinatorRetryAfterFailure, "group-coordinator-retry-after-failure");
+        if (groupCoordinatorRefresh != null
+                && groupCoordinatorRetryAfterFailure != null
+                && groupCoordinatorRetryAfterFailure.compareTo(groupCoordinatorRefresh) > 0) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.cluster.group-coordinator-retry-after-failure (%s) must be at most group-coordinator-refresh (%s)"
+                            .formatted(groupCoordinatorRetryAfterFailure, groupCoordinatorRefresh));
         }
         if (groupCoordinatorMaxWait != null
                 && (groupCoordinatorMaxWait.isNegative()
@@ -170,7 +182,10 @@ public record ClusterProperties(
 
     GroupCoordinatorLocator.Config groupCoordinatorConfig() {
         return new GroupCoordinatorLocator.Config(
-                groupCoordinatorRefresh, groupCoordinatorMaxAge, groupCoordinatorMaxWait);
+                groupCoordinatorRefresh,
+                groupCoordinatorMaxAge,
+                groupCoordinatorMaxWait,
+                groupCoordinatorRetryAfterFailure);
     }
 
     CoordinatorGroupsClient.Config coordinatorGroupsClientConfig() {

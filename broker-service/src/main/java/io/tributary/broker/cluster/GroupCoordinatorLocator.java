@@ -23,8 +23,12 @@ import org.slf4j.LoggerFactory;
  * (a stale coordinator answers NOT_COORDINATOR and the client asks again); without a usable answer
  * the caller waits for the refresh at most {@link Config#maxWait()} and otherwise gets "not known
  * yet", which FindCoordinator answers with the retriable COORDINATOR_NOT_AVAILABLE. A failed lookup
- * is remembered as "not known" for {@code refreshAfter} too, so a control plane that is down is
- * asked once per that interval, not once per request.
+ * is remembered as "not known" for {@link Config#retryFailedAfter()}, so a control plane that is
+ * down is asked once per that interval, not once per request; that interval is short (200 ms by
+ * default, a client's retry backoff), because after a coordinator failover the lookup made during
+ * the election fails and every group's members wait on its answer: remembered for the refresh
+ * interval it held their commits back up to 2 s after a new leader was serving (bin/bench-groups'
+ * failover case).
  *
  * <p>Thread-safety: safe for concurrent use; state is guarded by one lock, waiters park on its
  * condition.
@@ -37,16 +41,23 @@ public final class GroupCoordinatorLocator {
      * @param refreshAfter an answer older than this is refreshed in the background (default 2 s)
      * @param maxAge an answer older than this is not served any more (default 30 s)
      * @param maxWait how long a request waits for a lookup when no answer may be served (default 500 ms)
+     * @param retryFailedAfter a failed lookup ("not known") older than this is looked up again
+     *     (default 200 ms; at most {@code refreshAfter})
      */
-    public record Config(Duration refreshAfter, Duration maxAge, Duration maxWait) {
+    public record Config(Duration refreshAfter, Duration maxAge, Duration maxWait, Duration retryFailedAfter) {
 
-        public static final Config DEFAULTS =
-                new Config(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofMillis(500));
+        public static final Config DEFAULTS = new Config(
+                Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofMillis(500), Duration.ofMillis(200));
 
         public Config {
-            if (!refreshAfter.isPositive() || maxAge.compareTo(refreshAfter) < 0 || maxWait.isNegative()) {
-                throw new IllegalArgumentException("need 0 < refreshAfter <= maxAge and maxWait >= 0, got "
-                        + refreshAfter + ", " + maxAge + ", " + maxWait);
+            if (!refreshAfter.isPositive()
+                    || maxAge.compareTo(refreshAfter) < 0
+                    || maxWait.isNegative()
+                    || !retryFailedAfter.isPositive()
+                    || retryFailedAfter.compareTo(refreshAfter) > 0) {
+                throw new IllegalArgumentException(
+                        "need 0 < refreshAfter <= maxAge, maxWait >= 0 and 0 < retryFailedAfter <= refreshAfter, got "
+                                + refreshAfter + ", " + maxAge + ", " + maxWait + ", " + retryFailedAfter);
             }
         }
     }
@@ -91,7 +102,7 @@ public final class GroupCoordinatorLocator {
         lock.lock();
         try {
             Instant now = clock.instant();
-            if (known != null && age(known, now).compareTo(config.refreshAfter()) < 0) {
+            if (known != null && age(known, now).compareTo(fresh(known.lookup())) < 0) {
                 return known.lookup();
             }
             startRefresh();
@@ -129,6 +140,11 @@ public final class GroupCoordinatorLocator {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** How long an answer is served without a new lookup: a failed one a shorter time. */
+    private Duration fresh(Lookup lookup) {
+        return lookup instanceof Lookup.Found ? config.refreshAfter() : config.retryFailedAfter();
     }
 
     private static Duration age(Known k, Instant now) {

@@ -21,6 +21,7 @@ class GroupCoordinatorLocatorTest {
     private static final GroupCoordinator C0 = new GroupCoordinator(0, "c0", 9191);
     private static final GroupCoordinator C1 = new GroupCoordinator(1, "c1", 9192);
     private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final Duration RETRY = Duration.ofMillis(200);
 
     private final FakeControlPlane controlPlane = new FakeControlPlane();
     private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-01-01T00:00:00Z"));
@@ -29,7 +30,7 @@ class GroupCoordinatorLocatorTest {
     private final GroupCoordinatorLocator locator = new GroupCoordinatorLocator(
             controlPlane,
             clock,
-            new GroupCoordinatorLocator.Config(Duration.ofSeconds(2), Duration.ofSeconds(30), WAIT));
+            new GroupCoordinatorLocator.Config(Duration.ofSeconds(2), Duration.ofSeconds(30), WAIT, RETRY));
 
     private final CountDownLatch release = new CountDownLatch(1);
 
@@ -89,7 +90,7 @@ class GroupCoordinatorLocatorTest {
         racing = new GroupCoordinatorLocator(
                 controlPlane,
                 racingClock,
-                new GroupCoordinatorLocator.Config(Duration.ofSeconds(2), Duration.ofSeconds(30), WAIT));
+                new GroupCoordinatorLocator.Config(Duration.ofSeconds(2), Duration.ofSeconds(30), WAIT, RETRY));
 
         assertThat(racing.lookup()).isEqualTo(new Lookup.Found(C0));
         invalidator[0].join(WAIT.toMillis());
@@ -106,16 +107,36 @@ class GroupCoordinatorLocatorTest {
     }
 
     @Test
-    void noLeaderAndAnUnreachableControlPlaneAreNotAvailableAndRememberedForTheRefreshInterval() {
+    void noLeaderAndAnUnreachableControlPlaneAreNotAvailableAndRememberedForTheRetryInterval() {
         assertThat(locator.lookup())
                 .isInstanceOfSatisfying(
                         Lookup.NotAvailable.class, n -> assertThat(n.reason()).contains("no leader"));
         controlPlane.partition(true);
-        advance(Duration.ofSeconds(2));
+        advance(RETRY.minusMillis(1));
+        locator.lookup();
+        assertThat(controlPlane.groupCoordinatorLookups()).as("remembered").isEqualTo(1);
+        advance(Duration.ofMillis(1));
         assertThat(locator.lookup())
                 .isInstanceOfSatisfying(
                         Lookup.NotAvailable.class, n -> assertThat(n.reason()).contains("cannot be reached"));
         locator.lookup();
+        assertThat(controlPlane.groupCoordinatorLookups()).isEqualTo(2);
+    }
+
+    /**
+     * After a coordinator failover the lookup made during the election fails; the new leader is
+     * found one retry interval later, not a refresh interval (which held members' commits back 2 s).
+     */
+    @Test
+    void theLeaderElectedAfterAFailedLookupIsFoundOneRetryIntervalLater() {
+        assertThat(locator.lookup()).isInstanceOf(Lookup.NotAvailable.class);
+        controlPlane.groupCoordinator(Optional.of(C1));
+        advance(RETRY);
+        assertThat(locator.lookup()).isEqualTo(new Lookup.Found(C1));
+        advance(RETRY);
+        assertThat(locator.lookup())
+                .as("a found coordinator keeps the refresh interval")
+                .isEqualTo(new Lookup.Found(C1));
         assertThat(controlPlane.groupCoordinatorLookups()).isEqualTo(2);
     }
 
@@ -198,7 +219,8 @@ class GroupCoordinatorLocatorTest {
         GroupCoordinatorLocator bounded = new GroupCoordinatorLocator(
                 hanging,
                 clock,
-                new GroupCoordinatorLocator.Config(Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ZERO));
+                new GroupCoordinatorLocator.Config(
+                        Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ZERO, RETRY));
 
         assertThat(bounded.lookup())
                 .isInstanceOfSatisfying(
