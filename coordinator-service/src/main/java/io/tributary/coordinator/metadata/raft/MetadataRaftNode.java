@@ -74,6 +74,12 @@ public final class MetadataRaftNode implements AutoCloseable {
         long minMs = config.rpcTimeoutMin().toMillis();
         RaftServerConfigKeys.Rpc.setTimeoutMin(properties, TimeDuration.valueOf(minMs, TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Rpc.setTimeoutMax(properties, TimeDuration.valueOf(2 * minMs, TimeUnit.MILLISECONDS));
+        // A leader that stepped down because it lost its majority's heartbeats stands again after one
+        // longest election timeout, not Ratis's 10 s: when the other survivor's log is behind (the new
+        // leader's first entry had not reached it) it cannot win, and the groups had no coordinator
+        // for those 10 s (bin/bench-groups' failover case: a 26 s stall and a rebalance).
+        RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(
+                properties, TimeDuration.valueOf(2 * minMs, TimeUnit.MILLISECONDS));
         try {
             this.server = RaftServer.newBuilder()
                     .setServerId(peerId(config.id()))
