@@ -363,82 +363,7 @@ class MultiBrokerIT {
      */
     @Test
     void theGroupCoordinatorFailsOverWithoutLosingCommittedOffsets() throws Exception {
-        compare(
-                List.of(
-                        "both members consume; committed offsets on all 4 partitions",
-                        "group Stable, 2 members, each of the 4 partitions assigned to exactly one",
-                        "SIGKILL to the group coordinator",
-                        "committed offsets after the failover: none lost",
-                        "consumer errors: none",
-                        "every acknowledged record delivered",
-                        "delivered again below an offset already committed: none",
-                        "group Stable, 2 members, each of the 4 partitions assigned to exactly one",
-                        "members after the failover: the same ids in the same epochs",
-                        "committed offsets at the log ends"),
-                (target, admin, out) -> {
-                    String topic = Clients.uniqueTopic("coordinator-failover");
-                    int partitions = 4;
-                    createTopic(admin, topic, partitions, MIN_INSYNC_2);
-                    String group = "failover-" + UUID.randomUUID().toString().substring(0, 8);
-                    BackgroundFailures background = new BackgroundFailures();
-                    try (SequenceProducer producer = new SequenceProducer(target, topic, background);
-                            TwoMembers members = new TwoMembers(target, group, topic, "consumer")) {
-                        producer.start();
-                        members.pollUntil(
-                                "both members consume and commit on every partition",
-                                () -> members.bothAssigned()
-                                        && committed(admin, group).size() == partitions
-                                        && members.deliveredValues().size() >= 300);
-                        out.add("both members consume; committed offsets on all %d partitions", partitions);
-                        out.add("group %s", describeAssignment(members.awaitStable(admin, partitions), partitions));
-                        Map<String, Integer> epochsBefore = members.memberEpochs();
-                        Map<TopicPartition, Long> before = committed(admin, group);
-                        target.kill(target.groupCoordinator(admin, group));
-                        out.add("SIGKILL to the group coordinator");
-                        Map<TopicPartition, Long> after = awaitCommitted(admin, group, members);
-                        List<String> lost = before.entrySet().stream()
-                                .filter(e -> after.getOrDefault(e.getKey(), -1L) < e.getValue())
-                                .map(e -> e.getKey() + " " + e.getValue() + " -> " + after.get(e.getKey()))
-                                .toList();
-                        out.add("committed offsets after the failover: %s", lost.isEmpty() ? "none lost" : lost);
-                        long wanted = producer.sent() + 300;
-                        members.pollUntil(
-                                "300 more records delivered",
-                                () -> producer.acknowledged().size() >= wanted
-                                        && members.deliveredValues().containsAll(producer.acknowledged()));
-                        producer.stop();
-                        Set<Long> acknowledged = producer.acknowledged();
-                        members.pollUntil(
-                                "every acknowledged record delivered and committed",
-                                () -> members.deliveredValues().containsAll(acknowledged)
-                                        && committed(admin, group).equals(endOffsets(admin, topic, partitions)));
-                        out.add("consumer errors: %s", members.errors().isEmpty() ? "none" : members.errors());
-                        out.add(
-                                "%s",
-                                members.deliveredValues().containsAll(acknowledged)
-                                        ? "every acknowledged record delivered"
-                                        : "not delivered: " + missing(acknowledged, members.deliveredValues()));
-                        out.add(
-                                "delivered again below an offset already committed: %s",
-                                members.belowCommitted().isEmpty() ? "none" : members.belowCommitted());
-                        ConsumerGroupDescription settled = members.awaitStable(admin, partitions);
-                        out.add("group %s", describeAssignment(settled, partitions));
-                        Map<String, Integer> epochsAfter = members.memberEpochs();
-                        out.add(
-                                "members after the failover: %s",
-                                epochsAfter.equals(epochsBefore)
-                                        ? "the same ids in the same epochs"
-                                        : epochsAfter.keySet().equals(epochsBefore.keySet())
-                                                ? "the same ids in other epochs"
-                                                : "other ids");
-                        out.add(
-                                "committed offsets %s",
-                                committed(admin, group).equals(endOffsets(admin, topic, partitions))
-                                        ? "at the log ends"
-                                        : committed(admin, group) + " but the ends are "
-                                                + endOffsets(admin, topic, partitions));
-                    }
-                });
+        coordinatorFailover("consumer", "coordinator-failover", "failover-");
     }
 
     /**
@@ -452,92 +377,106 @@ class MultiBrokerIT {
      */
     @Test
     void aClassicGroupCarriesOnThroughAGroupCoordinatorFailoverWithoutARebalance() throws Exception {
-        compare(
-                List.of(
-                        "both members consume; committed offsets on all 4 partitions",
-                        "group Stable, 2 members, each of the 4 partitions assigned to exactly one",
-                        "SIGKILL to the group coordinator",
-                        "committed offsets after the failover: none lost",
-                        "consumer errors: none",
-                        "every acknowledged record delivered",
-                        "delivered again below an offset already committed: none",
-                        "group Stable, 2 members, each of the 4 partitions assigned to exactly one",
-                        "members after the failover: the same ids in the same epochs",
-                        "rebalances after the failover: none",
-                        "committed offsets at the log ends"),
-                (target, admin, out) -> {
-                    String topic = Clients.uniqueTopic("classic-failover");
-                    int partitions = 4;
-                    createTopic(admin, topic, partitions, MIN_INSYNC_2);
-                    String group =
-                            "classic-failover-" + UUID.randomUUID().toString().substring(0, 8);
-                    BackgroundFailures background = new BackgroundFailures();
-                    try (SequenceProducer producer = new SequenceProducer(target, topic, background);
-                            TwoMembers members = new TwoMembers(target, group, topic, "classic")) {
-                        producer.start();
-                        members.pollUntil(
-                                "both members consume and commit on every partition",
-                                () -> members.bothAssigned()
-                                        && committed(admin, group).size() == partitions
-                                        && members.deliveredValues().size() >= 300);
-                        out.add("both members consume; committed offsets on all %d partitions", partitions);
-                        out.add("group %s", describeAssignment(members.awaitStable(admin, partitions), partitions));
-                        Map<String, Integer> epochsBefore = members.memberEpochs();
-                        Map<TopicPartition, Long> before = committed(admin, group);
-                        members.markRebalances();
-                        target.kill(target.groupCoordinator(admin, group));
-                        out.add("SIGKILL to the group coordinator");
-                        Map<TopicPartition, Long> after = awaitCommitted(admin, group, members);
-                        List<String> lost = before.entrySet().stream()
-                                .filter(e -> after.getOrDefault(e.getKey(), -1L) < e.getValue())
-                                .map(e -> e.getKey() + " " + e.getValue() + " -> " + after.get(e.getKey()))
-                                .toList();
-                        out.add("committed offsets after the failover: %s", lost.isEmpty() ? "none lost" : lost);
-                        long wanted = producer.sent() + 300;
-                        members.pollUntil(
-                                "300 more records delivered",
-                                () -> producer.acknowledged().size() >= wanted
-                                        && members.deliveredValues().containsAll(producer.acknowledged()));
-                        producer.stop();
-                        Set<Long> acknowledged = producer.acknowledged();
-                        members.pollUntil(
-                                "every acknowledged record delivered and committed",
-                                () -> members.deliveredValues().containsAll(acknowledged)
-                                        && committed(admin, group).equals(endOffsets(admin, topic, partitions)));
-                        log.info(
-                                "{}: longest gap in delivery to a member across the failover: {} ms",
-                                target,
-                                members.longestGap().toMillis());
-                        out.add("consumer errors: %s", members.errors().isEmpty() ? "none" : members.errors());
-                        out.add(
-                                "%s",
-                                members.deliveredValues().containsAll(acknowledged)
-                                        ? "every acknowledged record delivered"
-                                        : "not delivered: " + missing(acknowledged, members.deliveredValues()));
-                        out.add(
-                                "delivered again below an offset already committed: %s",
-                                members.belowCommitted().isEmpty() ? "none" : members.belowCommitted());
-                        ConsumerGroupDescription settled = members.awaitStable(admin, partitions);
-                        out.add("group %s", describeAssignment(settled, partitions));
-                        Map<String, Integer> epochsAfter = members.memberEpochs();
-                        out.add(
-                                "members after the failover: %s",
-                                epochsAfter.equals(epochsBefore)
-                                        ? "the same ids in the same epochs"
-                                        : epochsAfter.keySet().equals(epochsBefore.keySet())
-                                                ? "the same ids in other epochs"
-                                                : "other ids");
-                        out.add(
-                                "rebalances after the failover: %s",
-                                members.rebalancesSinceMark() == 0 ? "none" : members.rebalancesSinceMark());
-                        out.add(
-                                "committed offsets %s",
-                                committed(admin, group).equals(endOffsets(admin, topic, partitions))
-                                        ? "at the log ends"
-                                        : committed(admin, group) + " but the ends are "
-                                                + endOffsets(admin, topic, partitions));
-                    }
-                });
+        coordinatorFailover("classic", "classic-failover", "classic-failover-");
+    }
+
+    /**
+     * The two failover scenarios above, one per group protocol ({@code group.protocol}): a group of
+     * two consuming and committing while the group coordinator is SIGKILLed. With the classic
+     * protocol the rebalance callbacks after the kill are counted too (none: the generation goes
+     * on); a KIP-848 member's epochs say the same.
+     */
+    private static void coordinatorFailover(String protocol, String topicPrefix, String groupPrefix) throws Exception {
+        boolean classic = protocol.equals("classic");
+        List<String> expected = new ArrayList<>(List.of(
+                "both members consume; committed offsets on all 4 partitions",
+                "group Stable, 2 members, each of the 4 partitions assigned to exactly one",
+                "SIGKILL to the group coordinator",
+                "committed offsets after the failover: none lost",
+                "consumer errors: none",
+                "every acknowledged record delivered",
+                "delivered again below an offset already committed: none",
+                "group Stable, 2 members, each of the 4 partitions assigned to exactly one",
+                "members after the failover: the same ids in the same epochs"));
+        if (classic) {
+            expected.add("rebalances after the failover: none");
+        }
+        expected.add("committed offsets at the log ends");
+        compare(expected, (target, admin, out) -> {
+            String topic = Clients.uniqueTopic(topicPrefix);
+            int partitions = 4;
+            createTopic(admin, topic, partitions, MIN_INSYNC_2);
+            String group = groupPrefix + UUID.randomUUID().toString().substring(0, 8);
+            BackgroundFailures background = new BackgroundFailures();
+            try (SequenceProducer producer = new SequenceProducer(target, topic, background);
+                    TwoMembers members = new TwoMembers(target, group, topic, protocol)) {
+                producer.start();
+                members.pollUntil(
+                        "both members consume and commit on every partition",
+                        () -> members.bothAssigned()
+                                && committed(admin, group).size() == partitions
+                                && members.deliveredValues().size() >= 300);
+                out.add("both members consume; committed offsets on all %d partitions", partitions);
+                out.add("group %s", describeAssignment(members.awaitStable(admin, partitions), partitions));
+                Map<String, Integer> epochsBefore = members.memberEpochs();
+                Map<TopicPartition, Long> before = committed(admin, group);
+                members.markRebalances();
+                target.kill(target.groupCoordinator(admin, group));
+                out.add("SIGKILL to the group coordinator");
+                Map<TopicPartition, Long> after = awaitCommitted(admin, group, members);
+                List<String> lost = before.entrySet().stream()
+                        .filter(e -> after.getOrDefault(e.getKey(), -1L) < e.getValue())
+                        .map(e -> e.getKey() + " " + e.getValue() + " -> " + after.get(e.getKey()))
+                        .toList();
+                out.add("committed offsets after the failover: %s", lost.isEmpty() ? "none lost" : lost);
+                long wanted = producer.sent() + 300;
+                members.pollUntil(
+                        "300 more records delivered",
+                        () -> producer.acknowledged().size() >= wanted
+                                && members.deliveredValues().containsAll(producer.acknowledged()));
+                producer.stop();
+                Set<Long> acknowledged = producer.acknowledged();
+                members.pollUntil(
+                        "every acknowledged record delivered and committed",
+                        () -> members.deliveredValues().containsAll(acknowledged)
+                                && committed(admin, group).equals(endOffsets(admin, topic, partitions)));
+                log.info(
+                        "{}: longest gap in delivery to a member ({} protocol) across the failover: {} ms",
+                        target,
+                        protocol,
+                        members.longestGap().toMillis());
+                out.add("consumer errors: %s", members.errors().isEmpty() ? "none" : members.errors());
+                out.add(
+                        "%s",
+                        members.deliveredValues().containsAll(acknowledged)
+                                ? "every acknowledged record delivered"
+                                : "not delivered: " + missing(acknowledged, members.deliveredValues()));
+                out.add(
+                        "delivered again below an offset already committed: %s",
+                        members.belowCommitted().isEmpty() ? "none" : members.belowCommitted());
+                ConsumerGroupDescription settled = members.awaitStable(admin, partitions);
+                out.add("group %s", describeAssignment(settled, partitions));
+                Map<String, Integer> epochsAfter = members.memberEpochs();
+                out.add(
+                        "members after the failover: %s",
+                        epochsAfter.equals(epochsBefore)
+                                ? "the same ids in the same epochs"
+                                : epochsAfter.keySet().equals(epochsBefore.keySet())
+                                        ? "the same ids in other epochs"
+                                        : "other ids");
+                if (classic) {
+                    out.add(
+                            "rebalances after the failover: %s",
+                            members.rebalancesSinceMark() == 0 ? "none" : members.rebalancesSinceMark());
+                }
+                out.add(
+                        "committed offsets %s",
+                        committed(admin, group).equals(endOffsets(admin, topic, partitions))
+                                ? "at the log ends"
+                                : committed(admin, group) + " but the ends are "
+                                        + endOffsets(admin, topic, partitions));
+            }
+        });
     }
 
     // ---- the comparison -------------------------------------------------------------------------
