@@ -342,6 +342,10 @@ class MixedGroupsTest {
                         .error()))
                 .isEqualTo(Errors.ILLEGAL_GENERATION);
         assertThat(sync(a, Map.of()).error()).isEqualTo(Errors.NONE);
+        assertThat(service.groups().describe("g").orElseThrow().members())
+                .as("ConsumerGroupDescribe's member type: A classic, x KIP-848")
+                .allSatisfy(m -> assertThat(m.classic().isPresent())
+                        .isEqualTo(m.memberId().equals(a.memberId())));
         assertThat(errorOf(() -> service.heartbeatClassic("g", "x", Optional.empty(), a.generationId())))
                 .as("a KIP-848 member is unknown to the classic protocol")
                 .isEqualTo(Errors.UNKNOWN_MEMBER_ID);
