@@ -333,6 +333,7 @@ public final class GroupCoordinator {
             log.info("dropping the membership of {} groups: no longer the group coordinator", groups.size());
         }
         groups.clear();
+        downgradeCandidates.clear();
         writes.fail(Errors.NOT_COORDINATOR);
     }
 

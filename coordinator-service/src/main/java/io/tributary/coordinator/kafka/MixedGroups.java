@@ -58,15 +58,22 @@ final class MixedGroups {
 
     /**
      * A KIP-848 join into a classic group with members: converts it (Kafka's {@code
-     * validateOnlineUpgrade} and {@code convertToConsumerGroup}).
+     * validateOnlineUpgrade} and {@code convertToConsumerGroup}). A classic group whose only members still confirm their member id (KIP-394) is empty to Kafka:
+     * it is replaced.
      *
      * @throws GroupException GROUP_ID_NOT_FOUND when the policy, the protocol type, the size or the
      *     members' metadata forbid it, or the heartbeat does not join (epoch other than 0)
      */
     void upgrade(String groupId, boolean joining, long nowMs) {
         Optional<ClassicGeneration> generation = classic.generation(groupId);
-        if (!joining || generation.isEmpty()) {
+        if (!joining) {
             throw new GroupException(Errors.GROUP_ID_NOT_FOUND, "Group " + groupId + " is not a consumer group.");
+        }
+        if (generation.isEmpty()) {
+            // Only members still confirming their member id (KIP-394): an empty group to Kafka,
+            // replaced by the joining member whatever the policy; their joins then fail.
+            classic.upgraded(groupId);
+            return;
         }
         if (!policy.upgradeEnabled()) {
             throw new GroupException(

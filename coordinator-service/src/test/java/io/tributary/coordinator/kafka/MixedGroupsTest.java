@@ -285,6 +285,20 @@ class MixedGroupsTest {
     }
 
     @Test
+    void aClassicGroupWhoseOnlyMemberStillConfirmsItsIdIsEmptyAndAKip848JoinReplacesIt() {
+        topics.create("t", 2);
+        assertThat(join(classicJoin("", List.of(), "consumer")).error()).isEqualTo(Errors.MEMBER_ID_REQUIRED);
+        assertThat(service.classic().hasMembers("g")).isTrue();
+
+        HeartbeatResponse x = service.heartbeatConsumer(consumerHeartbeat("x", 0, new TreeSet<>()));
+
+        assertThat(x.assignment().orElseThrow()).hasSize(2);
+        assertThat(service.classic().contains("g")).isFalse();
+        assertThat(errorOf(() -> service.heartbeatConsumer(consumerHeartbeat("y", 5, new TreeSet<>()))))
+                .isEqualTo(Errors.UNKNOWN_MEMBER_ID);
+    }
+
+    @Test
     void withoutTheUpgradePolicyAClassicGroupWithMembersIsNotAConsumerGroup() {
         service = service(ConsumerMigrationPolicy.DOWNGRADE);
         stableClassicGroup(null);
