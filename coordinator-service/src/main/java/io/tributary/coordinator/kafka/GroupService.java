@@ -9,11 +9,8 @@ import io.tributary.coordinator.group.GroupException;
 import io.tributary.coordinator.group.HeartbeatRequest;
 import io.tributary.coordinator.group.HeartbeatResponse;
 import io.tributary.coordinator.group.OffsetRetention;
-import io.tributary.coordinator.group.OffsetRetention.ClassicGroupView;
-import io.tributary.coordinator.group.OffsetRetention.ConsumerGroupView;
 import io.tributary.coordinator.group.OffsetRetention.Expiry;
 import io.tributary.coordinator.group.OffsetRetention.GroupView;
-import io.tributary.coordinator.group.OffsetRetention.SimpleGroupView;
 import io.tributary.coordinator.group.OffsetStore;
 import io.tributary.coordinator.group.OffsetStore.CommittedOffset;
 import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
@@ -480,14 +477,14 @@ public final class GroupService {
         groupIds.addAll(streams.describeAll().keySet());
         List<Expired> done = new ArrayList<>();
         for (String groupId : groupIds) {
-            GroupView view = retentionView(groupId);
+            GroupView view = OffsetsExpiry.view(this, groupId);
             Map<TopicPartition, CommittedOffset> judged = offsets.fetch(groupId);
             Expiry expiry = retention.expire(view, judged, nowMs);
             if (expiry.isNothing()) {
                 continue;
             }
             try {
-                Expired expired = delete(view, expiry, judged);
+                Expired expired = OffsetsExpiry.delete(this, view, expiry, judged);
                 if (expired.offsets() > 0 || expired.groupDeleted()) {
                     log.info(
                             "group {}: {} committed offsets expired (offsets retention {}){}",
@@ -515,71 +512,6 @@ public final class GroupService {
      * @param groupDeleted whether the group itself was deleted
      */
     public record Expired(String groupId, int offsets, boolean groupDeleted) {}
-
-    /** How retention sees the group: classic here, KIP-848 here, or known by its offsets only. */
-    private GroupView retentionView(String groupId) {
-        Optional<ClassicGroupView> classicView = classic.retentionView(groupId);
-        if (classicView.isPresent()) {
-            return classicView.get();
-        }
-        if (groups.contains(groupId)) {
-            return new ConsumerGroupView(groupId, !groups.hasMembers(groupId), groups.subscribedTopicNames(groupId));
-        }
-        if (streams.contains(groupId)) {
-            // Kafka's StreamsGroup expires offsets as a consumer group does, its topology's source
-            // topics standing for the subscription.
-            return new ConsumerGroupView(groupId, !streams.hasMembers(groupId), streams.sourceTopics(groupId));
-        }
-        return new SimpleGroupView(groupId);
-    }
-
-    /** Deletes what {@code expiry} decided, of the offsets still as they were judged. */
-    private Expired delete(GroupView view, Expiry expiry, Map<TopicPartition, CommittedOffset> judged)
-            throws OffsetStoreException {
-        String groupId = view.groupId();
-        Map<TopicPartition, CommittedOffset> current = offsets.fetch(groupId);
-        List<TopicPartition> unchanged = expiry.expired().stream()
-                .filter(partition -> Objects.equals(current.get(partition), judged.get(partition)))
-                .toList();
-        boolean allGone = unchanged.size() == current.size();
-        if (!unchanged.isEmpty()) {
-            if (allGone) {
-                offsets.deleteGroup(groupId);
-            } else {
-                offsets.deleteOffsets(groupId, unchanged);
-            }
-        }
-        boolean groupDeleted = false;
-        if (expiry.deleteGroup() && allGone) {
-            groupDeleted = switch (view) {
-                case ClassicGroupView c -> deleteEmptyClassic(groupId);
-                case ConsumerGroupView c
-                when streams.contains(groupId) -> {
-                    streams.forgetIfEmpty(groupId);
-                    yield !streams.contains(groupId);
-                }
-                case ConsumerGroupView c -> {
-                    groups.forgetIfEmpty(groupId);
-                    yield !groups.contains(groupId);
-                }
-                case SimpleGroupView s -> !unchanged.isEmpty();
-            };
-        }
-        return new Expired(groupId, unchanged.size(), groupDeleted);
-    }
-
-    /** Deletes an empty classic group and its stored generation; false if a member came meanwhile. */
-    private boolean deleteEmptyClassic(String groupId) {
-        try {
-            if (!classic.delete(groupId)) {
-                return false;
-            }
-        } catch (GroupException e) {
-            return false;
-        }
-        flushClassicStores();
-        return true;
-    }
 
     /**
      * The Kafka error for a store failure: not the leader (NOT_COORDINATOR: the client looks the
