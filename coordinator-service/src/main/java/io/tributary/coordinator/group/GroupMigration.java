@@ -28,8 +28,8 @@ public final class GroupMigration {
     }
 
     /**
-     * Takes a classic group's generation over as a consumer group (replacing an empty one of that
-     * id), its members keeping the classic protocol.
+     * Takes a classic group's generation over as a consumer group (replacing one of that id: empty,
+     * or left stored by an interrupted downgrade), its members keeping the classic protocol.
      *
      * @throws GroupException GROUP_ID_NOT_FOUND when it has more members than a consumer group may
      *     have, or cannot be converted ({@link GroupConversions#fromClassic})
@@ -46,12 +46,17 @@ public final class GroupMigration {
             }
             ConsumerGroup group = GroupConversions.fromClassic(
                     generation, coordinator.topics, coordinator.config().defaultAssignor(), nowMs);
-            ConsumerGroup empty = coordinator.group(groupId);
-            if (empty != null) {
-                if (!empty.members.isEmpty()) {
-                    throw new IllegalStateException("group " + groupId + " is a consumer group with members already");
+            ConsumerGroup previous = coordinator.group(groupId);
+            if (previous != null) {
+                if (!previous.members.isEmpty()) {
+                    // Left stored by a downgrade whose second write a failover cut off: the classic
+                    // group written first is the newer state.
+                    log.warn(
+                            "group {}: a consumer group of {} members was stored beside the classic group; replaced",
+                            groupId,
+                            previous.members.size());
                 }
-                coordinator.forget(empty);
+                coordinator.forget(previous);
             }
             coordinator.put(group);
             coordinator.store(group);
