@@ -171,7 +171,11 @@ public final class ClassicProtocolMembers {
                         "Static member " + memberId + " with instance id " + instanceId + " was fenced by member "
                                 + holder.memberId + ".");
             }
-            // A static member that restarted (no member id) takes its instance's place and assignment.
+            // A static member that restarted (no member id) takes its instance's place and assignment;
+            // replacing the last KIP-848 member may leave classic members only (a downgrade).
+            if (holder.classic == null) {
+                coordinator.downgradeCandidates.putIfAbsent(group.groupId, group.groupEpoch);
+            }
             return coordinator.membership.replaceStatic(group, holder, memberId);
         }
         ConsumerGroupMember member = group.members.get(memberId);

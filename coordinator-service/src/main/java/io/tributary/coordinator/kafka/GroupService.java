@@ -212,6 +212,7 @@ public final class GroupService {
             if (mixed.servesClassic(join.groupId())) {
                 pending = mixed.join(join, nowMs());
                 joined = CompletableFuture.completedFuture(pending.answer());
+                mixed.downgrade(nowMs()); // a classic static member replaced the last KIP-848 one
             } else {
                 groups.forgetIfEmpty(join.groupId());
                 streams.forgetIfEmpty(join.groupId());
@@ -219,6 +220,7 @@ public final class GroupService {
             }
         }
         if (pending != null) {
+            flushClassicStores();
             awaitWritten(pending.written(), "group " + join.groupId() + ": the join was not stored");
         }
         flushConsumerStores();

@@ -100,10 +100,15 @@ class MixedGroupsTest {
     }
 
     private static ClassicJoin classicJoin(String memberId, List<TopicPartition> owned, String protocolType) {
+        return classicJoin(memberId, Optional.empty(), owned, protocolType);
+    }
+
+    private static ClassicJoin classicJoin(
+            String memberId, Optional<String> instanceId, List<TopicPartition> owned, String protocolType) {
         return new ClassicJoin(
                 "g",
                 memberId,
-                Optional.empty(),
+                instanceId,
                 protocolType,
                 List.of(new ClassicProtocol("range", subscription(owned))),
                 10_000,
@@ -141,11 +146,16 @@ class MixedGroupsTest {
     }
 
     private static HeartbeatRequest consumerHeartbeat(String memberId, int epoch, SortedSet<TopicIdPartition> owned) {
+        return consumerHeartbeat(memberId, Optional.empty(), epoch, owned);
+    }
+
+    private static HeartbeatRequest consumerHeartbeat(
+            String memberId, Optional<String> instanceId, int epoch, SortedSet<TopicIdPartition> owned) {
         return new HeartbeatRequest(
                 "g",
                 memberId,
                 epoch,
-                Optional.empty(),
+                instanceId,
                 Optional.empty(),
                 epoch == 0 ? 30_000 : -1,
                 epoch == 0 ? Optional.of(List.of("t")) : Optional.empty(),
@@ -428,6 +438,23 @@ class MixedGroupsTest {
         assertThat(rejoined.error()).isEqualTo(Errors.NONE);
         assertThat(rejoined.generationId()).isEqualTo(epoch + 1);
         assertThat(rejoined.leaderId()).isEqualTo(a.memberId());
+    }
+
+    @Test
+    void aClassicStaticMemberReplacingTheLastKip848OneDowngradesTheGroup() {
+        stableClassicGroup(null);
+        service.heartbeatConsumer(consumerHeartbeat("x", Optional.of("i"), 0, new TreeSet<>()));
+
+        ClassicJoinResult replacing = join(classicJoin("", Optional.of("i"), List.of(), "consumer"));
+
+        assertThat(replacing.error()).isEqualTo(Errors.NONE);
+        assertThat(service.groups().contains("g")).isFalse();
+        assertThat(service.classic().describe("g").orElseThrow().members())
+                .extracting(m -> m.instanceId().orElse(""))
+                .contains("i");
+        assertThat(classicHeartbeat(replacing))
+                .as("a member of the classic group, which rebalances")
+                .isIn(Errors.REBALANCE_IN_PROGRESS, Errors.ILLEGAL_GENERATION);
     }
 
     @Test
