@@ -309,6 +309,7 @@ class HelmChartTest {
                                 "coordinator.groups.heartbeatInterval", "3s",
                                 "coordinator.groups.maxGroups", 5000000,
                                 "coordinator.groups.defaultAssignor", "range",
+                                "coordinator.groups.consumerMigrationPolicy", "upgrade",
                                 "coordinator.groups.offsetsRetention", "30d",
                                 "coordinator.groups.streamsReplicationFactor", 2,
                                 "coordinator.lag.maxSeries", 0)),
@@ -323,6 +324,7 @@ class HelmChartTest {
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_MAX_GROUPS", "10000")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_MAX_METADATA_SIZE", "4KB")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_DEFAULT_ASSIGNOR", "uniform")
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_CONSUMER_MIGRATION_POLICY", "bidirectional")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_OFFSETS_RETENTION", "7d")
                 .as("streams groups' internal topics: 0, the lesser of 3 and broker.replicas (3)")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_STREAMS_REPLICATION_FACTOR", "3")
@@ -334,6 +336,7 @@ class HelmChartTest {
                 .as("a large integer is rendered as digits, not 5e+06")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_MAX_GROUPS", "5000000")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_DEFAULT_ASSIGNOR", "range")
+                .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_CONSUMER_MIGRATION_POLICY", "upgrade")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_OFFSETS_RETENTION", "30d")
                 .containsEntry("TRIBUTARY_COORDINATOR_GROUPS_STREAMS_REPLICATION_FACTOR", "2")
                 .containsEntry("TRIBUTARY_COORDINATOR_LAG_MAX_SERIES", "0");
@@ -746,6 +749,7 @@ class HelmChartTest {
                 Arguments.of("brokers.replicas", 3, "brokers"),
                 Arguments.of("gateway.containerPorts.http", 70000, "http"),
                 Arguments.of("coordinator.groups.defaultAssignor", "sticky", "defaultAssignor"),
+                Arguments.of("coordinator.groups.consumerMigrationPolicy", "both", "consumerMigrationPolicy"),
                 Arguments.of("coordinator.groups.sessionTimeout", "0s", "sessionTimeout"),
                 Arguments.of("coordinator.groups.maxGroupSize", 0, "maxGroupSize"),
                 Arguments.of("coordinator.groups.maxMetadataSize", "4 KB", "maxMetadataSize"),

@@ -71,7 +71,8 @@ class GroupConfiguration {
                 topics,
                 node::isLeader,
                 node::currentTerm,
-                InstantSource.system());
+                InstantSource.system(),
+                properties.toMigrationPolicy());
     }
 
     /**

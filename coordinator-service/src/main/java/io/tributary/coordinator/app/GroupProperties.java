@@ -1,5 +1,6 @@
 package io.tributary.coordinator.app;
 
+import io.tributary.coordinator.group.ConsumerMigrationPolicy;
 import io.tributary.coordinator.group.GroupConfig;
 import io.tributary.coordinator.group.OffsetRetention;
 import io.tributary.coordinator.group.classic.ClassicGroupConfig;
@@ -29,6 +30,9 @@ import org.springframework.validation.annotation.Validated;
  * @param maxIdLength the longest group, member, instance and rack id
  * @param maxSubscribedTopics the most topic names one member subscribes to
  * @param defaultAssignor the assignor of groups whose members name none ({@code uniform} or {@code range})
+ * @param consumerMigrationPolicy whether a group with members moves between the classic and the
+ *     KIP-848 protocol: {@code disabled}, {@code downgrade}, {@code upgrade} or {@code bidirectional}
+ *     (Kafka's {@code group.consumer.migration.policy}; see {@link ConsumerMigrationPolicy})
  * @param tickInterval how often the leader checks session and rebalance timeouts and topic changes
  * @param offsetsRetention how long committed offsets are kept once they may expire (Kafka's {@code
  *     offsets.retention.minutes}; see {@link OffsetRetention})
@@ -52,6 +56,9 @@ public record GroupProperties(
 
         @DefaultValue("uniform") @NotNull @Pattern(regexp = "uniform|range")
         String defaultAssignor,
+
+        @DefaultValue("bidirectional") @NotNull @Pattern(regexp = "disabled|downgrade|upgrade|bidirectional")
+        String consumerMigrationPolicy,
 
         @DefaultValue("500ms") @NotNull Duration tickInterval,
         @DefaultValue("7d") @NotNull Duration offsetsRetention,
@@ -132,6 +139,10 @@ public record GroupProperties(
                 maxIdLength,
                 maxSubscribedTopics,
                 defaultAssignor);
+    }
+
+    ConsumerMigrationPolicy toMigrationPolicy() {
+        return ConsumerMigrationPolicy.of(consumerMigrationPolicy);
     }
 
     ClassicGroupConfig toClassicConfig() {

@@ -138,7 +138,8 @@ final class ConsumerGroup {
                     Optional.ofNullable(member.subscribedTopicRegex),
                     member.assigned,
                     member.pendingRevocation,
-                    target.getOrDefault(member.memberId, Collections.emptySortedSet())));
+                    target.getOrDefault(member.memberId, Collections.emptySortedSet()),
+                    Optional.ofNullable(member.classic)));
         }
         return new GroupDescription(groupId, state(), groupEpoch, assignmentEpoch, assignor, described);
     }

@@ -42,8 +42,24 @@ final class ConsumerGroupMember {
     long sessionDeadlineMs;
     long rebalanceDeadlineMs = Long.MAX_VALUE;
 
+    /**
+     * What a member speaking the classic protocol (JoinGroup, SyncGroup, Heartbeat) sent besides;
+     * null for a member speaking ConsumerGroupHeartbeat ({@link ClassicProtocolMembers}).
+     */
+    ClassicMemberMetadata classic;
+
+    /** A classic member told to join again (REBALANCE_IN_PROGRESS) is removed if it has not by then. */
+    long classicJoinDeadlineMs = Long.MAX_VALUE;
+
+    /** A classic member that joined is removed if it has not sent its SyncGroup by then. */
+    long classicSyncDeadlineMs = Long.MAX_VALUE;
+
     ConsumerGroupMember(String memberId) {
         this.memberId = memberId;
+    }
+
+    boolean usesClassicProtocol() {
+        return classic != null;
     }
 
     /** Moves the member to {@code epoch}, remembering the one it leaves as the previous epoch. */

@@ -47,6 +47,8 @@ public sealed interface ConsumerGroupRecord {
      * What a member sent (Kafka's {@code ConsumerGroupMemberMetadataValue}).
      *
      * @param subscribedTopicNames in name order, no name twice
+     * @param classic what a member speaking the classic protocol sent besides (Kafka's {@code
+     *     ClassicMemberMetadata}: session timeout and protocols), empty for a KIP-848 member
      */
     record MemberMetadata(
             String id,
@@ -57,9 +59,11 @@ public sealed interface ConsumerGroupRecord {
             int rebalanceTimeoutMs,
             List<String> subscribedTopicNames,
             Optional<String> subscribedTopicRegex,
-            Optional<String> serverAssignor)
+            Optional<String> serverAssignor,
+            Optional<ClassicMemberMetadata> classic)
             implements ConsumerGroupRecord {
         public MemberMetadata {
+            Objects.requireNonNull(classic, "classic");
             Objects.requireNonNull(id, "id");
             Objects.requireNonNull(instanceId, "instanceId");
             Objects.requireNonNull(rackId, "rackId");
@@ -70,10 +74,34 @@ public sealed interface ConsumerGroupRecord {
             Objects.requireNonNull(serverAssignor, "serverAssignor");
         }
 
+        /** The same metadata, of a member speaking the classic protocol. */
+        public MemberMetadata withClassic(ClassicMemberMetadata metadata) {
+            return new MemberMetadata(
+                    id,
+                    instanceId,
+                    rackId,
+                    clientId,
+                    clientHost,
+                    rebalanceTimeoutMs,
+                    subscribedTopicNames,
+                    subscribedTopicRegex,
+                    serverAssignor,
+                    Optional.of(metadata));
+        }
+
         /** A member nothing is known of yet but its id. */
         public static MemberMetadata empty(String id) {
             return new MemberMetadata(
-                    id, Optional.empty(), Optional.empty(), "", "", 0, List.of(), Optional.empty(), Optional.empty());
+                    id,
+                    Optional.empty(),
+                    Optional.empty(),
+                    "",
+                    "",
+                    0,
+                    List.of(),
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty());
         }
 
         @Override

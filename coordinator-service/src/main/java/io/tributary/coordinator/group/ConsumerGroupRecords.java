@@ -51,7 +51,8 @@ final class ConsumerGroupRecords {
                 member.rebalanceTimeoutMs,
                 member.subscribedTopicNames,
                 Optional.ofNullable(member.subscribedTopicRegex),
-                Optional.ofNullable(member.serverAssignor));
+                Optional.ofNullable(member.serverAssignor),
+                Optional.ofNullable(member.classic));
     }
 
     /** Where a member is in reconciling, as stored. */
@@ -162,6 +163,7 @@ final class ConsumerGroupRecords {
             member.subscribedTopicRegex = m.subscribedTopicRegex().orElse(null);
             member.regex = member.subscribedTopicRegex == null ? null : compile.apply(member.subscribedTopicRegex);
             member.serverAssignor = m.serverAssignor().orElse(null);
+            member.classic = m.classic().orElse(null);
             member.memberEpoch = a.memberEpoch();
             member.previousMemberEpoch = a.previousMemberEpoch();
             member.state = a.state();
@@ -174,7 +176,8 @@ final class ConsumerGroupRecords {
             group.owners.set(member, assigned, pending, 0);
             a.assigned().forEach((p, epoch) -> member.assignmentEpochs.computeIfPresent(p, (k, v) -> epoch));
             a.pendingRevocation().forEach((p, epoch) -> member.assignmentEpochs.computeIfPresent(p, (k, v) -> epoch));
-            member.sessionDeadlineMs = nowMs + sessionTimeoutMs;
+            member.sessionDeadlineMs =
+                    nowMs + (member.classic == null ? sessionTimeoutMs : member.classic.sessionTimeoutMs());
             member.rebalanceDeadlineMs = member.state == MemberState.UNREVOKED_PARTITIONS
                     ? nowMs + member.rebalanceTimeoutMs
                     : Long.MAX_VALUE;

@@ -75,17 +75,28 @@ public final class GroupCoordinator {
 
     private final GroupConfig config;
     private final HeartbeatValidator validator;
-    private final TargetAssigner assigner;
-    private final Membership membership;
+
+    // Package-private for the classes that serve classic members and convert groups under this
+    // object's lock (ClassicProtocolMembers, GroupMigration).
+    final TopicView topics;
+    final TargetAssigner assigner;
+    final Membership membership;
+
+    /**
+     * Groups that lost a member since {@link GroupMigration#takeDowngrades} last looked at them, each
+     * with its epoch before the first of those removals (a downgraded group's generation, as Kafka).
+     */
+    final Map<String, Integer> downgradeCandidates = new TreeMap<>();
 
     /** The writes that make the groups' changes durable, and the answers waiting for them. */
-    private final PendingWrites writes = new PendingWrites();
+    final PendingWrites writes = new PendingWrites();
 
     /** Whether a write failed since the groups were last loaded: they must be loaded again. */
     private boolean reloadNeeded;
 
     public GroupCoordinator(GroupConfig config, TopicView topics) {
         this.config = Objects.requireNonNull(config, "config");
+        this.topics = Objects.requireNonNull(topics, "topics");
         this.validator = new HeartbeatValidator(config);
         this.membership = new Membership(config, validator);
         this.assigner = new TargetAssigner(Objects.requireNonNull(topics, "topics"), config.defaultAssignor());
@@ -163,12 +174,12 @@ public final class GroupCoordinator {
     }
 
     /** Queues the records of what changed in a group since it was last stored. */
-    private void store(ConsumerGroup group) {
+    void store(ConsumerGroup group) {
         writes.append(group.groupId, ConsumerGroupRecords.changes(group));
     }
 
     /** Forgets a group, and deletes what was stored of it. */
-    private void forget(ConsumerGroup group) {
+    void forget(ConsumerGroup group) {
         groups.remove(group.groupId, group);
         if (group.storedGroup != null) {
             writes.delete(group.groupId);
@@ -191,6 +202,7 @@ public final class GroupCoordinator {
 
     private HeartbeatResponse heartbeat(ConsumerGroup group, HeartbeatRequest request, long nowMs) {
         int epoch = request.memberEpoch();
+        int epochBefore = group.groupEpoch;
         ConsumerGroupMember member = membership.findOrJoin(group, request);
         boolean ackAllowed = epoch == HeartbeatRequest.JOIN_EPOCH || epoch == member.memberEpoch;
         if (epoch != HeartbeatRequest.JOIN_EPOCH) {
@@ -201,13 +213,7 @@ public final class GroupCoordinator {
         if (subscriptionChanged) {
             group.bump("member " + member.memberId + " subscription");
         }
-        String assignor = assigner.chooseAssignor(group);
-        if (!assignor.equals(group.assignor)) {
-            group.assignor = assignor;
-            group.bump("assignor " + assignor);
-        }
-        assigner.refreshTopics(group);
-        assigner.computeTargetIfNeeded(group);
+        assigner.update(group, epochBefore);
         Optional<SortedSet<TopicIdPartition>> owned = epoch == HeartbeatRequest.JOIN_EPOCH
                 ? Optional.of(Collections.emptySortedSet())
                 : request.ownedPartitions();
@@ -270,7 +276,8 @@ public final class GroupCoordinator {
                 member.memberId, HeartbeatRequest.LEAVE_EPOCH, heartbeatIntervalMs(), Optional.empty());
     }
 
-    private void removeMember(ConsumerGroup group, ConsumerGroupMember member, String why) {
+    void removeMember(ConsumerGroup group, ConsumerGroupMember member, String why) {
+        downgradeCandidates.putIfAbsent(group.groupId, group.groupEpoch);
         group.remove(member);
         group.bump("member " + member.memberId + " " + why);
         log.info("group {}: member {} {}", group.groupId, member.memberId, why);
@@ -299,6 +306,13 @@ public final class GroupCoordinator {
                             "removed: did not revoke " + member.pendingRevocation + " within its rebalance timeout of "
                                     + member.rebalanceTimeoutMs + " ms");
                     removed++;
+                } else if (nowMs > Math.min(member.classicJoinDeadlineMs, member.classicSyncDeadlineMs)) {
+                    removeMember(
+                            group,
+                            member,
+                            "removed: did not " + (nowMs > member.classicJoinDeadlineMs ? "join again" : "sync")
+                                    + " within its rebalance timeout of " + member.rebalanceTimeoutMs + " ms");
+                    removed++;
                 }
             }
             assigner.refreshTopics(group);
@@ -319,6 +333,7 @@ public final class GroupCoordinator {
             log.info("dropping the membership of {} groups: no longer the group coordinator", groups.size());
         }
         groups.clear();
+        downgradeCandidates.clear();
         writes.fail(Errors.NOT_COORDINATOR);
     }
 
@@ -404,7 +419,12 @@ public final class GroupCoordinator {
         /** No member: an admin client or a consumer without group management, into a group with no members. */
         ADMIN,
         /** A member of the group at its current epoch. */
-        MEMBER
+        MEMBER,
+        /**
+         * A member of a consumer group that speaks the classic protocol, at its generation (its
+         * member epoch): any OffsetCommit version.
+         */
+        CLASSIC_MEMBER
     }
 
     /**
@@ -551,6 +571,19 @@ public final class GroupCoordinator {
      */
     public boolean metadataTooLarge(String metadata) {
         return OffsetRules.metadataTooLarge(metadata, config.maxMetadataBytes());
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // For the classes that serve classic members and conversions under this object's lock
+
+    /** The group held here, or null. */
+    ConsumerGroup group(String groupId) {
+        return groups.get(groupId);
+    }
+
+    /** Holds a group (a converted one). */
+    void put(ConsumerGroup group) {
+        groups.put(group.groupId, group);
     }
 
     /**

@@ -46,6 +46,8 @@ public record GroupDescription(
      * @param assigned the partitions it may use now
      * @param pendingRevocation the partitions it has been asked to revoke
      * @param target its target assignment
+     * @param classic what it sent as a member speaking the classic protocol, empty for a KIP-848
+     *     member (ConsumerGroupDescribe's member type)
      */
     public record Member(
             String memberId,
@@ -59,9 +61,11 @@ public record GroupDescription(
             Optional<String> subscribedTopicRegex,
             SortedSet<TopicIdPartition> assigned,
             SortedSet<TopicIdPartition> pendingRevocation,
-            SortedSet<TopicIdPartition> target) {
+            SortedSet<TopicIdPartition> target,
+            Optional<ClassicMemberMetadata> classic) {
 
         public Member {
+            Objects.requireNonNull(classic, "classic");
             subscribedTopicNames = List.copyOf(subscribedTopicNames);
             assigned = new TreeSet<>(assigned);
             pendingRevocation = new TreeSet<>(pendingRevocation);

@@ -105,7 +105,7 @@ final class Membership {
     }
 
     /** A static member with a new member id takes over the assignment of one that left with epoch -2. */
-    private ConsumerGroupMember replaceStatic(ConsumerGroup group, ConsumerGroupMember previous, String newMemberId) {
+    ConsumerGroupMember replaceStatic(ConsumerGroup group, ConsumerGroupMember previous, String newMemberId) {
         if (group.members.containsKey(newMemberId)) {
             throw new GroupException(
                     Errors.FENCED_INSTANCE_ID,

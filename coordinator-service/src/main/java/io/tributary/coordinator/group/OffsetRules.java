@@ -47,6 +47,16 @@ final class OffsetRules {
             throw new GroupException(
                     Errors.FENCED_INSTANCE_ID, "member " + memberId + " does not hold instance id " + instanceId.get());
         }
+        if (member.usesClassicProtocol()) {
+            // Kafka: a classic member commits at its generation, which is its member epoch, exactly.
+            if (memberEpoch != member.memberEpoch) {
+                throw new GroupException(
+                        Errors.ILLEGAL_GENERATION,
+                        "member " + memberId + " committed at generation " + memberEpoch + ", not its member epoch "
+                                + member.memberEpoch);
+            }
+            return Committer.CLASSIC_MEMBER;
+        }
         if (memberEpoch == member.memberEpoch) {
             return Committer.MEMBER;
         }

@@ -109,6 +109,25 @@ final class TargetAssigner {
         }
     }
 
+    /**
+     * After a member's request changed the group: the assignor most members ask for (a change bumps
+     * the epoch), the subscribed topics now, and the target assignment if the epoch moved on. One
+     * request moves the epoch on once at most, as Kafka's (a member joining with a subscription to
+     * topics new to the group is one bump, not three).
+     *
+     * @param epochBefore the group epoch before the request
+     */
+    void update(ConsumerGroup group, int epochBefore) {
+        String assignor = chooseAssignor(group);
+        if (!assignor.equals(group.assignor)) {
+            group.assignor = assignor;
+            group.bump("assignor " + assignor);
+        }
+        refreshTopics(group);
+        group.groupEpoch = Math.min(group.groupEpoch, epochBefore + 1);
+        computeTargetIfNeeded(group);
+    }
+
     /** Computes the target assignment again when the group epoch is ahead of the assignment epoch. */
     void computeTargetIfNeeded(ConsumerGroup group) {
         if (group.groupEpoch <= group.assignmentEpoch) {

@@ -28,5 +28,16 @@
  * io.tributary.coordinator.group.ConsumerGroupStore} before any answer that depends on it is sent,
  * and a new leader loads it, so members keep their epochs across a failover; committed offsets are
  * in the {@link io.tributary.coordinator.group.OffsetStore}.
+ *
+ * <p>Mixed groups (Kafka 4.4's online migration): a consumer group may have members that speak the
+ * classic protocol ({@link io.tributary.coordinator.group.ClassicProtocolMembers}: JoinGroup,
+ * SyncGroup, Heartbeat, LeaveGroup served by the server-side assignment; their {@link
+ * io.tributary.coordinator.group.ClassicMemberMetadata} is stored with them), and a group changes
+ * protocol with its members ({@link io.tributary.coordinator.group.GroupMigration}, {@code
+ * GroupConversions}): a classic generation taken over as a consumer group, a consumer group left
+ * with classic members only handed over as a {@link io.tributary.coordinator.group.ClassicGeneration},
+ * as {@link io.tributary.coordinator.group.ConsumerMigrationPolicy} allows. {@link
+ * io.tributary.coordinator.group.ClassicJoin} and {@link io.tributary.coordinator.group.ClassicProtocol}
+ * are shared with the classic groups' state machine ({@code group.classic}).
  */
 package io.tributary.coordinator.group;

@@ -37,6 +37,9 @@ public final class ConsumerGroupDescribeHandler implements RequestHandler {
     /** ConsumerGroupDescribe v1's MemberType of a KIP-848 member. */
     static final byte CONSUMER_MEMBER_TYPE = 1;
 
+    /** A member speaking the classic protocol in a consumer group (a mixed group), as Kafka's v1. */
+    static final byte CLASSIC_MEMBER_TYPE = 0;
+
     private final GroupService service;
 
     public ConsumerGroupDescribeHandler(GroupService service) {
@@ -104,7 +107,7 @@ public final class ConsumerGroupDescribeHandler implements RequestHandler {
                                     member.subscribedTopicRegex().orElse(null))
                             .setAssignment(assignment(member.assigned()))
                             .setTargetAssignment(assignment(member.target()))
-                            .setMemberType(CONSUMER_MEMBER_TYPE));
+                            .setMemberType(member.classic().isPresent() ? CLASSIC_MEMBER_TYPE : CONSUMER_MEMBER_TYPE));
         }
     }
 

@@ -87,8 +87,7 @@ public final class ConsumerGroupHeartbeatHandler implements RequestHandler {
     private static ConsumerGroupHeartbeatResponse error(Errors error, String message) {
         return new ConsumerGroupHeartbeatResponse(new ConsumerGroupHeartbeatResponseData()
                 .setErrorCode(error.code())
-                .setErrorMessage(message)
-                .setMemberEpoch(-1));
+                .setErrorMessage(message));
     }
 
     private static Optional<SortedSet<TopicIdPartition>> owned(

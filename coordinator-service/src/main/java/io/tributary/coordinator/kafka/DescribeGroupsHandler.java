@@ -5,15 +5,8 @@ import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
 import io.tributary.coordinator.group.GroupDescription;
 import io.tributary.coordinator.group.GroupException;
-import io.tributary.coordinator.group.TopicIdPartition;
 import io.tributary.coordinator.group.classic.ClassicGroupDescription;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
-import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
-import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData.DescribedGroup;
@@ -26,11 +19,9 @@ import org.apache.kafka.common.requests.DescribeGroupsResponse;
 /**
  * DescribeGroups (API 15), versions 0 to 6. A classic group as Kafka describes it: its state,
  * protocol type, and while Stable its protocol and each member's metadata and assignment (outside
- * Stable those are empty). A consumer group: the classic view, for tools that do not speak
- * ConsumerGroupDescribe. State and members as in ConsumerGroupDescribe; protocol type {@code
- * consumer}, protocol data the assignor's name; each member's {@code MemberAssignment} is its
- * current assignment in the consumer protocol's encoding (what classic tools decode), its {@code
- * MemberMetadata} empty. A group with committed offsets only (Kafka's "simple" group, created by a
+ * Stable those are empty). A KIP-848 consumer group (also one with classic members) and a
+ * streams group are not classic groups: answered as an unknown group, as Kafka 4.4 does (the peer
+ * in ClassicGroupMigrationIT); ConsumerGroupDescribe and StreamsGroupDescribe describe them. A group with committed offsets only (Kafka's "simple" group, created by a
  * commit) is {@code Empty} with no protocol type or protocol. An unknown group is state {@code Dead} with no error before version 6 and
  * GROUP_ID_NOT_FOUND from 6 (KIP-1043), as Kafka answers.
  *
@@ -81,7 +72,10 @@ public final class DescribeGroupsHandler implements RequestHandler {
             } else {
                 Optional<GroupDescription> group =
                         groupId.isEmpty() ? Optional.empty() : GroupViews.find(service, groupId);
-                if (group.isEmpty()) {
+                if (group.isEmpty() || !GroupViews.offsetsOnly(service, group.get())) {
+                    // Kafka 4.4 describes classic groups only: a consumer (or mixed) or streams
+                    // group is "not found" here, as the peer answers (ConsumerGroupDescribe
+                    // and StreamsGroupDescribe describe them).
                     described.setGroupState(DEAD);
                     if (version >= 6) {
                         described
@@ -89,33 +83,13 @@ public final class DescribeGroupsHandler implements RequestHandler {
                                 .setErrorMessage("Group " + groupId + " not found.");
                     }
                 } else {
-                    if (GroupViews.offsetsOnly(service, group.get())) {
-                        // Kafka's "simple" group (created by a commit): Empty, no protocol.
-                        described.setGroupState(group.get().state());
-                    } else {
-                        describe(group.get(), described);
-                    }
+                    // Kafka's "simple" group (created by a commit): Empty, no protocol.
+                    described.setGroupState(group.get().state());
                 }
             }
             response.groups().add(described);
         }
         return new DescribeGroupsResponse(response);
-    }
-
-    private void describe(GroupDescription group, DescribedGroup out) {
-        out.setGroupState(group.state())
-                .setProtocolType(GroupViews.PROTOCOL_TYPE)
-                .setProtocolData(group.assignor());
-        for (GroupDescription.Member member : group.members()) {
-            out.members()
-                    .add(new DescribeGroupsResponseData.DescribedGroupMember()
-                            .setMemberId(member.memberId())
-                            .setGroupInstanceId(member.instanceId().orElse(null))
-                            .setClientId(member.clientId())
-                            .setClientHost(member.clientHost())
-                            .setMemberMetadata(new byte[0])
-                            .setMemberAssignment(encode(member)));
-        }
     }
 
     private static void describeClassic(ClassicGroupDescription group, DescribedGroup out) {
@@ -132,18 +106,5 @@ public final class DescribeGroupsHandler implements RequestHandler {
                             .setMemberMetadata(member.metadata())
                             .setMemberAssignment(member.assignment()));
         }
-    }
-
-    private byte[] encode(GroupDescription.Member member) {
-        List<TopicPartition> partitions = new ArrayList<>();
-        for (TopicIdPartition partition : member.assigned()) {
-            service.topics()
-                    .byId(partition.topicId())
-                    .ifPresent(topic -> partitions.add(new TopicPartition(topic.name(), partition.partition())));
-        }
-        ByteBuffer bytes = ConsumerProtocol.serializeAssignment(new ConsumerPartitionAssignor.Assignment(partitions));
-        byte[] array = new byte[bytes.remaining()];
-        bytes.get(array);
-        return array;
     }
 }

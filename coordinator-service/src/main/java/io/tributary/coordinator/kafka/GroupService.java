@@ -1,16 +1,16 @@
 package io.tributary.coordinator.kafka;
 
+import io.tributary.coordinator.group.ClassicJoin;
+import io.tributary.coordinator.group.ClassicProtocolMembers;
 import io.tributary.coordinator.group.ConsumerGroupStore;
+import io.tributary.coordinator.group.ConsumerMigrationPolicy;
 import io.tributary.coordinator.group.GroupCoordinator;
 import io.tributary.coordinator.group.GroupException;
 import io.tributary.coordinator.group.HeartbeatRequest;
 import io.tributary.coordinator.group.HeartbeatResponse;
 import io.tributary.coordinator.group.OffsetRetention;
-import io.tributary.coordinator.group.OffsetRetention.ClassicGroupView;
-import io.tributary.coordinator.group.OffsetRetention.ConsumerGroupView;
 import io.tributary.coordinator.group.OffsetRetention.Expiry;
 import io.tributary.coordinator.group.OffsetRetention.GroupView;
-import io.tributary.coordinator.group.OffsetRetention.SimpleGroupView;
 import io.tributary.coordinator.group.OffsetStore;
 import io.tributary.coordinator.group.OffsetStore.CommittedOffset;
 import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
@@ -19,11 +19,13 @@ import io.tributary.coordinator.group.TopicIdPartition;
 import io.tributary.coordinator.group.TopicView;
 import io.tributary.coordinator.group.classic.ClassicGroupCoordinator;
 import io.tributary.coordinator.group.classic.ClassicGroupCoordinator.Delete;
+import io.tributary.coordinator.group.classic.ClassicGroupCoordinator.LeavingMember;
+import io.tributary.coordinator.group.classic.ClassicGroupCoordinator.ProtocolCheck;
 import io.tributary.coordinator.group.classic.ClassicGroupCoordinator.Store;
 import io.tributary.coordinator.group.classic.ClassicGroupCoordinator.StoreTask;
 import io.tributary.coordinator.group.classic.ClassicGroupStore;
-import io.tributary.coordinator.group.classic.ClassicJoin;
 import io.tributary.coordinator.group.classic.ClassicJoinResult;
+import io.tributary.coordinator.group.classic.ClassicSyncResult;
 import io.tributary.coordinator.group.streams.InternalTopicCreator;
 import io.tributary.coordinator.group.streams.StreamsGroupCoordinator;
 import io.tributary.coordinator.group.streams.StreamsHeartbeatRequest;
@@ -65,11 +67,17 @@ import org.slf4j.LoggerFactory;
  * order, under one lock); a failed write answers NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE or
  * UNKNOWN_SERVER_ERROR (a bound), as Kafka's coordinator runtime maps its write errors.
  *
- * <p>One group id is one group of one type: a classic join into a consumer or streams group with
- * members is INCONSISTENT_GROUP_PROTOCOL, a KIP-848 join into a classic or streams group with
- * members GROUP_ID_NOT_FOUND, a streams join into a classic or consumer group with members
- * GROUP_ID_NOT_FOUND (Kafka's answers when it does not convert groups between the protocols); an
- * empty group of another type is forgotten and the id taken over (its committed offsets stay).
+ * <p>Mixed groups (Kafka 4.4's online migration, {@link MixedGroups}): a classic request
+ * (JoinGroup, SyncGroup, Heartbeat, LeaveGroup) for a consumer group with members is served by that
+ * group's classic members; a KIP-848 join into a classic group with members converts it to a
+ * consumer group (the upgrade; GROUP_ID_NOT_FOUND when the migration policy, the protocol type, the
+ * size or the members' metadata forbid it, as Kafka answers); a consumer group whose last KIP-848
+ * member left or was removed, with classic members only, converts back to a classic group that
+ * rebalances (the downgrade, after consumer heartbeats, classic leaves and ticks). Streams groups do
+ * not mix: a classic join into a streams group with members is INCONSISTENT_GROUP_PROTOCOL, a
+ * KIP-848 join into one GROUP_ID_NOT_FOUND, a streams join into a classic or consumer group with
+ * members GROUP_ID_NOT_FOUND. An empty group of another type is forgotten and the id taken over
+ * (its committed offsets stay).
  *
  * <p>Thread-safe: each state machine locks itself; the stores are thread-safe; joins of either type
  * are checked against the other under one lock ({@code types}); classic writes are made in order
@@ -101,9 +109,13 @@ public final class GroupService {
     /** When this coordinator last took the groups over (a new term as leader). */
     private final AtomicLong tookOverAtMs = new AtomicLong(Long.MIN_VALUE);
 
+    private final MixedGroups mixed;
+
     /**
      * @param leader whether this coordinator is the Raft leader now
      * @param term the current Raft term (e.g. {@code MetadataRaftNode::currentTerm})
+     * @param migrationPolicy whether groups with members move between the classic and the KIP-848
+     *     protocol ({@code tributary.coordinator.groups.consumer-migration-policy})
      */
     public GroupService(
             GroupCoordinator groups,
@@ -116,7 +128,8 @@ public final class GroupService {
             TopicView topics,
             BooleanSupplier leader,
             LongSupplier term,
-            InstantSource clock) {
+            InstantSource clock,
+            ConsumerMigrationPolicy migrationPolicy) {
         this.groups = Objects.requireNonNull(groups, "groups");
         this.classic = Objects.requireNonNull(classic, "classic");
         this.streams = Objects.requireNonNull(streams, "streams");
@@ -128,6 +141,7 @@ public final class GroupService {
         this.leader = Objects.requireNonNull(leader, "leader");
         this.term = Objects.requireNonNull(term, "term");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.mixed = new MixedGroups(groups, classic, migrationPolicy);
     }
 
     /**
@@ -187,20 +201,80 @@ public final class GroupService {
      */
     public CompletableFuture<ClassicJoinResult> joinClassic(ClassicJoin join) {
         CompletableFuture<ClassicJoinResult> joined;
+        ClassicProtocolMembers.Pending<ClassicJoinResult> pending = null;
         synchronized (types) {
-            if (groups.hasMembers(join.groupId()) || streams.hasMembers(join.groupId())) {
+            if (streams.hasMembers(join.groupId())) {
                 throw new GroupException(
                         Errors.INCONSISTENT_GROUP_PROTOCOL,
-                        "group " + join.groupId() + " is a "
-                                + (groups.hasMembers(join.groupId()) ? "consumer" : "streams")
-                                + " group with members: the classic protocol cannot join it");
+                        "group " + join.groupId() + " is a streams group with members: the classic protocol cannot"
+                                + " join it");
             }
-            groups.forgetIfEmpty(join.groupId());
-            streams.forgetIfEmpty(join.groupId());
-            joined = classic.join(join, nowMs());
+            if (mixed.servesClassic(join.groupId())) {
+                pending = mixed.join(join, nowMs());
+                joined = CompletableFuture.completedFuture(pending.answer());
+                mixed.downgrade(nowMs()); // a classic static member replaced the last KIP-848 one
+            } else {
+                groups.forgetIfEmpty(join.groupId());
+                streams.forgetIfEmpty(join.groupId());
+                joined = classic.join(join, nowMs());
+            }
+        }
+        if (pending != null) {
+            flushClassicStores();
+            awaitWritten(pending.written(), "group " + join.groupId() + ": the join was not stored");
         }
         flushConsumerStores();
         return joined;
+    }
+
+    /**
+     * A classic SyncGroup: into the classic group of its id, or into the consumer group whose
+     * classic member sent it ({@link MixedGroups}). See {@link ClassicGroupCoordinator#sync}.
+     */
+    public CompletableFuture<ClassicSyncResult> syncClassic(
+            String groupId,
+            String memberId,
+            Optional<String> instanceId,
+            int generationId,
+            Optional<ProtocolCheck> protocolCheck,
+            Map<String, byte[]> assignments) {
+        ClassicProtocolMembers.Pending<ClassicSyncResult> pending;
+        synchronized (types) {
+            if (!mixed.servesClassic(groupId)) {
+                return classic.sync(groupId, memberId, instanceId, generationId, protocolCheck, assignments, nowMs());
+            }
+            pending = mixed.sync(groupId, memberId, instanceId, generationId, protocolCheck, nowMs());
+        }
+        awaitWritten(pending.written(), "group " + groupId + ": the sync was not stored");
+        return CompletableFuture.completedFuture(pending.answer());
+    }
+
+    /** A classic Heartbeat, routed as {@link #syncClassic}. See {@link ClassicGroupCoordinator#heartbeat}. */
+    public void heartbeatClassic(String groupId, String memberId, Optional<String> instanceId, int generationId) {
+        synchronized (types) {
+            if (mixed.servesClassic(groupId)) {
+                mixed.heartbeat(groupId, memberId, instanceId, generationId, nowMs());
+            } else {
+                classic.heartbeat(groupId, memberId, instanceId, generationId, nowMs());
+            }
+        }
+    }
+
+    /**
+     * A classic LeaveGroup, routed as {@link #syncClassic}; a consumer group left with classic
+     * members only may convert back to a classic group. See {@link ClassicGroupCoordinator#leave}.
+     */
+    public List<Errors> leaveClassic(String groupId, List<LeavingMember> leaving) {
+        ClassicProtocolMembers.Pending<List<Errors>> pending;
+        synchronized (types) {
+            if (!mixed.servesClassic(groupId)) {
+                return classic.leave(groupId, leaving, nowMs());
+            }
+            pending = mixed.leave(groupId, leaving, nowMs());
+        }
+        flushClassicStores();
+        awaitWritten(pending.written(), "group " + groupId + ": the leave was not stored");
+        return pending.answer();
     }
 
     /**
@@ -213,16 +287,19 @@ public final class GroupService {
     public HeartbeatResponse heartbeatConsumer(HeartbeatRequest request) {
         GroupCoordinator.Pending pending;
         synchronized (types) {
-            if (classic.hasMembers(request.groupId()) || streams.hasMembers(request.groupId())) {
+            if (streams.hasMembers(request.groupId())) {
                 throw new GroupException(
                         Errors.GROUP_ID_NOT_FOUND,
-                        "group " + request.groupId() + " is a "
-                                + (classic.hasMembers(request.groupId()) ? "classic" : "streams")
-                                + " group with members, not a consumer group");
+                        "group " + request.groupId() + " is a streams group with members, not a consumer group");
             }
-            classic.forgetIfEmpty(request.groupId());
+            if (classic.hasMembers(request.groupId())) {
+                mixed.upgrade(request.groupId(), request.memberEpoch() == HeartbeatRequest.JOIN_EPOCH, nowMs());
+            } else {
+                classic.forgetIfEmpty(request.groupId());
+            }
             streams.forgetIfEmpty(request.groupId());
             pending = groups.heartbeatDurably(request, nowMs());
+            mixed.downgrade(nowMs()); // its last KIP-848 member left
         }
         flushClassicStores();
         awaitWritten(pending.written(), "group " + request.groupId() + ": the change was not stored");
@@ -352,6 +429,9 @@ public final class GroupService {
             return;
         }
         groups.tick(nowMs());
+        synchronized (types) {
+            mixed.downgrade(nowMs()); // the last KIP-848 member's session expired
+        }
         classic.tick(nowMs());
         streams.tick(nowMs());
         flushClassicStores();
@@ -399,14 +479,14 @@ public final class GroupService {
         groupIds.addAll(streams.describeAll().keySet());
         List<Expired> done = new ArrayList<>();
         for (String groupId : groupIds) {
-            GroupView view = retentionView(groupId);
+            GroupView view = OffsetsExpiry.view(this, groupId);
             Map<TopicPartition, CommittedOffset> judged = offsets.fetch(groupId);
             Expiry expiry = retention.expire(view, judged, nowMs);
             if (expiry.isNothing()) {
                 continue;
             }
             try {
-                Expired expired = delete(view, expiry, judged);
+                Expired expired = OffsetsExpiry.delete(this, view, expiry, judged);
                 if (expired.offsets() > 0 || expired.groupDeleted()) {
                     log.info(
                             "group {}: {} committed offsets expired (offsets retention {}){}",
@@ -434,71 +514,6 @@ public final class GroupService {
      * @param groupDeleted whether the group itself was deleted
      */
     public record Expired(String groupId, int offsets, boolean groupDeleted) {}
-
-    /** How retention sees the group: classic here, KIP-848 here, or known by its offsets only. */
-    private GroupView retentionView(String groupId) {
-        Optional<ClassicGroupView> classicView = classic.retentionView(groupId);
-        if (classicView.isPresent()) {
-            return classicView.get();
-        }
-        if (groups.contains(groupId)) {
-            return new ConsumerGroupView(groupId, !groups.hasMembers(groupId), groups.subscribedTopicNames(groupId));
-        }
-        if (streams.contains(groupId)) {
-            // Kafka's StreamsGroup expires offsets as a consumer group does, its topology's source
-            // topics standing for the subscription.
-            return new ConsumerGroupView(groupId, !streams.hasMembers(groupId), streams.sourceTopics(groupId));
-        }
-        return new SimpleGroupView(groupId);
-    }
-
-    /** Deletes what {@code expiry} decided, of the offsets still as they were judged. */
-    private Expired delete(GroupView view, Expiry expiry, Map<TopicPartition, CommittedOffset> judged)
-            throws OffsetStoreException {
-        String groupId = view.groupId();
-        Map<TopicPartition, CommittedOffset> current = offsets.fetch(groupId);
-        List<TopicPartition> unchanged = expiry.expired().stream()
-                .filter(partition -> Objects.equals(current.get(partition), judged.get(partition)))
-                .toList();
-        boolean allGone = unchanged.size() == current.size();
-        if (!unchanged.isEmpty()) {
-            if (allGone) {
-                offsets.deleteGroup(groupId);
-            } else {
-                offsets.deleteOffsets(groupId, unchanged);
-            }
-        }
-        boolean groupDeleted = false;
-        if (expiry.deleteGroup() && allGone) {
-            groupDeleted = switch (view) {
-                case ClassicGroupView c -> deleteEmptyClassic(groupId);
-                case ConsumerGroupView c
-                when streams.contains(groupId) -> {
-                    streams.forgetIfEmpty(groupId);
-                    yield !streams.contains(groupId);
-                }
-                case ConsumerGroupView c -> {
-                    groups.forgetIfEmpty(groupId);
-                    yield !groups.contains(groupId);
-                }
-                case SimpleGroupView s -> !unchanged.isEmpty();
-            };
-        }
-        return new Expired(groupId, unchanged.size(), groupDeleted);
-    }
-
-    /** Deletes an empty classic group and its stored generation; false if a member came meanwhile. */
-    private boolean deleteEmptyClassic(String groupId) {
-        try {
-            if (!classic.delete(groupId)) {
-                return false;
-            }
-        } catch (GroupException e) {
-            return false;
-        }
-        flushClassicStores();
-        return true;
-    }
 
     /**
      * The Kafka error for a store failure: not the leader (NOT_COORDINATOR: the client looks the

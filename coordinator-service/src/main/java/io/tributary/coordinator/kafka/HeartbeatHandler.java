@@ -44,13 +44,8 @@ public final class HeartbeatHandler implements RequestHandler {
             if (data.groupId().isEmpty()) {
                 throw new GroupException(Errors.INVALID_GROUP_ID, "the group id is empty");
             }
-            service.classic()
-                    .heartbeat(
-                            data.groupId(),
-                            data.memberId(),
-                            Optional.ofNullable(data.groupInstanceId()),
-                            data.generationId(),
-                            service.nowMs());
+            service.heartbeatClassic(
+                    data.groupId(), data.memberId(), Optional.ofNullable(data.groupInstanceId()), data.generationId());
         } catch (GroupException e) {
             error = e.error();
         } finally {

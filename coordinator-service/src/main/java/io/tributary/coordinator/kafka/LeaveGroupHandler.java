@@ -59,7 +59,7 @@ public final class LeaveGroupHandler implements RequestHandler {
             if (data.groupId().isEmpty()) {
                 throw new GroupException(Errors.INVALID_GROUP_ID, "the group id is empty");
             }
-            List<Errors> errors = service.classic().leave(data.groupId(), leaving, service.nowMs());
+            List<Errors> errors = service.leaveClassic(data.groupId(), leaving);
             service.flushClassicStores();
             for (int i = 0; i < leaving.size(); i++) {
                 members.add(new MemberResponse()

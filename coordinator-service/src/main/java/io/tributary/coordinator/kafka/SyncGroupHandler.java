@@ -56,19 +56,16 @@ public final class SyncGroupHandler implements RequestHandler {
             for (var assignment : data.assignments()) {
                 assignments.put(assignment.memberId(), assignment.assignment());
             }
-            var answer = service.classic()
-                    .sync(
-                            data.groupId(),
-                            data.memberId(),
-                            Optional.ofNullable(data.groupInstanceId()),
-                            data.generationId(),
-                            version >= 5
-                                    ? Optional.of(new ProtocolCheck(
-                                            Optional.ofNullable(data.protocolType()),
-                                            Optional.ofNullable(data.protocolName())))
-                                    : Optional.empty(),
-                            assignments,
-                            service.nowMs());
+            var answer = service.syncClassic(
+                    data.groupId(),
+                    data.memberId(),
+                    Optional.ofNullable(data.groupInstanceId()),
+                    data.generationId(),
+                    version >= 5
+                            ? Optional.of(new ProtocolCheck(
+                                    Optional.ofNullable(data.protocolType()), Optional.ofNullable(data.protocolName())))
+                            : Optional.empty(),
+                    assignments);
             service.flushClassicStores();
             result = ClassicWaits.await(
                     answer,

@@ -34,7 +34,8 @@ import java.util.TreeMap;
  *
  * <pre>
  * offset 0  int8   format version: 1 for types 1..9, 2 for type 10, 3 for types 11..13,
- *                  4 for types 14..15, 5 for types 16..17 (below)
+ *                  4 for types 14..15, 5 for types 16..17 (below), 6 for an UpdateConsumerGroup
+ *                  that carries a classic member's metadata (record kind 7)
  * offset 1  int8   command type (below)
  * offset 2  ...    the command's fields, in this order:
  *
@@ -60,7 +61,8 @@ import java.util.TreeMap;
  *                             T x (string topic, int list partitions)
  * type 14 StoreClassicGroup classic group                           (version 4 and later)
  * type 15 DeleteClassicGroup  string groupId                        (version 4 and later)
- * type 16 UpdateConsumerGroup string groupId, int32 record count N (1..), (version 5 and later)
+ * type 16 UpdateConsumerGroup string groupId, int32 record count N (1..), (version 5 and later;
+ *                             record kind 7 from version 6)
  *                             N x consumer group record (ConsumerGroupCodec)
  * type 17 DeleteConsumerGroup string groupId                        (version 5 and later)
  *
@@ -78,7 +80,8 @@ import java.util.TreeMap;
  * </pre>
  *
  * <p>Versions: version 2 adds type 10, version 3 adds types 11..13, version 4 types 14..15,
- * version 5 types 16..17; none changes anything else. Each command is written in the lowest version that has its type, so types
+ * version 5 types 16..17, version 6 record kind 7 (a consumer group's classic member) inside
+ * type 16; none changes anything else. Each command is written in the lowest version that has its type, so types
  * 1..9 keep their version-1 bytes and a coordinator that reads only version 1 can still follow a
  * log without producer id allocations, committed offsets, classic or consumer groups (a rolling upgrade); a
  * reader accepts each type in the version that added it and every later one.
@@ -98,7 +101,10 @@ import java.util.TreeMap;
 public final class CommandCodec {
 
     /** The newest format version this class writes (for the types it added; see the class doc). */
-    public static final int VERSION = 5;
+    public static final int VERSION = 6;
+
+    /** The format version that added types 16..17. */
+    static final int VERSION_5 = 5;
 
     /** The format version of types 1..9. */
     static final int VERSION_1 = 1;
@@ -221,8 +227,8 @@ public final class CommandCodec {
             case DeleteOffsets c -> VERSION_3;
             case StoreClassicGroup c -> VERSION_4;
             case DeleteClassicGroup c -> VERSION_4;
-            case UpdateConsumerGroup c -> VERSION;
-            case DeleteConsumerGroup c -> VERSION;
+            case UpdateConsumerGroup c -> ConsumerGroupCodec.hasClassicMembers(c.records()) ? VERSION : VERSION_5;
+            case DeleteConsumerGroup c -> VERSION_5;
             default -> VERSION_1;
         };
     }
@@ -233,7 +239,7 @@ public final class CommandCodec {
             case ALLOCATE_PRODUCER_IDS -> VERSION_2;
             case COMMIT_OFFSETS, DELETE_GROUP_OFFSETS, DELETE_OFFSETS -> VERSION_3;
             case STORE_CLASSIC_GROUP, DELETE_CLASSIC_GROUP -> VERSION_4;
-            case UPDATE_CONSUMER_GROUP, DELETE_CONSUMER_GROUP -> VERSION;
+            case UPDATE_CONSUMER_GROUP, DELETE_CONSUMER_GROUP -> VERSION_5;
             default -> VERSION_1; // an unknown type is rejected as such
         };
     }
@@ -408,7 +414,8 @@ public final class CommandCodec {
             }
             case STORE_CLASSIC_GROUP -> new StoreClassicGroup(readClassicGroup(r));
             case DELETE_CLASSIC_GROUP -> new DeleteClassicGroup(r.string());
-            case UPDATE_CONSUMER_GROUP -> new UpdateConsumerGroup(r.string(), ConsumerGroupCodec.readRecords(r));
+            case UPDATE_CONSUMER_GROUP ->
+                new UpdateConsumerGroup(r.string(), ConsumerGroupCodec.readRecords(r, version));
             case DELETE_CONSUMER_GROUP -> new DeleteConsumerGroup(r.string());
             default -> throw r.corrupt("unknown command type " + type);
         };

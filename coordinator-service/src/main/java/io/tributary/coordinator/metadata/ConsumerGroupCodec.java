@@ -1,5 +1,7 @@
 package io.tributary.coordinator.metadata;
 
+import io.tributary.coordinator.group.ClassicMemberMetadata;
+import io.tributary.coordinator.group.ClassicProtocol;
 import io.tributary.coordinator.group.ConsumerGroupRecord;
 import io.tributary.coordinator.group.ConsumerGroupRecord.GroupMetadata;
 import io.tributary.coordinator.group.ConsumerGroupRecord.MemberAssignment;
@@ -13,6 +15,7 @@ import io.tributary.coordinator.group.TopicIdPartition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -32,11 +35,15 @@ import java.util.UUID;
  *   4 TargetMember      string memberId, partitions
  *   5 TargetMetadata    int32 assignmentEpoch
  *   6 MemberRemoved     string memberId
+ *   7 ClassicMemberMetadata  member metadata, classic metadata (below): the MemberMetadata of a
+ *                     member speaking the classic protocol (UpdateConsumerGroup version 6 and later)
  *
  * member metadata:   string memberId, optional string instanceId, optional string rackId,
  *                    string clientId, string clientHost, int32 rebalanceTimeoutMs,
  *                    string list subscribedTopicNames, optional string subscribedTopicRegex,
  *                    optional string serverAssignor
+ * classic metadata:  int32 sessionTimeoutMs, int32 protocol count P (1..),
+ *                    P x (string name, bytes metadata), in the member's order of preference
  * member assignment: int32 memberEpoch, int32 previousMemberEpoch,
  *                    int8 state (0 STABLE, 1 UNREVOKED_PARTITIONS, 2 UNRELEASED_PARTITIONS),
  *                    owned partitions assigned, owned partitions pendingRevocation
@@ -47,11 +54,16 @@ import java.util.UUID;
  *
  * stored group (image): string groupId, int32 groupEpoch, string assignor, int64 metadataHash,
  *                    int32 assignmentEpoch, int32 member count M,
- *                    M x (member metadata, member assignment), members in id order,
+ *                    M x (member metadata, [image version 6 and later: int8 classic (0 none,
+ *                      1 classic metadata follows)], member assignment), members in id order,
  *                    int32 target count N, N x (string memberId, partitions), in member id order
  * </pre>
  *
- * <p>A reader rejects an unknown kind or state, a topic or partition out of order or twice, a
+ * <p>A KIP-848 member's metadata is kind 2, so a command without classic members keeps its version-5
+ * bytes; kind 7 exists from command version 6 and the classic flag from image version 6, which an
+ * older coordinator rejects as an unknown version rather than misreading. A reader rejects an
+ * unknown kind or state, kind 7 in a version-5 command, a classic flag other than 0 or 1, no
+ * protocol, a topic or partition out of order or twice, a
  * negative partition and an empty partition list with a {@link CorruptCommandException}.
  *
  * <p>Thread-safety: stateless.
@@ -64,6 +76,13 @@ public final class ConsumerGroupCodec {
     private static final int TARGET_MEMBER = 4;
     private static final int TARGET_METADATA = 5;
     private static final int MEMBER_REMOVED = 6;
+    private static final int CLASSIC_MEMBER_METADATA = 7;
+
+    /** The UpdateConsumerGroup version ({@link CommandCodec}) from which kind 7 may appear. */
+    static final int CLASSIC_COMMAND_VERSION = 6;
+
+    /** The image version ({@link ImageCodec}) from which a stored member has its classic flag. */
+    static final int CLASSIC_IMAGE_VERSION = 6;
 
     /** The smallest encoded record: a kind and one int32 (TargetMetadata, an empty MemberRemoved id). */
     static final int MIN_RECORD_BYTES = 1 + 4;
@@ -88,14 +107,20 @@ public final class ConsumerGroupCodec {
         records.forEach(record -> writeRecord(w, record));
     }
 
-    static List<ConsumerGroupRecord> readRecords(Bytes.Reader r) {
+    /** Whether the records need {@link #CLASSIC_COMMAND_VERSION}: a classic member's metadata. */
+    static boolean hasClassicMembers(List<ConsumerGroupRecord> records) {
+        return records.stream()
+                .anyMatch(r -> r instanceof MemberMetadata m && m.classic().isPresent());
+    }
+
+    static List<ConsumerGroupRecord> readRecords(Bytes.Reader r, int commandVersion) {
         int n = r.count(MIN_RECORD_BYTES);
         if (n == 0) {
             throw r.corrupt("an UpdateConsumerGroup without records");
         }
         List<ConsumerGroupRecord> records = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            records.add(readRecord(r));
+            records.add(readRecord(r, commandVersion));
         }
         return records;
     }
@@ -107,6 +132,12 @@ public final class ConsumerGroupCodec {
                         .int32(g.groupEpoch())
                         .string(g.assignor())
                         .int64(g.metadataHash());
+            case MemberMetadata m
+            when m.classic().isPresent() -> {
+                w.int8(CLASSIC_MEMBER_METADATA);
+                writeMemberMetadata(w, m);
+                writeClassic(w, m.classic().get());
+            }
             case MemberMetadata m -> {
                 w.int8(MEMBER_METADATA);
                 writeMemberMetadata(w, m);
@@ -124,9 +155,13 @@ public final class ConsumerGroupCodec {
         }
     }
 
-    private static ConsumerGroupRecord readRecord(Bytes.Reader r) {
+    private static ConsumerGroupRecord readRecord(Bytes.Reader r, int commandVersion) {
         int kind = r.int8();
+        if (kind == CLASSIC_MEMBER_METADATA && commandVersion < CLASSIC_COMMAND_VERSION) {
+            throw r.corrupt("consumer group record kind 7 needs format version 6, got " + commandVersion);
+        }
         return switch (kind) {
+            case CLASSIC_MEMBER_METADATA -> readMemberMetadata(r).withClassic(readClassic(r));
             case GROUP_METADATA -> new GroupMetadata(r.int32(), r.string(), r.int64());
             case MEMBER_METADATA -> readMemberMetadata(r);
             case MEMBER_ASSIGNMENT -> readMemberAssignment(r, r.string());
@@ -147,6 +182,7 @@ public final class ConsumerGroupCodec {
                 .int32(group.members().size());
         for (StoredConsumerGroup.Member member : group.members().values()) {
             writeMemberMetadata(w, member.metadata());
+            member.metadata().classic().ifPresentOrElse(classic -> writeClassic(w.int8(1), classic), () -> w.int8(0));
             writeMemberAssignment(w, member.assignment());
         }
         w.int32(group.target().size());
@@ -156,8 +192,12 @@ public final class ConsumerGroupCodec {
         });
     }
 
-    /** Reads what {@link #writeGroup} wrote; rejects a member or target twice or out of order. */
-    static StoredConsumerGroup readGroup(Bytes.Reader r) {
+    /**
+     * Reads what {@link #writeGroup} wrote (in an image of {@code imageVersion}: before {@link
+     * #CLASSIC_IMAGE_VERSION} a member has no classic flag); rejects a member or target twice or out
+     * of order.
+     */
+    static StoredConsumerGroup readGroup(Bytes.Reader r, int imageVersion) {
         String groupId = r.string();
         int groupEpoch = r.int32();
         String assignor = r.string();
@@ -168,6 +208,14 @@ public final class ConsumerGroupCodec {
         String previous = null;
         for (int i = 0; i < m; i++) {
             MemberMetadata metadata = readMemberMetadata(r);
+            if (imageVersion >= CLASSIC_IMAGE_VERSION) {
+                int classic = r.int8();
+                if (classic == 1) {
+                    metadata = metadata.withClassic(readClassic(r));
+                } else if (classic != 0) {
+                    throw r.corrupt("classic flag " + classic + " of member '" + metadata.id() + "'");
+                }
+            }
             previous = inOrder(r, previous, metadata.id(), "member");
             members.put(
                     metadata.id(), new StoredConsumerGroup.Member(metadata, readMemberAssignment(r, metadata.id())));
@@ -212,7 +260,26 @@ public final class ConsumerGroupCodec {
                 r.int32(),
                 r.stringList(),
                 r.optionalString(),
-                r.optionalString());
+                r.optionalString(),
+                Optional.empty());
+    }
+
+    private static void writeClassic(Bytes.Writer w, ClassicMemberMetadata classic) {
+        w.int32(classic.sessionTimeoutMs()).int32(classic.protocols().size());
+        classic.protocols().forEach(p -> w.string(p.name()).bytes(p.metadata()));
+    }
+
+    private static ClassicMemberMetadata readClassic(Bytes.Reader r) {
+        int sessionTimeoutMs = r.int32();
+        int n = r.count(4 + 4);
+        if (n == 0) {
+            throw r.corrupt("a classic member without protocols");
+        }
+        List<ClassicProtocol> protocols = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            protocols.add(new ClassicProtocol(r.string(), r.bytes()));
+        }
+        return new ClassicMemberMetadata(sessionTimeoutMs, protocols);
     }
 
     private static void writeMemberAssignment(Bytes.Writer w, MemberAssignment a) {

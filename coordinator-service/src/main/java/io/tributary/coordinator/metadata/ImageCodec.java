@@ -17,7 +17,7 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * offset 0  int32  magic 0x5452424D ("TRBM")
- * offset 4  int8   format version, 5 (1 to 4 are read too)
+ * offset 4  int8   format version, 6 (1 to 5 are read too)
  * offset 5  int64  metadata version
  * offset 13 int64  next producer id (version 2 only; a version-1 image has none, and reads as 0)
  *           int32  broker count B, then B brokers in id order:
@@ -42,14 +42,16 @@ import java.util.zip.CRC32C;
  *           int32  consumer group count K (version 5 and later), then K KIP-848 consumer groups
  *                    in id order, each a stored group in ConsumerGroupCodec's layout (string
  *                    groupId, int32 groupEpoch, string assignor, int64 metadataHash,
- *                    int32 assignmentEpoch, members with their metadata and current assignment,
- *                    the target assignment)
+ *                    int32 assignmentEpoch, members with their metadata (from version 6 with
+ *                    their classic protocol metadata, if any) and current assignment, the target
+ *                    assignment)
  * last 4    int32  CRC32C of every byte before it
  * </pre>
  *
  * <p>Versions: version 2 adds the next producer id after the metadata version, version 3 the
  * committed offsets after the topics, version 4 the classic groups after the committed offsets,
- * version 5 the consumer groups after the classic groups; none changes anything else. A snapshot written by an older coordinator loads with what that
+ * version 5 the consumer groups after the classic groups, version 6 a classic flag (and metadata)
+ * after each consumer group member's metadata; none changes anything else. A snapshot written by an older coordinator loads with what that
  * coordinator's state had: next producer id 0 from version 1 (it never handed one out), no committed
  * offsets from versions 1 and 2, no classic groups from versions 1 to 3, no consumer groups from
  * versions 1 to 4 (it could not store any).
@@ -66,7 +68,10 @@ public final class ImageCodec {
     public static final int MAGIC = 0x5452424D;
 
     /** The format version this class writes. */
-    public static final int VERSION = 5;
+    public static final int VERSION = 6;
+
+    /** The format version before consumer groups' classic members, still read. */
+    static final int VERSION_5 = 5;
 
     /** The format version before producer ids, still read. */
     static final int VERSION_1 = 1;
@@ -198,11 +203,11 @@ public final class ImageCodec {
             classicGroups = ClassicGroups.of(records);
         }
         ConsumerGroups consumerGroups = ConsumerGroups.EMPTY;
-        if (version >= VERSION) {
+        if (version >= VERSION_5) {
             int n = r.count(ConsumerGroupCodec.MIN_GROUP_BYTES);
             List<StoredConsumerGroup> consumers = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
-                consumers.add(ConsumerGroupCodec.readGroup(r));
+                consumers.add(ConsumerGroupCodec.readGroup(r, version));
             }
             consumerGroups = ConsumerGroups.of(consumers);
         }

@@ -2,6 +2,8 @@ package io.tributary.coordinator.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tributary.coordinator.group.ClassicJoin;
+import io.tributary.coordinator.group.ClassicProtocol;
 import io.tributary.coordinator.group.FakeTopics;
 import io.tributary.coordinator.group.GroupConfig;
 import io.tributary.coordinator.group.Heartbeats;
@@ -12,9 +14,7 @@ import io.tributary.coordinator.group.OffsetStore.CommittedOffset;
 import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
 import io.tributary.coordinator.group.classic.ClassicGroupConfig;
 import io.tributary.coordinator.group.classic.ClassicGroupCoordinator.LeavingMember;
-import io.tributary.coordinator.group.classic.ClassicJoin;
 import io.tributary.coordinator.group.classic.ClassicJoinResult;
-import io.tributary.coordinator.group.classic.ClassicProtocol;
 import io.tributary.coordinator.group.classic.InMemoryClassicGroupStore;
 import io.tributary.coordinator.kafka.GroupService.Expired;
 import io.tributary.coordinator.metadata.TopicPartition;

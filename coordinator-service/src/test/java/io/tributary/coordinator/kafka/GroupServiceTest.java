@@ -3,6 +3,7 @@ package io.tributary.coordinator.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tributary.coordinator.group.ConsumerMigrationPolicy;
 import io.tributary.coordinator.group.FakeTopics;
 import io.tributary.coordinator.group.GroupConfig;
 import io.tributary.coordinator.group.GroupCoordinator;
@@ -46,7 +47,8 @@ class GroupServiceTest {
             topics,
             leader::get,
             term::get,
-            InstantSource.fixed(Instant.parse("2027-01-01T00:00:00Z")));
+            InstantSource.fixed(Instant.parse("2027-01-01T00:00:00Z")),
+            ConsumerMigrationPolicy.BIDIRECTIONAL);
 
     private static HeartbeatRequest join(String member, List<String> topics) {
         return new HeartbeatRequest(

@@ -1,5 +1,6 @@
 package io.tributary.coordinator.kafka;
 
+import io.tributary.coordinator.group.ConsumerMigrationPolicy;
 import io.tributary.coordinator.group.GroupConfig;
 import io.tributary.coordinator.group.GroupCoordinator;
 import io.tributary.coordinator.group.InMemoryConsumerGroupStore;
@@ -8,6 +9,7 @@ import io.tributary.coordinator.group.TopicView;
 import io.tributary.coordinator.group.classic.ClassicGroupConfig;
 import io.tributary.coordinator.group.classic.ClassicGroupCoordinator;
 import io.tributary.coordinator.group.classic.ClassicGroupStore;
+import io.tributary.coordinator.group.classic.InMemoryClassicGroupStore;
 import io.tributary.coordinator.group.streams.StreamsGroupConfig;
 import io.tributary.coordinator.group.streams.StreamsGroupCoordinator;
 import java.time.Instant;
@@ -33,10 +35,37 @@ public final class InMemoryGroupServices {
             BooleanSupplier leader,
             LongSupplier term,
             LongSupplier nowMs) {
+        return create(GroupConfig.DEFAULTS, topics, offsets, classicStore, classicConfig, leader, term, (InstantSource)
+                () -> Instant.ofEpochMilli(nowMs.getAsLong()));
+    }
+
+    /**
+     * A service with {@code config}'s consumer groups over {@code offsets}, always leading, in term 1,
+     * on {@code clock} (real clients).
+     */
+    public static GroupService create(
+            GroupConfig config,
+            TopicView topics,
+            OffsetStore offsets,
+            ClassicGroupConfig classicConfig,
+            InstantSource clock) {
+        return create(
+                config, topics, offsets, new InMemoryClassicGroupStore(), classicConfig, () -> true, () -> 1, clock);
+    }
+
+    private static GroupService create(
+            GroupConfig config,
+            TopicView topics,
+            OffsetStore offsets,
+            ClassicGroupStore classicStore,
+            ClassicGroupConfig classicConfig,
+            BooleanSupplier leader,
+            LongSupplier term,
+            InstantSource clock) {
         return new GroupService(
-                new GroupCoordinator(GroupConfig.DEFAULTS, topics),
+                new GroupCoordinator(config, topics),
                 new ClassicGroupCoordinator(classicConfig, UUID::randomUUID),
-                new StreamsGroupCoordinator(GroupConfig.DEFAULTS, StreamsGroupConfig.DEFAULTS, topics),
+                new StreamsGroupCoordinator(config, StreamsGroupConfig.DEFAULTS, topics),
                 offsets,
                 classicStore,
                 new InMemoryConsumerGroupStore(),
@@ -44,6 +73,7 @@ public final class InMemoryGroupServices {
                 topics,
                 leader,
                 term,
-                (InstantSource) () -> Instant.ofEpochMilli(nowMs.getAsLong()));
+                clock,
+                ConsumerMigrationPolicy.BIDIRECTIONAL);
     }
 }

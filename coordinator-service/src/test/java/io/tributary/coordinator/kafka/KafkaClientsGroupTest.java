@@ -5,12 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaProtocolServer;
-import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.ProtocolServerConfig;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.coordinator.group.ConsumerMigrationPolicy;
 import io.tributary.coordinator.group.FakeTopics;
 import io.tributary.coordinator.group.GroupConfig;
 import io.tributary.coordinator.group.GroupCoordinator;
@@ -39,7 +38,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -51,22 +49,6 @@ import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
-import org.apache.kafka.common.message.FetchResponseData;
-import org.apache.kafka.common.message.FindCoordinatorResponseData;
-import org.apache.kafka.common.message.ListOffsetsResponseData;
-import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.internal.MemoryRecords;
-import org.apache.kafka.common.requests.AbstractResponse;
-import org.apache.kafka.common.requests.FetchRequest;
-import org.apache.kafka.common.requests.FetchResponse;
-import org.apache.kafka.common.requests.FindCoordinatorRequest;
-import org.apache.kafka.common.requests.FindCoordinatorResponse;
-import org.apache.kafka.common.requests.ListOffsetsRequest;
-import org.apache.kafka.common.requests.ListOffsetsResponse;
-import org.apache.kafka.common.requests.MetadataRequest;
-import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -91,7 +73,8 @@ class KafkaClientsGroupTest {
     private final TopicInfo topic = topics.create("events", 4);
     private final InMemoryOffsetStore store = new InMemoryOffsetStore();
     private final InMemoryClassicGroupStore classicStore = new InMemoryClassicGroupStore();
-    private final GroupConfig config = new GroupConfig(
+    /** Groups for real clients in a test: a 10 s session, 200 ms heartbeats. */
+    static final GroupConfig FAST_GROUPS = new GroupConfig(
             Duration.ofSeconds(10),
             Duration.ofMillis(200),
             Duration.ofMinutes(5),
@@ -102,6 +85,8 @@ class KafkaClientsGroupTest {
             1000,
             100,
             "uniform");
+
+    private final GroupConfig config = FAST_GROUPS;
     private final AtomicBoolean leader = new AtomicBoolean(true);
     private final AtomicLong term = new AtomicLong(1);
     private final InMemoryConsumerGroupStore consumerStore = new InMemoryConsumerGroupStore();
@@ -117,30 +102,16 @@ class KafkaClientsGroupTest {
             topics,
             leader::get,
             term::get,
-            InstantSource.system());
+            InstantSource.system(),
+            ConsumerMigrationPolicy.BIDIRECTIONAL);
     private final AtomicInteger port = new AtomicInteger();
     private final List<AutoCloseable> clients = new ArrayList<>();
     private KafkaProtocolServer server;
 
-    private record Stub(ApiVersionRange versions, Function<KafkaRequest, AbstractResponse> answer)
-            implements RequestHandler {
-        @Override
-        public AbstractResponse handle(KafkaRequest request) {
-            return answer.apply(request);
-        }
-    }
-
     @BeforeEach
     void start() {
         List<RequestHandler> handlers = new ArrayList<>(GroupHandlersTest.handlers(service));
-        handlers.add(
-                new Stub(ApiVersionRange.of(ApiKeys.METADATA, 4, ApiKeys.METADATA.latestVersion()), this::metadata));
-        handlers.add(new Stub(ApiVersionRange.of(ApiKeys.FIND_COORDINATOR, 4, 6), this::findCoordinator));
-        handlers.add(new Stub(
-                ApiVersionRange.of(ApiKeys.LIST_OFFSETS, 1, ApiKeys.LIST_OFFSETS.latestVersion()),
-                KafkaClientsGroupTest::listOffsets));
-        handlers.add(new Stub(
-                ApiVersionRange.of(ApiKeys.FETCH, 4, ApiKeys.FETCH.latestVersion()), KafkaClientsGroupTest::fetch));
+        handlers.addAll(new StubbedDataPath(topics, port::get).handlers());
         server = new KafkaProtocolServer(
                 ProtocolServerConfig.defaults("test", "127.0.0.1", 0),
                 handlers,
@@ -155,105 +126,6 @@ class KafkaClientsGroupTest {
             client.close();
         }
         server.close();
-    }
-
-    private AbstractResponse metadata(KafkaRequest request) {
-        MetadataRequest metadata = request.body(MetadataRequest.class);
-        var data = new MetadataResponseData().setClusterId("test-cluster").setControllerId(0);
-        data.brokers()
-                .add(new MetadataResponseData.MetadataResponseBroker()
-                        .setNodeId(0)
-                        .setHost("127.0.0.1")
-                        .setPort(port.get()));
-        List<TopicInfo> wanted = new ArrayList<>();
-        List<String> unknown = new ArrayList<>();
-        if (metadata.isAllTopics()) {
-            wanted.addAll(topics.all());
-        } else {
-            // By name, or by id (a regex subscription learns its topics' ids from the assignment).
-            for (var requested : metadata.data().topics()) {
-                var found = requested.name() != null && !requested.name().isEmpty()
-                        ? topics.byName(requested.name())
-                        : topics.byId(GroupService.uuid(requested.topicId()));
-                found.ifPresentOrElse(wanted::add, () -> unknown.add(String.valueOf(requested.name())));
-            }
-        }
-        for (TopicInfo info : wanted) {
-            var out = new MetadataResponseData.MetadataResponseTopic()
-                    .setName(info.name())
-                    .setTopicId(GroupService.kafkaUuid(info.id()));
-            for (int p = 0; p < info.partitionCount(); p++) {
-                out.partitions()
-                        .add(new MetadataResponseData.MetadataResponsePartition()
-                                .setPartitionIndex(p)
-                                .setLeaderId(0)
-                                .setLeaderEpoch(0)
-                                .setReplicaNodes(List.of(0))
-                                .setIsrNodes(List.of(0)));
-            }
-            data.topics().add(out);
-        }
-        for (String name : unknown) {
-            data.topics()
-                    .add(new MetadataResponseData.MetadataResponseTopic()
-                            .setName(name)
-                            .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));
-        }
-        return new MetadataResponse(data, request.header().apiVersion());
-    }
-
-    private AbstractResponse findCoordinator(KafkaRequest request) {
-        var data = new FindCoordinatorResponseData();
-        for (String key : request.body(FindCoordinatorRequest.class).data().coordinatorKeys()) {
-            data.coordinators()
-                    .add(new FindCoordinatorResponseData.Coordinator()
-                            .setKey(key)
-                            .setNodeId(0)
-                            .setHost("127.0.0.1")
-                            .setPort(port.get()));
-        }
-        return new FindCoordinatorResponse(data);
-    }
-
-    private static AbstractResponse listOffsets(KafkaRequest request) {
-        var data = new ListOffsetsResponseData();
-        for (var topic : request.body(ListOffsetsRequest.class).topics()) {
-            var out = new ListOffsetsResponseData.ListOffsetsTopicResponse().setName(topic.name());
-            topic.partitions()
-                    .forEach(p -> out.partitions()
-                            .add(new ListOffsetsResponseData.ListOffsetsPartitionResponse()
-                                    .setPartitionIndex(p.partitionIndex())
-                                    .setOffset(0)
-                                    .setTimestamp(-1)
-                                    .setLeaderEpoch(0)));
-            data.topics().add(out);
-        }
-        return new ListOffsetsResponse(data);
-    }
-
-    private static AbstractResponse fetch(KafkaRequest request) {
-        var fetch = request.body(FetchRequest.class).data();
-        try {
-            Thread.sleep(Math.min(fetch.maxWaitMs(), 100)); // nothing to read: a short long poll
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        var data = new FetchResponseData();
-        for (var topic : fetch.topics()) {
-            var out = new FetchResponseData.FetchableTopicResponse()
-                    .setTopic(topic.topic())
-                    .setTopicId(topic.topicId());
-            topic.partitions()
-                    .forEach(p -> out.partitions()
-                            .add(new FetchResponseData.PartitionData()
-                                    .setPartitionIndex(p.partition())
-                                    .setHighWatermark(0)
-                                    .setLastStableOffset(0)
-                                    .setLogStartOffset(0)
-                                    .setRecords(MemoryRecords.EMPTY)));
-            data.responses().add(out);
-        }
-        return FetchResponse.of(data);
     }
 
     private KafkaConsumer<byte[], byte[]> consumer(String clientId) {

@@ -7,6 +7,7 @@ import io.tributary.common.protocol.KafkaProtocolServer;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.ProtocolServerConfig;
 import io.tributary.common.testing.KafkaTestConnection;
+import io.tributary.coordinator.group.ConsumerMigrationPolicy;
 import io.tributary.coordinator.group.FakeTopics;
 import io.tributary.coordinator.group.GroupConfig;
 import io.tributary.coordinator.group.GroupCoordinator;
@@ -75,7 +76,8 @@ class StreamsGroupHandlersTest {
             topics,
             leader::get,
             () -> 0,
-            (InstantSource) () -> Instant.ofEpochMilli(nowMs.get()));
+            (InstantSource) () -> Instant.ofEpochMilli(nowMs.get()),
+            ConsumerMigrationPolicy.BIDIRECTIONAL);
     private KafkaProtocolServer server;
     private KafkaTestConnection connection;
 

@@ -167,9 +167,9 @@ class CodecTest {
     @Test
     void unknownVersionAndTypeAreRejected() {
         byte[] bytes = CommandCodec.encode(new DeleteTopic("t"));
-        bytes[0] = 6;
+        bytes[0] = 7;
         byte[] badVersion = bytes.clone();
-        assertThatThrownBy(() -> CommandCodec.decode(badVersion)).hasMessageContaining("version 6");
+        assertThatThrownBy(() -> CommandCodec.decode(badVersion)).hasMessageContaining("version 7");
         bytes[0] = 1;
         bytes[1] = 42;
         byte[] badType = bytes.clone();
@@ -342,7 +342,7 @@ class CodecTest {
             0x52,
             0x42,
             0x4D, // magic "TRBM"
-            5, // format version
+            6, // format version
             0,
             0,
             0,
@@ -392,9 +392,9 @@ class CodecTest {
                 .array();
     }
 
-    /** A version-4 image (before consumer groups): version 5's bytes of an image without any, less their count. */
-    static byte[] asVersionFour(byte[] version5) {
-        byte[] body = Arrays.copyOf(version5, version5.length - 4 - 4);
+    /** A version-4 image (before consumer groups): version 6's bytes of an image without any, less their count. */
+    static byte[] asVersionFour(byte[] version6) {
+        byte[] body = Arrays.copyOf(version6, version6.length - 4 - 4);
         body[4] = 4;
         return withCrc(body);
     }

@@ -3,6 +3,8 @@ package io.tributary.coordinator.metadata;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tributary.coordinator.group.ClassicMemberMetadata;
+import io.tributary.coordinator.group.ClassicProtocol;
 import io.tributary.coordinator.group.ConsumerGroupRecord;
 import io.tributary.coordinator.group.ConsumerGroupRecord.GroupMetadata;
 import io.tributary.coordinator.group.ConsumerGroupRecord.MemberAssignment;
@@ -11,6 +13,7 @@ import io.tributary.coordinator.group.ConsumerGroupRecord.MemberRemoved;
 import io.tributary.coordinator.group.ConsumerGroupRecord.TargetMember;
 import io.tributary.coordinator.group.ConsumerGroupRecord.TargetMetadata;
 import io.tributary.coordinator.group.MemberState;
+import io.tributary.coordinator.group.StoredConsumerGroup;
 import io.tributary.coordinator.group.TopicIdPartition;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteClassicGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteConsumerGroup;
@@ -54,7 +57,8 @@ class ConsumerGroupCodecTest {
                             3,
                             List.of("t"),
                             Optional.empty(),
-                            Optional.of("range")),
+                            Optional.of("range"),
+                            Optional.empty()),
                     new TargetMember(
                             "m", new TreeSet<>(List.of(new TopicIdPartition(T, 0), new TopicIdPartition(T, 1)))),
                     new TargetMetadata(7),
@@ -112,6 +116,68 @@ class ConsumerGroupCodecTest {
                     .isInstanceOf(CorruptCommandException.class)
                     .hasMessageContaining("needs format version 5");
         }
+    }
+
+    @Test
+    void aClassicMembersMetadataIsKindSevenInAVersionSixCommandOnly() {
+        MemberMetadata classic = MemberMetadata.empty("m")
+                .withClassic(new ClassicMemberMetadata(
+                        45_000, List.of(new ClassicProtocol("range", new byte[] {0, 3}))));
+        UpdateConsumerGroup update = new UpdateConsumerGroup("g", List.of(classic));
+        byte[] bytes = CommandCodec.encode(update);
+
+        assertThat(HEX.formatHex(bytes))
+                .isEqualTo(
+                        "06 10" // version 6, type 16
+                                + " 00 00 00 01 67" // group id "g"
+                                + " 00 00 00 01" // one record
+                                + " 07 00 00 00 01 6D" // kind 7, member "m"
+                                + " 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00" // the rest empty
+                                + " 00 00 AF C8" // session timeout 45000 ms
+                                + " 00 00 00 01 00 00 00 05 72 61 6E 67 65 00 00 00 02 00 03"); // one protocol: range,
+        // 00 03
+        assertThat(CommandCodec.decode(bytes)).isEqualTo(update);
+        bytes[0] = 5;
+        assertThatThrownBy(() -> CommandCodec.decode(bytes))
+                .isInstanceOf(CorruptCommandException.class)
+                .hasMessageContaining("kind 7 needs format version 6");
+        assertThat(CommandCodec.encode(new UpdateConsumerGroup("g", List.of(MemberMetadata.empty("m")))))
+                .as("without classic members: version 5's bytes")
+                .startsWith(5, 16);
+    }
+
+    @Test
+    void aVersionFiveImagesStoredGroupHasNoClassicFlagAndIsStillRead() {
+        Bytes.Writer w = new Bytes.Writer()
+                .string("g")
+                .int32(3)
+                .string("uniform")
+                .int64(9)
+                .int32(3)
+                .int32(1) // one member
+                .string("m")
+                .optionalString(Optional.empty())
+                .optionalString(Optional.empty())
+                .string("c")
+                .string("/h")
+                .int32(100)
+                .stringList(List.of("t"))
+                .optionalString(Optional.empty())
+                .optionalString(Optional.empty())
+                .int32(3) // its assignment: epochs 3 and 2, Stable, nothing owned
+                .int32(2)
+                .int8(0)
+                .int32(0)
+                .int32(0)
+                .int32(0); // no target
+        Bytes.Reader r = new Bytes.Reader(w.toByteArray(), "a stored group");
+
+        StoredConsumerGroup group = ConsumerGroupCodec.readGroup(r, 5);
+
+        r.expectEnd();
+        assertThat(group.members().get("m").metadata().classic()).isEmpty();
+        assertThat(group.members().get("m").metadata().subscribedTopicNames()).containsExactly("t");
+        assertThat(group.members().get("m").assignment().memberEpoch()).isEqualTo(3);
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.tributary.coordinator.metadata;
 
+import io.tributary.coordinator.group.ClassicMemberMetadata;
+import io.tributary.coordinator.group.ClassicProtocol;
 import io.tributary.coordinator.group.ConsumerGroupRecord;
 import io.tributary.coordinator.group.ConsumerGroupRecord.GroupMetadata;
 import io.tributary.coordinator.group.ConsumerGroupRecord.MemberAssignment;
@@ -52,6 +54,17 @@ public final class ConsumerGroupFixtures {
         return owned;
     }
 
+    /** A classic member's metadata: a session timeout and one to three protocols with any bytes. */
+    public static ClassicMemberMetadata classic(RandomGenerator r) {
+        List<ClassicProtocol> protocols = new ArrayList<>();
+        for (int i = r.nextInt(1, 4); i > 0; i--) {
+            byte[] metadata = new byte[r.nextInt(0, 20)];
+            r.nextBytes(metadata);
+            protocols.add(new ClassicProtocol(i == 1 ? "range" : "assignor-é" + i, metadata));
+        }
+        return new ClassicMemberMetadata(r.nextInt(), protocols);
+    }
+
     /** Any record, with field values that need not make sense together. */
     public static ConsumerGroupRecord record(RandomGenerator r) {
         String id = memberId(r);
@@ -60,7 +73,7 @@ public final class ConsumerGroupFixtures {
             case 1 -> {
                 List<String> names = new ArrayList<>(
                         new TreeSet<>(List.of("t", "u" + r.nextInt(3), "vé").subList(0, r.nextInt(0, 4))));
-                yield new MemberMetadata(
+                MemberMetadata metadata = new MemberMetadata(
                         id,
                         maybe(r, "instance-" + r.nextInt(3)),
                         maybe(r, "rack-" + r.nextInt(3)),
@@ -69,7 +82,9 @@ public final class ConsumerGroupFixtures {
                         r.nextInt(),
                         names,
                         maybe(r, "t|v.*"),
-                        maybe(r, r.nextBoolean() ? "range" : "uniform"));
+                        maybe(r, r.nextBoolean() ? "range" : "uniform"),
+                        Optional.empty());
+                yield r.nextInt(3) == 0 ? metadata.withClassic(classic(r)) : metadata;
             }
             case 2 ->
                 new MemberAssignment(

@@ -52,6 +52,7 @@ class ConsumerGroupsTest {
                 300_000,
                 List.of(topic),
                 Optional.empty(),
+                Optional.empty(),
                 Optional.empty());
     }
 

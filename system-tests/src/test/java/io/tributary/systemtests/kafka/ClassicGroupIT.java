@@ -89,6 +89,17 @@ class ClassicGroupIT {
         Differential.assertSameOutcome((target, outcome) -> joinLeaveCrash(target, outcome, COOPERATIVE));
     }
 
+    /**
+     * Kafka 4.4's online migration with real consumers: one of three cooperative classic members is
+     * restarted with {@code group.protocol=consumer} (the group becomes a consumer group whose two
+     * other members keep the classic protocol), then with the classic protocol again (its leave
+     * turns the group back into a classic group); records flow throughout and none is lost.
+     */
+    @Test
+    void aMemberRestartedWithTheConsumerProtocolAndBackMovesTheGroupBetweenProtocolsLosingNothing() {
+        Differential.assertSameOutcome(ClassicGroupIT::migration);
+    }
+
     @Test
     void staticMembersRestartedWithinTheirSessionGetTheirPartitionsBackWithoutARebalance() {
         Differential.assertSameOutcome(ClassicGroupIT::staticRestarts);
@@ -138,6 +149,40 @@ class ClassicGroupIT {
                             moved, GroupMember.CLASSIC_SESSION_TIMEOUT)
                     .isGreaterThanOrEqualTo(LEAST_EXPIRY);
             steps.consumeAndCommit("member-3 killed (SIGKILL)");
+
+            steps.finish();
+        }
+        steps.background.check();
+    }
+
+    private static void migration(KafkaTarget target, Differential.Outcome outcome) throws Exception {
+        Steps steps = new Steps(target, outcome, "classic-migration");
+        try (steps) {
+            steps.producer.limit(RECORDS_PER_STEP);
+            steps.producer.start();
+            steps.start("member-1", null, COOPERATIVE);
+            steps.start("member-2", null, COOPERATIVE);
+            GroupScenario.Running third = steps.start("member-3", null, COOPERATIVE);
+            steps.settle("three classic members joined", Set.of("member-1", "member-2", "member-3"));
+            outcome.add("group type", steps.groupType());
+
+            steps.producer.limit(2L * RECORDS_PER_STEP);
+            third.leave();
+            steps.running.remove(third);
+            GroupScenario.Running upgraded = steps.start("member-3-consumer", null, GroupMember.Protocol.CONSUMER);
+            steps.settle(
+                    "member-3 restarted with group.protocol=consumer",
+                    Set.of("member-1", "member-2", "member-3-consumer"));
+            outcome.add("group type after member-3 came back with the consumer protocol", steps.groupType());
+
+            steps.producer.limit(3L * RECORDS_PER_STEP);
+            upgraded.leave();
+            steps.running.remove(upgraded);
+            steps.start("member-3-classic", null, COOPERATIVE);
+            steps.settle(
+                    "member-3 restarted with the classic protocol again",
+                    Set.of("member-1", "member-2", "member-3-classic"));
+            outcome.add("group type after member-3 came back with the classic protocol", steps.groupType());
 
             steps.finish();
         }
@@ -258,6 +303,16 @@ class ClassicGroupIT {
                     phase,
                     ends.values().stream().mapToLong(Long::longValue).sum()
                             + " records written, all delivered and committed");
+        }
+
+        /** The group's type as the admin client describes it ({@code Classic}, {@code Consumer}). */
+        String groupType() throws Exception {
+            return admin.describeConsumerGroups(List.of(group))
+                    .all()
+                    .get(GroupScenario.PATIENCE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)
+                    .get(group)
+                    .type()
+                    .toString();
         }
 
         Quiet quiet(List<GroupScenario.Running> inThisJvm, String... members) {

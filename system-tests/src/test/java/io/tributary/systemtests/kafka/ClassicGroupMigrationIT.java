@@ -13,15 +13,15 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatResponse;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Differential, as {@link ClassicGroupProtocolIT}: the two group protocols meeting in one group id.
- * A KIP-848 member (ConsumerGroupHeartbeat) joins a non-empty classic group, and a classic member
- * (JoinGroup) joins a non-empty KIP-848 group; Kafka 4.x answers with its default {@code
- * group.consumer.migration.policy}. Only errors, states and group types are written down: how a
+ * Differential, as {@link ClassicGroupProtocolIT}: the two group protocols meeting in one group id
+ * (Kafka 4.4's mixed groups). A KIP-848 member (ConsumerGroupHeartbeat) joins a non-empty classic
+ * group (the upgrade), a classic member (JoinGroup) joins a non-empty KIP-848 group, and the last
+ * KIP-848 member leaves a mixed group (the downgrade); Kafka 4.4 answers with its default {@code
+ * group.consumer.migration.policy} (bidirectional). Only errors, states and group types are written down: how a
  * converted group then reassigns is the coordinator's timing.
  */
 @ExtendWith(KafkaTargets.class)
@@ -33,9 +33,6 @@ class ClassicGroupMigrationIT {
      * assignment has none (Kafka upgrades the group to a consumer group).
      */
     @Test
-    @Disabled("Tributary does not convert a non-empty classic group to a consumer group yet (Kafka 4.4's"
-            + " bidirectional group.consumer.migration.policy): it answers GROUP_ID_NOT_FOUND, epoch -1;"
-            + " issue 23, mixed groups")
     void aConsumerProtocolMemberJoiningANonEmptyClassicGroup() {
         ClassicGroupProtocolIT.compare("kip848-into-classic", (target, out) -> {
             Names names = new Names();
@@ -75,8 +72,6 @@ class ClassicGroupMigrationIT {
     }
 
     @Test
-    @Disabled("Tributary does not serve classic members inside a KIP-848 group yet (Kafka 4.4 does, with"
-            + " the server-side assignment): it answers INCONSISTENT_GROUP_PROTOCOL; issue 23, mixed groups")
     void aClassicMemberJoiningANonEmptyConsumerProtocolGroup() {
         ClassicGroupProtocolIT.compare("classic-into-kip848", (target, out) -> {
             Names names = new Names();
@@ -108,6 +103,53 @@ class ClassicGroupMigrationIT {
                     out.add("A leaves v5", a.leave(ClassicGroupProtocolIT.LEAVE, List.of(a.identity())));
                 }
                 out.add("X leaves", describe(heartbeat(q.raw(), consumerLeave(group, x))));
+            }
+        });
+    }
+
+    /**
+     * The downgrade: a classic group upgraded by a KIP-848 member X goes back to a classic group
+     * when X, its last KIP-848 member, leaves; the classic member A then rejoins a classic group
+     * (it leads it again) and syncs.
+     */
+    @Test
+    void theLastConsumerProtocolMemberLeavingAMixedGroup() {
+        ClassicGroupProtocolIT.compare("downgrade", (target, out) -> {
+            Names names = new Names();
+            String group = ClassicGroupProtocolIT.group("downgrade");
+            var topic = ClassicGroupProtocolIT.topic(target, "downgrade");
+            try (var a = ClassicGroupMember.open(target, group, "A", names);
+                    var q = ClassicGroupMember.open(target, group, "Q", names)) {
+                out.add("A joins", a.describeJoin(a.joinFully(JOIN)));
+                out.add(
+                        "A syncs",
+                        a.describeSync(
+                                a.sync(SYNC, a.syncRequest(Map.of(a, a.plainAssignment("asg-plain")), "range"))));
+                String x = Uuid.randomUuid().toString();
+                out.add(
+                        "X ConsumerGroupHeartbeat join",
+                        describe(heartbeat(q.raw(), consumerJoin(group, x, topic.name()))));
+                out.add(
+                        "list v5 after X, type",
+                        ClassicGroupRequests.list(q.raw(), (short) 5, group, List.of(), List.of())
+                                .replaceAll(".* type=", "type="));
+                out.add("X leaves", describe(heartbeat(q.raw(), consumerLeave(group, x))));
+                out.add(
+                        "list v5 after X left",
+                        ClassicGroupRequests.list(q.raw(), (short) 5, group, List.of(), List.of()));
+                out.add("describe v6 after X left", ClassicGroupProtocolIT.briefly(q, group));
+                out.add("A heartbeat after X left", a.heartbeat(ClassicGroupProtocolIT.HEARTBEAT));
+                out.add("A joins again", a.describeJoin(a.join(JOIN)));
+                out.add(
+                        "A syncs again",
+                        a.describeSync(
+                                a.sync(SYNC, a.syncRequest(Map.of(a, a.plainAssignment("asg-plain")), "range"))));
+                out.add("A heartbeat", a.heartbeat(ClassicGroupProtocolIT.HEARTBEAT));
+                out.add("describe v6", ClassicGroupProtocolIT.briefly(q, group));
+                out.add("A leaves v5", a.leave(ClassicGroupProtocolIT.LEAVE, List.of(a.identity())));
+                out.add(
+                        "list v5 after A left",
+                        ClassicGroupRequests.list(q.raw(), (short) 5, group, List.of(), List.of()));
             }
         });
     }

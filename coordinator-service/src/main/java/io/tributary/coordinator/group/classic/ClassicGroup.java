@@ -1,5 +1,8 @@
 package io.tributary.coordinator.group.classic;
 
+import io.tributary.coordinator.group.ClassicGeneration;
+import io.tributary.coordinator.group.ClassicMemberMetadata;
+import io.tributary.coordinator.group.ClassicProtocol;
 import io.tributary.coordinator.group.GroupCoordinator.Committer;
 import io.tributary.coordinator.group.GroupException;
 import java.nio.ByteBuffer;
@@ -452,6 +455,50 @@ final class ClassicGroup {
                     : group.members.keySet().iterator().next();
             group.state = ClassicGroupState.STABLE;
         }
+        return group;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Changing protocol with the members (Kafka's online migration)
+
+    /** The current generation, as a consumer group takes it over (an upgrade). */
+    ClassicGeneration generation() {
+        List<ClassicGeneration.Member> exported = new ArrayList<>();
+        for (ClassicMember member : members.values()) {
+            exported.add(new ClassicGeneration.Member(
+                    member.memberId,
+                    member.instanceId,
+                    member.clientId,
+                    member.clientHost,
+                    member.rebalanceTimeoutMs,
+                    new ClassicMemberMetadata(member.sessionTimeoutMs, member.protocols),
+                    member.assignment));
+        }
+        return new ClassicGeneration(groupId, protocolType.orElse(""), generationId, protocolName, exported);
+    }
+
+    /**
+     * The classic group a consumer group's classic members become (a downgrade, Kafka's {@code
+     * ClassicGroup.fromConsumerGroup}): Stable at the consumer group's epoch, the first member
+     * leading, the protocol chosen by the members' votes, each member's target assignment as its
+     * assignment, every session starting now.
+     */
+    static ClassicGroup fromConsumerGroup(ClassicGeneration generation, long nowMs) {
+        ClassicGroup group = new ClassicGroup(generation.groupId(), nowMs);
+        group.generationId = generation.generationId();
+        for (ClassicGeneration.Member exported : generation.members()) {
+            ClassicMember member = new ClassicMember(exported.memberId(), exported.instanceId());
+            member.clientId = exported.clientId();
+            member.clientHost = exported.clientHost();
+            member.sessionTimeoutMs = exported.classic().sessionTimeoutMs();
+            member.rebalanceTimeoutMs = exported.rebalanceTimeoutMs();
+            member.protocols = exported.classic().protocols();
+            member.assignment = exported.assignment();
+            member.sessionDeadlineMs = nowMs + member.sessionTimeoutMs;
+            group.add(member, generation.protocolType());
+        }
+        group.protocolName = Optional.of(group.selectProtocol());
+        group.state = ClassicGroupState.STABLE;
         return group;
     }
 }

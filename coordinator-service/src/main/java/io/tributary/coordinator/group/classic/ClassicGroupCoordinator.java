@@ -1,5 +1,7 @@
 package io.tributary.coordinator.group.classic;
 
+import io.tributary.coordinator.group.ClassicGeneration;
+import io.tributary.coordinator.group.ClassicJoin;
 import io.tributary.coordinator.group.GroupCoordinator.Committer;
 import io.tributary.coordinator.group.GroupException;
 import io.tributary.coordinator.group.OffsetRetention;
@@ -136,6 +138,16 @@ public final class ClassicGroupCoordinator {
      *     INVALID_SESSION_TIMEOUT, INVALID_REQUEST, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID,
      *     INCONSISTENT_GROUP_PROTOCOL, GROUP_MAX_SIZE_REACHED, COORDINATOR_NOT_AVAILABLE)
      */
+    /**
+     * Checks what a JoinGroup must carry whatever group it joins (group id, session timeout within
+     * bounds, ids, protocol sizes).
+     *
+     * @throws GroupException INVALID_GROUP_ID, INVALID_SESSION_TIMEOUT, INVALID_REQUEST
+     */
+    public void validate(ClassicJoin join) {
+        joins.validate(join);
+    }
+
     public synchronized CompletableFuture<ClassicJoinResult> join(ClassicJoin join, long nowMs) {
         joins.validate(join);
         ClassicGroup group = groups.get(join.groupId());
@@ -502,6 +514,51 @@ public final class ClassicGroupCoordinator {
             return true;
         }
         return false;
+    }
+
+    /**
+     * The group's current generation, for a KIP-848 member converting it to a consumer group (an
+     * upgrade): empty unless it is a classic group with members.
+     */
+    public synchronized Optional<ClassicGeneration> generation(String groupId) {
+        ClassicGroup group = groups.get(groupId);
+        return group == null || group.members.isEmpty() ? Optional.empty() : Optional.of(group.generation());
+    }
+
+    /**
+     * Forgets a group converted to a consumer group (an upgrade): its members waiting in a JoinGroup
+     * or SyncGroup are answered REBALANCE_IN_PROGRESS (they join the consumer group again), its
+     * stored generation is deleted.
+     */
+    public synchronized void upgraded(String groupId) {
+        ClassicGroup group = groups.remove(groupId);
+        if (group == null) {
+            return;
+        }
+        for (ClassicMember member : group.members.values()) {
+            member.failWaiting(Errors.REBALANCE_IN_PROGRESS);
+        }
+        stores.add(new Delete(groupId));
+    }
+
+    /**
+     * Takes over a consumer group's classic members (a downgrade): the group is Stable at the
+     * consumer group's epoch with the members' current assignments, stored, then rebalances (the
+     * members' next heartbeat answers REBALANCE_IN_PROGRESS and they join again), as Kafka does.
+     */
+    public synchronized void downgraded(ClassicGeneration generation, long nowMs) {
+        ClassicGroup previous = groups.get(generation.groupId());
+        if (previous != null && (!previous.members.isEmpty() || !previous.pendingMembers.isEmpty())) {
+            throw new IllegalStateException(
+                    "group " + generation.groupId() + " is a classic group with members already");
+        }
+        if (previous == null) {
+            makeRoom(generation.groupId());
+        }
+        ClassicGroup group = ClassicGroup.fromConsumerGroup(generation, nowMs);
+        groups.put(group.groupId, group);
+        stores.add(new Store(group.record(), false));
+        rebalance.prepare(group, "converted from a consumer group whose last KIP-848 member left", nowMs);
     }
 
     public synchronized int groupCount() {

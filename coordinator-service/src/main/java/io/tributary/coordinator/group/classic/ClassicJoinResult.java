@@ -1,5 +1,6 @@
 package io.tributary.coordinator.group.classic;
 
+import io.tributary.coordinator.group.ClassicProtocol;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,5 +1,7 @@
 package io.tributary.coordinator.group.classic;
 
+import io.tributary.coordinator.group.ClassicJoin;
+import io.tributary.coordinator.group.ClassicProtocol;
 import io.tributary.coordinator.group.GroupException;
 import io.tributary.coordinator.group.classic.ClassicGroupCoordinator.Store;
 import io.tributary.coordinator.group.classic.ClassicGroupCoordinator.StoreTask;

@@ -1,5 +1,7 @@
 package io.tributary.coordinator.group.classic;
 
+import io.tributary.coordinator.group.ClassicJoin;
+import io.tributary.coordinator.group.ClassicProtocol;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

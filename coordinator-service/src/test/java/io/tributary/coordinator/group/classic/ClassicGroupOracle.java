@@ -3,6 +3,7 @@ package io.tributary.coordinator.group.classic;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import io.tributary.coordinator.group.ClassicJoin;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;

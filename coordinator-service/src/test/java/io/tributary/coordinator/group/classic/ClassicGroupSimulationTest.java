@@ -3,6 +3,8 @@ package io.tributary.coordinator.group.classic;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tributary.common.testing.SimulationCoverage;
+import io.tributary.coordinator.group.ClassicJoin;
+import io.tributary.coordinator.group.ClassicProtocol;
 import io.tributary.coordinator.group.GroupCoordinator.Committer;
 import io.tributary.coordinator.group.GroupException;
 import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;

@@ -142,6 +142,7 @@ class RaftConsumerGroupStoreTest {
                     1000,
                     List.of("topic-with-a-long-name-" + "x".repeat(100)),
                     Optional.empty(),
+                    Optional.empty(),
                     Optional.empty()));
         }
         long before = voters.node(leader).stateMachine().appliedIndex();
@@ -187,6 +188,7 @@ class RaftConsumerGroupStoreTest {
                 "/127.0.0.1",
                 1000,
                 List.of("x".repeat(LIMITS.maxCommandBytes())),
+                Optional.empty(),
                 Optional.empty(),
                 Optional.empty());
         long before = voters.node(leader).stateMachine().appliedIndex();

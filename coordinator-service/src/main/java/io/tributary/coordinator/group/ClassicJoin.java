@@ -1,11 +1,13 @@
-package io.tributary.coordinator.group.classic;
+package io.tributary.coordinator.group;
 
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * A JoinGroup request, as the state machine needs it.
+ * A JoinGroup request, as the state machines need it: a classic group's ({@code
+ * classic.ClassicGroupCoordinator}), or a consumer group's classic members' ({@link
+ * ClassicProtocolMembers}).
  *
  * @param groupId the group
  * @param memberId the member id, empty on a member's first join

@@ -1,11 +1,12 @@
-package io.tributary.coordinator.group.classic;
+package io.tributary.coordinator.group;
 
 import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * One protocol a member supports (e.g. the consumer protocol's assignor {@code range}), with its
- * opaque metadata (for {@code consumer}: the subscription).
+ * One protocol a classic member supports (e.g. the consumer protocol's assignor {@code range}), with
+ * its opaque metadata (for {@code consumer}: the subscription): a classic group's member's, or a
+ * consumer group's classic member's ({@link ClassicMemberMetadata}).
  */
 public record ClassicProtocol(String name, byte[] metadata) {
 
@@ -20,7 +21,7 @@ public record ClassicProtocol(String name, byte[] metadata) {
     }
 
     /** The metadata's length, without a copy. */
-    int size() {
+    public int size() {
         return metadata.length;
     }
 
