@@ -13,7 +13,8 @@ import java.util.function.Function;
  * Which log a cleaner thread cleans next, by Kafka's rules: among the logs whose {@code
  * cleanup.policy} has {@code compact} and that have dirty bytes, those whose dirty ratio (dirty
  * bytes over cleanable bytes) is above {@code min.cleanable.dirty.ratio}, or whose oldest dirty
- * record is older than {@code max.compaction.lag.ms}; of these, the one with the largest dirty ratio.
+ * record is older than {@code max.compaction.lag.ms}; of these, the one with the largest dirty ratio
+ * (of equal ones, the first given).
  *
  * <p>Stateless; thread-safe.
  */

@@ -36,9 +36,10 @@
  *       replacement, with matching index entries, once the log is opened.
  * </ul>
  *
- * <p>Not yet here (the next increment of issue 17): cleaner threads and their scheduling from the
- * broker ({@code log.cleaner.threads}, backoff, choosing the dirtiest log each round with {@link
- * io.tributary.broker.log.cleaner.DirtiestLog}), the I/O throttle, metrics and uncleanable-partition
- * marking.
+ * <p>{@link io.tributary.broker.log.cleaner.LogCleaner} runs rounds (the dirtiest due log, one
+ * pass; a log whose pass fails is marked uncleanable and skipped). Not yet here (the next increment
+ * of issue 17): the broker's cleaner threads and their schedule ({@code log.cleaner.threads},
+ * {@code log.cleaner.backoff.ms}) and settings, the I/O throttle ({@code
+ * log.cleaner.io.max.bytes.per.second}), metrics.
  */
 package io.tributary.broker.log.cleaner;
