@@ -802,6 +802,25 @@ public final class PartitionLog implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether every one of {@code held} is still in the log (the same segment object: not deleted
+     * by retention or truncation, nor replaced by a swap), and the log open. A cleaner whose read
+     * failed asks this to tell a log that changed under it from a failure of its own.
+     */
+    public boolean holdsSegments(List<LogSegment> held) {
+        synchronized (writeLock) {
+            if (closed) {
+                return false;
+            }
+            for (LogSegment segment : held) {
+                if (segments.get(segment.baseOffset()) != segment) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
     /** Whether {@code replaced} are still exactly the closed segments covering {@code range}. */
     private boolean stillInLog(List<LogSegment> replaced, SegmentSwap.Range range) {
         if (replaced.isEmpty()

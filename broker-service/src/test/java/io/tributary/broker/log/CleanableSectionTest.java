@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.Uuid;
@@ -146,5 +147,26 @@ class CleanableSectionTest {
         CleanableSection section = log.cleanableSection(Long.MAX_VALUE);
         assertThat(section.firstUncleanableOffset()).isEqualTo(30);
         assertThat(section.firstDirtyOffset()).isEqualTo(20);
+    }
+
+    @Test
+    void aSectionsSegmentsAreHeldUntilRetentionTakesOne() {
+        log = PartitionLog.open(
+                dir.resolve("data"),
+                TP,
+                COMPACT.withRetentionTime(Optional.of(Duration.ofSeconds(10)))
+                        .withCompaction(COMPACT.compaction()
+                                .withCleanupPolicy(Set.of(CleanupPolicy.COMPACT, CleanupPolicy.DELETE))),
+                store,
+                clock);
+        fill(900_000, 999_000, 999_000);
+        List<LogSegment> segments = log.cleanableSection(Long.MAX_VALUE).segments();
+
+        assertThat(log.holdsSegments(segments)).isTrue();
+        assertThat(log.deleteExpiredSegments(16).segmentsDeleted()).isEqualTo(1);
+        assertThat(log.holdsSegments(segments)).isFalse();
+        assertThat(log.holdsSegments(segments.subList(1, 3))).isTrue();
+        log.close();
+        assertThat(log.holdsSegments(List.of())).isFalse();
     }
 }

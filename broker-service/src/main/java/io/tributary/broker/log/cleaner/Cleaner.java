@@ -90,14 +90,23 @@ public final class Cleaner {
             return new Stats().result(CleanResult.Outcome.NOTHING_TO_CLEAN, firstDirty, firstDirty, section, 0);
         }
         long nowMs = clock.millis();
-        long checkpoint = buildMap(section);
         Stats stats = new Stats();
-        List<Group> groups = groups(section, checkpoint);
         int swapped = 0;
+        long checkpoint;
+        try {
+            checkpoint = buildMap(section);
+        } catch (RuntimeException e) {
+            return abortedOrThrow(partitionLog, section, e, stats, swapped);
+        }
+        List<Group> groups = groups(section, checkpoint);
         for (int g = 0; g < groups.size(); g++) {
             Group group = groups.get(g);
             boolean last = g == groups.size() - 1;
-            writeCleaned(partitionLog.directory(), group, section, checkpoint, nowMs, stats);
+            try {
+                writeCleaned(partitionLog.directory(), group, section, checkpoint, nowMs, stats);
+            } catch (RuntimeException e) {
+                return abortedOrThrow(partitionLog, section, e, stats, swapped);
+            }
             boolean done = partitionLog.swapInCleaned(
                     group.segments(), group.range(), last ? OptionalLong.of(checkpoint) : OptionalLong.empty());
             if (!done) {
@@ -119,6 +128,29 @@ public final class Cleaner {
                 stats.recordsRetained,
                 stats.recordsRead);
         return stats.result(CleanResult.Outcome.CLEANED, firstDirty, checkpoint, section, swapped);
+    }
+
+    /**
+     * A read or write of the pass failed: when the log no longer holds the section's segments
+     * (retention, a truncation or the close took one meanwhile, so its file was closed under the
+     * read) the pass ends {@link CleanResult.Outcome#ABORTED}; otherwise the failure is the
+     * cleaner's and is thrown.
+     */
+    private static CleanResult abortedOrThrow(
+            PartitionLog partitionLog, CleanableSection section, RuntimeException e, Stats stats, int swapped) {
+        if (partitionLog.holdsSegments(section.segments())) {
+            throw e;
+        }
+        log.info(
+                "{}: the log changed while it was cleaned ({}); the pass is dropped",
+                partitionLog.topicIdPartition(),
+                e.toString());
+        return stats.result(
+                CleanResult.Outcome.ABORTED,
+                section.firstDirtyOffset(),
+                partitionLog.cleanerCheckpoint(),
+                section,
+                swapped);
     }
 
     /**

@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One cleaner thread's rounds, as Kafka's {@code CleanerThread}: each round takes the cleanable
  * section of every log it is given, chooses the dirtiest due one ({@link DirtiestLog}), and runs
- * one {@link Cleaner} pass over it. A log whose pass fails with an error other than its closing is
- * marked <em>uncleanable</em>: logged, listed by {@link #uncleanablePartitions()}, and skipped by
+ * one {@link Cleaner} pass over it (a pass that finds its segments changed under it ends aborted,
+ * and the log is tried again later). A log whose pass fails otherwise, and is not closed, is marked
+ * <em>uncleanable</em>: logged, listed by {@link #uncleanablePartitions()}, and skipped by
  * later rounds until {@link #forget} (its partition left the broker); the other logs go on being
  * cleaned and the broker keeps running.
  *
@@ -75,23 +76,13 @@ public final class LogCleaner {
             }
             return Optional.of(cleaner.clean(target.log(), target.highWatermark()));
         } catch (RuntimeException e) {
-            if (isClosed(target.log())) {
+            if (!target.log().holdsSegments(List.of())) {
                 log.debug("{}: closed while cleaned", partition);
                 return Optional.empty();
             }
             uncleanable.add(partition);
             log.error("{}: cleaning failed; the partition is marked uncleanable and skipped from now on", partition, e);
             return Optional.empty();
-        }
-    }
-
-    private static boolean isClosed(PartitionLog partitionLog) {
-        try {
-            partitionLog.cleanerCheckpoint();
-            partitionLog.cleanableSection(0);
-            return false;
-        } catch (IllegalStateException e) {
-            return true;
         }
     }
 
