@@ -37,9 +37,10 @@
  * </ul>
  *
  * <p>{@link io.tributary.broker.log.cleaner.LogCleaner} runs rounds (the dirtiest due log, one
- * pass; a log whose pass fails is marked uncleanable and skipped). Not yet here (the next increment
- * of issue 17): the broker's cleaner threads and their schedule ({@code log.cleaner.threads},
- * {@code log.cleaner.backoff.ms}) and settings, the I/O throttle ({@code
- * log.cleaner.io.max.bytes.per.second}), metrics.
+ * pass; a log whose pass fails is marked uncleanable and skipped); the broker runs them on one
+ * {@code log-cleaner} thread ({@code ReplicaManager.runCleaner}, scheduled by the app's {@code
+ * ReplicaConfiguration}). Not yet here (issue 17): several cleaner threads ({@code
+ * log.cleaner.threads}), the I/O throttle ({@code log.cleaner.io.max.bytes.per.second}), cleaning
+ * metrics beyond the uncleanable count, and aborting a pass early at shutdown.
  */
 package io.tributary.broker.log.cleaner;
