@@ -1,5 +1,7 @@
 package io.tributary.broker.log.cleaner;
 
+import java.util.OptionalLong;
+
 /**
  * What one cleaning pass of one log did.
  *
@@ -12,6 +14,8 @@ package io.tributary.broker.log.cleaner;
  * @param bytesWritten bytes of batches written to cleaned segments
  * @param recordsRead records read while cleaning
  * @param recordsRetained records kept
+ * @param earliestTombstoneHorizonMs the earliest delete horizon of the tombstones the pass kept, if
+ *     it kept any: from then on a pass over the log (even with nothing dirty) drops one
  */
 public record CleanResult(
         Outcome outcome,
@@ -22,7 +26,8 @@ public record CleanResult(
         long bytesRead,
         long bytesWritten,
         long recordsRead,
-        long recordsRetained) {
+        long recordsRetained,
+        OptionalLong earliestTombstoneHorizonMs) {
 
     /** How a pass ended. */
     public enum Outcome {

@@ -80,13 +80,28 @@ public final class Cleaner {
     }
 
     /**
-     * One pass over {@code partitionLog}, below {@code upperBoundOffset} (its high watermark). A log
-     * whose {@code cleanup.policy} lacks {@code compact} is not touched.
+     * One pass over {@code partitionLog}, below {@code upperBoundOffset} (its high watermark), if it
+     * has dirty records. A log whose {@code cleanup.policy} lacks {@code compact} is not touched.
      */
     public CleanResult clean(PartitionLog partitionLog, long upperBoundOffset) {
+        return pass(partitionLog, upperBoundOffset, false);
+    }
+
+    /**
+     * A pass over {@code partitionLog} even when nothing is dirty: it rewrites the cleaned segments
+     * to drop the tombstones whose delete horizon has passed (Kafka cleans a log for that too).
+     */
+    public CleanResult cleanTombstones(PartitionLog partitionLog, long upperBoundOffset) {
+        return pass(partitionLog, upperBoundOffset, true);
+    }
+
+    private CleanResult pass(PartitionLog partitionLog, long upperBoundOffset, boolean evenIfNothingDirty) {
         CleanableSection section = partitionLog.cleanableSection(upperBoundOffset);
         long firstDirty = section.firstDirtyOffset();
-        if (!section.config().compaction().compacts() || firstDirty >= section.firstUncleanableOffset()) {
+        boolean nothingDirty = firstDirty >= section.firstUncleanableOffset();
+        if (!section.config().compaction().compacts()
+                || section.segments().isEmpty()
+                || (nothingDirty && !evenIfNothingDirty)) {
             return new Stats().result(CleanResult.Outcome.NOTHING_TO_CLEAN, firstDirty, firstDirty, section, 0);
         }
         long nowMs = clock.millis();
@@ -283,7 +298,8 @@ public final class Cleaner {
                 section.config().compaction().deleteRetention().toMillis(),
                 map,
                 checkpoint,
-                section.producerLastOffsets());
+                section.producerLastOffsets(),
+                stats);
         boolean written = false;
         try (FileChannel out = FileChannel.open(cleaned, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             for (LogSegment segment : group.segments()) {
@@ -349,17 +365,20 @@ public final class Cleaner {
         private final OffsetMap map;
         private final long checkpoint;
         private final Map<Long, Long> producerLastOffsets;
+        private final Stats stats;
 
         RetainFilter(
                 long nowMs,
                 long deleteRetentionMs,
                 OffsetMap map,
                 long checkpoint,
-                Map<Long, Long> producerLastOffsets) {
+                Map<Long, Long> producerLastOffsets,
+                Stats stats) {
             super(nowMs, deleteRetentionMs);
             this.map = map;
             this.checkpoint = checkpoint;
             this.producerLastOffsets = producerLastOffsets;
+            this.stats = stats;
         }
 
         @Override
@@ -372,6 +391,16 @@ public final class Cleaner {
 
         @Override
         protected boolean shouldRetainRecord(RecordBatch batch, Record record) {
+            boolean retained = retains(batch, record);
+            if (retained && !record.hasValue()) {
+                // The batch keeps its delete horizon, or gets now + delete.retention.ms (filterTo).
+                long horizon = batch.deleteHorizonMs().orElse(currentTime + deleteRetentionMs);
+                stats.earliestTombstoneHorizonMs = Math.min(stats.earliestTombstoneHorizonMs, horizon);
+            }
+            return retained;
+        }
+
+        private boolean retains(RecordBatch batch, Record record) {
             if (record.offset() >= checkpoint) {
                 return true;
             }
@@ -394,6 +423,7 @@ public final class Cleaner {
         long bytesWritten;
         long recordsRead;
         long recordsRetained;
+        long earliestTombstoneHorizonMs = Long.MAX_VALUE;
 
         CleanResult result(
                 CleanResult.Outcome outcome,
@@ -410,7 +440,10 @@ public final class Cleaner {
                     bytesRead,
                     bytesWritten,
                     recordsRead,
-                    recordsRetained);
+                    recordsRetained,
+                    earliestTombstoneHorizonMs == Long.MAX_VALUE
+                            ? OptionalLong.empty()
+                            : OptionalLong.of(earliestTombstoneHorizonMs));
         }
     }
 }

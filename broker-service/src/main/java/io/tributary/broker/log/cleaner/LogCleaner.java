@@ -4,6 +4,7 @@ import io.tributary.broker.log.CleanableSection;
 import io.tributary.broker.log.PartitionLog;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -22,6 +23,10 @@ import org.slf4j.LoggerFactory;
  * <em>uncleanable</em>: logged, listed by {@link #uncleanablePartitions()}, and skipped by
  * later rounds until {@link #forget} (its partition left the broker); the other logs go on being
  * cleaned and the broker keeps running.
+ *
+ * <p>When no log is dirty enough, a round cleans the log whose kept tombstones reached their delete
+ * horizon first (the horizons are remembered from the passes, in memory: after a restart a log's
+ * tombstones wait for its next pass), as Kafka cleans logs with expired tombstones.
  *
  * <p>The offset map ({@link CleanerConfig#dedupeBufferBytes()}) is allocated at the first pass, so
  * a broker without compacted topics never pays for it.
@@ -43,6 +48,9 @@ public final class LogCleaner {
     private final CleanerConfig config;
     private final InstantSource clock;
     private final Set<TopicIdPartition> uncleanable = ConcurrentHashMap.newKeySet();
+    /** Per log, the earliest delete horizon of the tombstones its last pass kept. */
+    private final Map<TopicIdPartition, Long> tombstoneHorizons = new ConcurrentHashMap<>();
+
     private Cleaner cleaner;
 
     public LogCleaner(CleanerConfig config, InstantSource clock) {
@@ -63,8 +71,19 @@ public final class LogCleaner {
                 log.debug("{}: skipped by the cleaner: {}", target.log().topicIdPartition(), e.getMessage());
             }
         }
+        long nowMs = clock.millis();
         Optional<Map.Entry<Target, CleanableSection>> chosen =
-                DirtiestLog.choose(candidates, Map.Entry::getValue, clock.millis());
+                DirtiestLog.choose(candidates, Map.Entry::getValue, nowMs);
+        boolean forTombstones = false;
+        if (chosen.isEmpty()) {
+            // No log is dirty enough: one whose kept tombstones reached their delete horizon.
+            chosen = candidates.stream()
+                    .filter(c -> tombstoneHorizons.getOrDefault(c.getKey().log().topicIdPartition(), Long.MAX_VALUE)
+                            <= nowMs)
+                    .min(Comparator.comparingLong(
+                            c -> tombstoneHorizons.get(c.getKey().log().topicIdPartition())));
+            forTombstones = true;
+        }
         if (chosen.isEmpty()) {
             return Optional.empty();
         }
@@ -74,7 +93,20 @@ public final class LogCleaner {
             if (cleaner == null) {
                 cleaner = new Cleaner(config, clock);
             }
-            return Optional.of(cleaner.clean(target.log(), target.highWatermark()));
+            CleanResult result = forTombstones
+                    ? cleaner.cleanTombstones(target.log(), target.highWatermark())
+                    : cleaner.clean(target.log(), target.highWatermark());
+            if (result.outcome() == CleanResult.Outcome.CLEANED) {
+                if (result.earliestTombstoneHorizonMs().isPresent()) {
+                    tombstoneHorizons.put(
+                            partition, result.earliestTombstoneHorizonMs().getAsLong());
+                } else {
+                    tombstoneHorizons.remove(partition);
+                }
+            } else if (forTombstones) {
+                tombstoneHorizons.remove(partition);
+            }
+            return Optional.of(result);
         } catch (RuntimeException e) {
             if (!target.log().holdsSegments(List.of())) {
                 log.debug("{}: closed while cleaned", partition);
@@ -94,5 +126,6 @@ public final class LogCleaner {
     /** Forgets {@code partition}'s uncleanable mark (it was deleted or moved off the broker). */
     public void forget(TopicIdPartition partition) {
         uncleanable.remove(partition);
+        tombstoneHorizons.remove(partition);
     }
 }

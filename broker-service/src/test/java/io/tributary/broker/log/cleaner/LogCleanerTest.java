@@ -9,12 +9,14 @@ import io.tributary.broker.log.LogContents;
 import io.tributary.broker.log.PartitionLog;
 import io.tributary.broker.log.index.IndexStore;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
@@ -119,5 +121,45 @@ class LogCleanerTest {
         assertThat(LogContents.records(tooManyKeysInABatch)).hasSize(40);
         cleaner.forget(tooManyKeysInABatch.topicIdPartition());
         assertThat(cleaner.uncleanablePartitions()).isEmpty();
+    }
+
+    @Test
+    void tombstonesKeptByAPassAreDroppedByARoundAfterTheirHorizonThoughNothingIsDirty() {
+        AtomicLong nowMs = new AtomicLong(1_000_000);
+        InstantSource movingClock = () -> Instant.ofEpochMilli(nowMs.get());
+        LogConfig config = COMPACT.withCompaction(COMPACT.compaction().withDeleteRetention(Duration.ofSeconds(1)));
+        PartitionLog log = PartitionLog.open(
+                dir.resolve("data"),
+                new TopicIdPartition(Uuid.randomUuid(), 0, "tombstones"),
+                config,
+                store,
+                movingClock);
+        logs.add(log);
+        fill(log, 1, 10);
+        SimpleRecord[] tombstones = new SimpleRecord[10];
+        for (int i = 0; i < 10; i++) {
+            tombstones[i] = new SimpleRecord(999_000, LogContents.bytes("k" + i), null);
+        }
+        log.appendAsLeader(MemoryRecords.withRecords(Compression.NONE, tombstones), 0);
+        log.roll();
+        LogCleaner cleaner = new LogCleaner(CleanerConfig.defaults(), movingClock);
+        List<LogCleaner.Target> targets = List.of(target(log));
+
+        Optional<CleanResult> first = cleaner.runRound(targets);
+        Optional<CleanResult> beforeHorizon = cleaner.runRound(targets);
+        nowMs.addAndGet(1_000);
+        Optional<CleanResult> atHorizon = cleaner.runRound(targets);
+        Optional<CleanResult> after = cleaner.runRound(targets);
+
+        assertThat(first)
+                .hasValueSatisfying(
+                        r -> assertThat(r.earliestTombstoneHorizonMs()).hasValue(1_001_000));
+        assertThat(beforeHorizon).isEmpty();
+        assertThat(atHorizon).hasValueSatisfying(r -> {
+            assertThat(r.outcome()).isEqualTo(CleanResult.Outcome.CLEANED);
+            assertThat(r.earliestTombstoneHorizonMs()).isEmpty();
+        });
+        assertThat(LogContents.records(log)).isEmpty();
+        assertThat(after).isEmpty();
     }
 }
