@@ -7,6 +7,7 @@ import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
+import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
 
 /**
@@ -23,7 +24,8 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * (leader only, as in Kafka, {@link RecordTooLargeException}); the CRC matches ({@link
  * CorruptBatchException}); the batch has records and its count equals {@code lastOffsetDelta + 1}
  * (leader only; a follower may receive batches whose records were compacted away, {@link
- * InvalidRecordException}); as follower, offsets continue the log and increase ({@link
+ * InvalidRecordException}); in a topic whose {@code cleanup.policy} has {@code compact}, every record
+ * has a key (leader only, {@link InvalidRecordException}, as Kafka); as follower, offsets continue the log and increase ({@link
  * UnexpectedAppendOffsetException}).
  *
  * <p>Stateless; thread-safe. The records passed in are modified (leader) and must not be shared.
@@ -58,6 +60,9 @@ final class AppendValidator {
                 throw new InvalidRecordException("batch at byte " + position + " has " + count
                         + " records but a last offset delta of " + lastOffsetDelta);
             }
+            if (config.compaction().compacts()) {
+                requireKeys(batch, position);
+            }
             batch.setLastOffset(offset + lastOffsetDelta);
             batch.setPartitionLeaderEpoch(leaderEpoch);
             if (logAppendTime) {
@@ -69,6 +74,21 @@ final class AppendValidator {
         }
         checkWhole(records, position);
         return new ValidatedAppend(records, headers, logAppendTime ? OptionalLong.of(nowMs) : OptionalLong.empty());
+    }
+
+    /**
+     * A compacted topic keeps the latest record per key, so a record without a key has no place in
+     * it: refused as Kafka refuses it ({@code INVALID_RECORD}). Decodes the batch's records
+     * (decompressing it), as Kafka's validator does for compacted topics.
+     */
+    private static void requireKeys(MutableRecordBatch batch, int position) {
+        for (Record record : batch) {
+            if (!record.hasKey()) {
+                throw new InvalidRecordException("batch at byte " + position + " holds a record without a key (offset"
+                        + " delta " + (record.offset() - batch.baseOffset()) + "); a compacted topic needs a key"
+                        + " on every record");
+            }
+        }
     }
 
     /** Validates a follower's {@code records}, which keep the leader's offsets, against the log end. */

@@ -23,6 +23,8 @@ import org.apache.kafka.common.record.internal.DefaultRecordBatch;
  *   <tr><td>{@code flushMessages}</td><td>{@code flush.messages}</td><td>unlimited</td></tr>
  *   <tr><td>{@code flushInterval}</td><td>{@code flush.ms}</td><td>unlimited</td></tr>
  *   <tr><td>{@code timestampType}</td><td>{@code message.timestamp.type}</td><td>CreateTime</td></tr>
+ *   <tr><td>{@code compaction}</td><td>{@code cleanup.policy} and the compaction keys</td><td>see
+ *       {@link CompactionConfig}</td></tr>
  * </table>
  *
  * <p>{@code segmentBytes} may be set below Kafka's 1 MiB minimum (down to one batch header, 61
@@ -37,6 +39,7 @@ import org.apache.kafka.common.record.internal.DefaultRecordBatch;
  * @param flushMessages fsync after this many messages (records) since the last flush
  * @param flushInterval fsync when this long has passed since the last flush
  * @param timestampType whether batches keep the producer's timestamp or get the broker's clock
+ * @param compaction the cleanup policy and the log cleaner's settings
  */
 public record LogConfig(
         int segmentBytes,
@@ -47,7 +50,8 @@ public record LogConfig(
         int indexIntervalBytes,
         OptionalLong flushMessages,
         Optional<Duration> flushInterval,
-        MessageTimestampType timestampType) {
+        MessageTimestampType timestampType,
+        CompactionConfig compaction) {
 
     public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
     public static final Duration DEFAULT_SEGMENT_TIME = Duration.ofDays(7);
@@ -62,6 +66,7 @@ public record LogConfig(
         Objects.requireNonNull(flushMessages, "flushMessages");
         Objects.requireNonNull(flushInterval, "flushInterval");
         Objects.requireNonNull(timestampType, "timestampType");
+        Objects.requireNonNull(compaction, "compaction");
         if (segmentBytes < DefaultRecordBatch.RECORD_BATCH_OVERHEAD) {
             throw new IllegalArgumentException("segment.bytes must hold at least one batch header: " + segmentBytes);
         }
@@ -72,6 +77,30 @@ public record LogConfig(
         requireAtLeast(indexIntervalBytes, 0, "index.interval.bytes");
         flushMessages.ifPresent(m -> requireAtLeast(m, 1, "flush.messages"));
         flushInterval.ifPresent(d -> requirePositive(d, "flush.ms"));
+    }
+
+    /** A config with Kafka's default cleanup policy ({@code delete}) and compaction settings. */
+    public LogConfig(
+            int segmentBytes,
+            Duration segmentTime,
+            Optional<Duration> retentionTime,
+            OptionalLong retentionBytes,
+            int maxMessageBytes,
+            int indexIntervalBytes,
+            OptionalLong flushMessages,
+            Optional<Duration> flushInterval,
+            MessageTimestampType timestampType) {
+        this(
+                segmentBytes,
+                segmentTime,
+                retentionTime,
+                retentionBytes,
+                maxMessageBytes,
+                indexIntervalBytes,
+                flushMessages,
+                flushInterval,
+                timestampType,
+                CompactionConfig.defaults());
     }
 
     /** Kafka's defaults. */
@@ -98,7 +127,8 @@ public record LogConfig(
                 indexIntervalBytes,
                 flushMessages,
                 flushInterval,
-                timestampType);
+                timestampType,
+                compaction);
     }
 
     public LogConfig withSegmentTime(Duration value) {
@@ -111,7 +141,8 @@ public record LogConfig(
                 indexIntervalBytes,
                 flushMessages,
                 flushInterval,
-                timestampType);
+                timestampType,
+                compaction);
     }
 
     public LogConfig withRetentionTime(Optional<Duration> value) {
@@ -124,7 +155,8 @@ public record LogConfig(
                 indexIntervalBytes,
                 flushMessages,
                 flushInterval,
-                timestampType);
+                timestampType,
+                compaction);
     }
 
     public LogConfig withRetentionBytes(OptionalLong value) {
@@ -137,7 +169,8 @@ public record LogConfig(
                 indexIntervalBytes,
                 flushMessages,
                 flushInterval,
-                timestampType);
+                timestampType,
+                compaction);
     }
 
     public LogConfig withMaxMessageBytes(int value) {
@@ -150,7 +183,8 @@ public record LogConfig(
                 indexIntervalBytes,
                 flushMessages,
                 flushInterval,
-                timestampType);
+                timestampType,
+                compaction);
     }
 
     public LogConfig withIndexIntervalBytes(int value) {
@@ -163,7 +197,8 @@ public record LogConfig(
                 value,
                 flushMessages,
                 flushInterval,
-                timestampType);
+                timestampType,
+                compaction);
     }
 
     public LogConfig withFlushMessages(OptionalLong value) {
@@ -176,7 +211,8 @@ public record LogConfig(
                 indexIntervalBytes,
                 value,
                 flushInterval,
-                timestampType);
+                timestampType,
+                compaction);
     }
 
     public LogConfig withFlushInterval(Optional<Duration> value) {
@@ -189,7 +225,8 @@ public record LogConfig(
                 indexIntervalBytes,
                 flushMessages,
                 value,
-                timestampType);
+                timestampType,
+                compaction);
     }
 
     public LogConfig withTimestampType(MessageTimestampType value) {
@@ -202,6 +239,21 @@ public record LogConfig(
                 indexIntervalBytes,
                 flushMessages,
                 flushInterval,
+                value,
+                compaction);
+    }
+
+    public LogConfig withCompaction(CompactionConfig value) {
+        return new LogConfig(
+                segmentBytes,
+                segmentTime,
+                retentionTime,
+                retentionBytes,
+                maxMessageBytes,
+                indexIntervalBytes,
+                flushMessages,
+                flushInterval,
+                timestampType,
                 value);
     }
 

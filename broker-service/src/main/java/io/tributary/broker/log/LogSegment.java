@@ -88,6 +88,18 @@ public final class LogSegment implements AutoCloseable {
         }
     }
 
+    /**
+     * Opens a file holding segment content under another name (a cleaned segment's {@code .swap}
+     * file, see {@link SegmentSwap}), to read its batches.
+     */
+    static LogSegment openFile(Path path, long baseOffset, long nowMs) {
+        try {
+            return new LogSegment(baseOffset, path, FileRecords.open(path.toFile(), true, 0, false), nowMs);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open " + path, e);
+        }
+    }
+
     /** {@code <20-digit base offset>.log}. */
     public static String fileName(long baseOffset) {
         if (baseOffset < 0) {
@@ -226,6 +238,19 @@ public final class LogSegment implements AutoCloseable {
         }
         buffer.flip();
         return MemoryRecords.readableRecords(buffer).batches().iterator().next();
+    }
+
+    /**
+     * A copy of the {@code length} bytes from {@code position}, which the caller knows to be whole
+     * batches (read with {@link #readHeader}): the log cleaner reads several batches per read.
+     */
+    public MemoryRecords readBatches(int position, int length) {
+        ByteBuffer buffer = ByteBuffer.allocate(length);
+        if (readFully(buffer, position) < length) {
+            throw new IllegalStateException(length + " bytes at " + position + " of " + path + " are not whole");
+        }
+        buffer.flip();
+        return MemoryRecords.readableRecords(buffer);
     }
 
     /**

@@ -49,8 +49,16 @@ import org.slf4j.LoggerFactory;
  * published end: after a write completes, the writer publishes the log end offset together with the
  * segment and byte position it corresponds to in one volatile write ({@link LogEnd}), and a reader
  * bounds itself by the end it read, so it never sees a partly written batch. A reader racing with a
- * truncation, a deletion or retention may get an error or a region whose bytes are gone; it retries
- * (as a Kafka fetch would after {@code OFFSET_OUT_OF_RANGE}).
+ * truncation, a deletion, retention or a cleaner swap may get an error or a region whose bytes are
+ * gone; it retries (as a Kafka fetch would after {@code OFFSET_OUT_OF_RANGE}).
+ *
+ * <h2>Compaction</h2>
+ *
+ * <p>The log cleaner (package {@code log.cleaner}) reads closed segments without the lock, from a
+ * {@link #cleanableSection} taken under it, and swaps its cleaned files in with {@link
+ * #swapInCleaned} under the lock, following {@link SegmentSwap}'s crash-safe protocol; opening
+ * finishes or drops a swap a crash interrupted. Reads by offset land on the next surviving batch
+ * (offsets are never renumbered; a gap is skipped as in a follower's copy of a compacted log).
  *
  * <h2>Durability and recovery</h2>
  *
@@ -110,6 +118,9 @@ public final class PartitionLog implements AutoCloseable {
     private volatile long logStartOffset;
     private volatile long recoveryPoint;
     private volatile List<EpochEntry> leaderEpochs = List.of();
+    /** The log cleaner's first dirty offset (persisted with each swap; see {@link SegmentSwap}). */
+    private volatile long cleanerCheckpoint;
+
     private final RecoveryReport openReport;
 
     // Writer state, guarded by writeLock.
@@ -496,6 +507,7 @@ public final class PartitionLog implements AutoCloseable {
                     .filter(e -> e.startOffset() < truncatedEnd)
                     .toList();
             recoveryPoint = Math.min(recoveryPoint, newEnd);
+            lowerCleanerCheckpoint(newEnd);
             // A pending roll flush may move the recovery point only to what is left of its segments:
             // batches appended from here on are not in what it fsyncs.
             pendingRollFlushes.forEach(p -> p.target = Math.min(p.target, newEnd));
@@ -538,6 +550,8 @@ public final class PartitionLog implements AutoCloseable {
             end = new LogEnd(offset, segment, 0);
             resetIndexingState();
             producers.clear();
+            cleanerCheckpoint = offset;
+            index.writeCleanerCheckpoint(offset);
             persistState(PartitionState.Shutdown.UNCLEAN, Durability.SYNC);
             log.info("{}: truncated fully (log end was {}) and restarted at offset {}", partition, oldEnd, offset);
         }
@@ -571,7 +585,8 @@ public final class PartitionLog implements AutoCloseable {
      * maxSegments} per call (a scheduler calls this periodically; bounded work per run). A segment
      * goes when its largest timestamp is older than {@code retention.ms} or when the log without
      * it is still at least {@code retention.bytes}, as in Kafka. The active segment is never deleted;
-     * a segment without any timestamp is kept by time retention.
+     * a segment without any timestamp is kept by time retention. A topic whose {@code cleanup.policy}
+     * lacks {@code delete} (compaction only) deletes nothing, as in Kafka.
      */
     public RetentionResult deleteExpiredSegments(int maxSegments) {
         if (maxSegments < 1) {
@@ -579,6 +594,9 @@ public final class PartitionLog implements AutoCloseable {
         }
         synchronized (writeLock) {
             ensureOpen();
+            if (!config.compaction().deletes()) {
+                return new RetentionResult(0, 0, logStartOffset);
+            }
             long nowMs = clock.millis();
             LogSegment active = end.segment();
             long totalBytes = 0;
@@ -656,6 +674,242 @@ public final class PartitionLog implements AutoCloseable {
         leaderEpochs = List.copyOf(kept);
         persistState(PartitionState.Shutdown.UNCLEAN, Durability.NO_SYNC);
         return deleted;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Log cleaner hooks (the cleaner itself is package log.cleaner)
+
+    /** The log cleaner's checkpoint: the first offset it has not deduplicated yet. */
+    public long cleanerCheckpoint() {
+        return cleanerCheckpoint;
+    }
+
+    /**
+     * What the log cleaner may clean now (see {@link CleanableSection}), below {@code
+     * upperBoundOffset} (the partition's high watermark: records not yet committed are not cleaned).
+     */
+    public CleanableSection cleanableSection(long upperBoundOffset) {
+        synchronized (writeLock) {
+            ensureOpen();
+            long nowMs = clock.millis();
+            long bound = Math.min(
+                    Math.min(upperBoundOffset, recoveryPoint), end.segment().baseOffset());
+            Long floor = segments.floorKey(bound);
+            long firstUncleanable = floor == null ? segments.firstKey() : floor;
+            long firstDirty = Math.max(logStartOffset, Math.min(cleanerCheckpoint, firstUncleanable));
+            long minLagMs = config.compaction().minCompactionLag().toMillis();
+            if (minLagMs > 0) {
+                Long dirtyBase = segments.floorKey(firstDirty);
+                for (LogSegment segment : segments.subMap(
+                                dirtyBase == null ? segments.firstKey() : dirtyBase, true, firstUncleanable, false)
+                        .values()) {
+                    OptionalLong largest = segment.largestTimestampMs(segment.sizeInBytes());
+                    if (largest.isPresent() && nowMs - largest.getAsLong() < minLagMs) {
+                        firstUncleanable = segment.baseOffset();
+                        break;
+                    }
+                }
+                firstDirty = Math.min(firstDirty, firstUncleanable);
+            }
+            List<LogSegment> cleanable =
+                    List.copyOf(segments.headMap(firstUncleanable, false).values());
+            long cleanBytes = 0;
+            long dirtyBytes = 0;
+            OptionalLong firstDirtyTimestamp = OptionalLong.empty();
+            for (int i = 0; i < cleanable.size(); i++) {
+                LogSegment segment = cleanable.get(i);
+                long segmentEnd =
+                        i + 1 < cleanable.size() ? cleanable.get(i + 1).baseOffset() : firstUncleanable;
+                if (segmentEnd <= firstDirty) {
+                    cleanBytes += segment.sizeInBytes();
+                } else {
+                    if (dirtyBytes == 0 && segment.sizeInBytes() > 0 && segment.rollsByRecordTime()) {
+                        firstDirtyTimestamp = OptionalLong.of(segment.rollBaseMs());
+                    }
+                    dirtyBytes += segment.sizeInBytes();
+                }
+            }
+            return new CleanableSection(
+                    logStartOffset,
+                    firstDirty,
+                    firstUncleanable,
+                    cleanable,
+                    cleanBytes,
+                    dirtyBytes,
+                    firstDirtyTimestamp,
+                    producers.lastOffsets(),
+                    config);
+        }
+    }
+
+    /**
+     * Swaps the cleaned file {@code <dir>/SegmentSwap.cleanedFileName(range)} (written and fsynced by
+     * the cleaner) in for {@code replaced}, the adjacent segments covering {@code range}, following
+     * {@link SegmentSwap}'s steps 2 to 6, and records {@code checkpoint} as the cleaner's first dirty
+     * offset in the same index write batch. When the log changed since the cleaner took its section
+     * (a truncation, retention or another swap replaced one of the segments, or the log closed),
+     * deletes the cleaned file and returns false.
+     */
+    public boolean swapInCleaned(List<LogSegment> replaced, SegmentSwap.Range range, OptionalLong checkpoint) {
+        Path cleaned = dir.resolve(SegmentSwap.cleanedFileName(range));
+        synchronized (writeLock) {
+            if (closed || !stillInLog(replaced, range)) {
+                log.info(
+                        "{}: the log changed while offsets [{}, {}) were cleaned; the cleaned segment is dropped",
+                        partition,
+                        range.baseOffset(),
+                        range.endOffset());
+                SegmentSwap.delete(cleaned);
+                return false;
+            }
+            long nowMs = clock.millis();
+            Path swap = SegmentSwap.commit(dir, range);
+            LogSegment swapped = LogSegment.openFile(swap, range.baseOffset(), nowMs);
+            try {
+                replaceIndexOfCleaned(
+                        swapped,
+                        range,
+                        checkpoint.isPresent() ? Optional.of(checkpoint.getAsLong()) : Optional.empty());
+            } finally {
+                swapped.close();
+            }
+            SegmentSwap.finish(dir, range);
+            LogSegment fresh = LogSegment.open(dir, range.baseOffset(), nowMs);
+            segments.put(range.baseOffset(), fresh);
+            for (LogSegment old : replaced) {
+                if (old.baseOffset() != range.baseOffset()) {
+                    segments.remove(old.baseOffset());
+                }
+                old.close();
+            }
+            checkpoint.ifPresent(c -> cleanerCheckpoint = c);
+            if (offsetOfMaxTimestampSoFar >= range.baseOffset() && offsetOfMaxTimestampSoFar < range.endOffset()) {
+                forgetDeletedMaxTimestamp();
+            }
+            long before = replaced.stream().mapToLong(LogSegment::sizeInBytes).sum();
+            log.info(
+                    "{}: swapped in the cleaned offsets [{}, {}): {} segments of {} bytes became {} of {} bytes;"
+                            + " cleaner checkpoint {}",
+                    partition,
+                    range.baseOffset(),
+                    range.endOffset(),
+                    replaced.size(),
+                    before,
+                    fresh.path().getFileName(),
+                    fresh.sizeInBytes(),
+                    cleanerCheckpoint);
+            return true;
+        }
+    }
+
+    /**
+     * Whether every one of {@code held} is still in the log (the same segment object: not deleted
+     * by retention or truncation, nor replaced by a swap), and the log open. A cleaner whose read
+     * failed asks this to tell a log that changed under it from a failure of its own.
+     */
+    public boolean holdsSegments(List<LogSegment> held) {
+        synchronized (writeLock) {
+            if (closed) {
+                return false;
+            }
+            for (LogSegment segment : held) {
+                if (segments.get(segment.baseOffset()) != segment) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    /** Whether {@code replaced} are still exactly the closed segments covering {@code range}. */
+    private boolean stillInLog(List<LogSegment> replaced, SegmentSwap.Range range) {
+        if (replaced.isEmpty()
+                || replaced.getFirst().baseOffset() != range.baseOffset()
+                || range.endOffset() > end.segment().baseOffset()
+                || range.endOffset() > recoveryPoint
+                || !Long.valueOf(range.endOffset())
+                        .equals(segments.higherKey(replaced.getLast().baseOffset()))) {
+            return false;
+        }
+        List<LogSegment> current = List.copyOf(segments.subMap(range.baseOffset(), true, range.endOffset(), false)
+                .values());
+        if (current.size() != replaced.size()) {
+            return false;
+        }
+        for (int i = 0; i < current.size(); i++) {
+            if (current.get(i) != replaced.get(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Step 3 of a swap: the index entries of {@code range} become those of {@code cleaned}. The
+     * time index holds the largest timestamp so far at each offset-index point, so when cleaning
+     * removed the batch holding the largest timestamp of the range, the index points after the
+     * range up to the first time entry that stays (whose timestamp is above every batch before it)
+     * get the time entries the removed batch made unnecessary before: found by reading the batch
+     * headers between the range and that entry (the whole rest of the log when there is none).
+     */
+    private void replaceIndexOfCleaned(LogSegment cleaned, SegmentSwap.Range range, Optional<Long> checkpoint) {
+        // The largest timestamp below the range: the last time entry below it, or a batch after
+        // that entry (between two index points, or covered by an entry a swap just removed).
+        Optional<TimestampOffset> below = index.lastTimeBelow(range.baseOffset());
+        long previous = below.map(TimestampOffset::timestamp).orElse(RecordBatch.NO_TIMESTAMP);
+        long maxBefore = previous;
+        long offsetOfMaxBefore = below.map(TimestampOffset::offset).orElse(-1L);
+        Iterator<Located> head = batchesFrom(below.map(TimestampOffset::offset).orElse(segments.firstKey()), end)
+                .iterator();
+        while (head.hasNext()) {
+            BatchHeader header = head.next().header();
+            if (header.baseOffset() >= range.baseOffset()) {
+                break;
+            }
+            if (header.maxTimestamp() > maxBefore) {
+                maxBefore = header.maxTimestamp();
+                offsetOfMaxBefore = header.baseOffset();
+            }
+        }
+        SegmentSwap.IndexEntries entries =
+                SegmentSwap.indexEntries(cleaned, config.indexIntervalBytes(), previous, maxBefore, offsetOfMaxBefore);
+        List<TimestampOffset> times = new ArrayList<>(entries.times());
+        long lastEntry = times.isEmpty() ? previous : times.getLast().timestamp();
+        long max = entries.maxTimestamp();
+        long offsetOfMax = entries.offsetOfMax();
+        long stopAt = index.firstTimeAtOrAfter(range.endOffset())
+                .map(TimestampOffset::offset)
+                .orElse(Long.MAX_VALUE);
+        Iterator<Located> tail = batchesFrom(range.endOffset(), end).iterator();
+        while (tail.hasNext()) {
+            BatchHeader header = tail.next().header();
+            if (header.baseOffset() >= stopAt) {
+                break;
+            }
+            if (header.baseOffset() < range.endOffset()) {
+                continue;
+            }
+            if (header.maxTimestamp() > max) {
+                max = header.maxTimestamp();
+                offsetOfMax = header.baseOffset();
+            }
+            boolean indexPoint = index.floorOffset(header.baseOffset())
+                    .filter(e -> e.offset() == header.baseOffset())
+                    .isPresent();
+            if (indexPoint && max > lastEntry) {
+                times.add(new TimestampOffset(max, offsetOfMax));
+                lastEntry = max;
+            }
+        }
+        index.replaceRange(range.baseOffset(), range.endOffset(), entries.offsets(), times, checkpoint);
+    }
+
+    /** After a truncation to {@code newEnd}: the cleaner has deduplicated nothing past it. */
+    private void lowerCleanerCheckpoint(long newEnd) {
+        if (cleanerCheckpoint > newEnd) {
+            cleanerCheckpoint = newEnd;
+            index.writeCleanerCheckpoint(newEnd);
+        }
     }
 
     /**
@@ -1061,10 +1315,18 @@ public final class PartitionLog implements AutoCloseable {
 
     /** The first batch in {@code segment} (below {@code limit}) whose last offset is at least {@code offset}. */
     private Optional<BatchHeader> locate(LogSegment segment, long offset, int limit) {
-        int position = index.floorOffset(offset)
-                .filter(p -> p.segmentBaseOffset() == segment.baseOffset() && p.position() < limit)
-                .map(OffsetPosition::position)
-                .orElse(0);
+        Optional<OffsetPosition> entry = index.floorOffset(offset)
+                .filter(p -> p.segmentBaseOffset() == segment.baseOffset() && p.position() < limit);
+        int position = entry.map(OffsetPosition::position).orElse(0);
+        if (entry.isPresent()) {
+            // While the cleaner swaps a segment in, the index already describes the cleaned file
+            // (same base offset) when a reader may still hold the original: an entry whose batch
+            // is not where it says is not this file's, so the walk starts at the file's start.
+            Optional<BatchHeader> at = segment.readHeader(position, limit);
+            if (at.isEmpty() || at.get().baseOffset() != entry.get().offset()) {
+                position = 0;
+            }
+        }
         Optional<BatchHeader> header;
         while ((header = segment.readHeader(position, limit)).isPresent()) {
             if (header.get().lastOffset() >= offset) {
@@ -1080,6 +1342,7 @@ public final class PartitionLog implements AutoCloseable {
 
     private RecoveryReport load() {
         long nowMs = clock.millis();
+        List<SegmentSwap.Range> finishedSwaps = SegmentSwap.recover(dir);
         List<Long> bases = listSegmentBases();
         Optional<PartitionState> saved = index.readState();
         if (bases.isEmpty()) {
@@ -1091,6 +1354,7 @@ public final class PartitionLog implements AutoCloseable {
             logStartOffset = start;
             recoveryPoint = start;
             end = new LogEnd(start, segment, 0);
+            cleanerCheckpoint = start;
             persistState(PartitionState.Shutdown.UNCLEAN, Durability.SYNC);
             return new RecoveryReport(false, 0, 0, 0);
         }
@@ -1101,6 +1365,7 @@ public final class PartitionLog implements AutoCloseable {
         logStartOffset =
                 Math.max(firstBase, saved.map(PartitionState::logStartOffset).orElse(firstBase));
         leaderEpochs = saved.map(PartitionState::leaderEpochs).orElse(List.of());
+        cleanerCheckpoint = index.readCleanerCheckpoint().orElse(logStartOffset);
         long savedRecoveryPoint = saved.map(PartitionState::recoveryPoint).orElse(firstBase);
         LogSegment last = segments.lastEntry().getValue();
         boolean clean = saved.isPresent()
@@ -1113,6 +1378,13 @@ public final class PartitionLog implements AutoCloseable {
             report = new RecoveryReport(true, 0, 0, 0);
         } else {
             report = recover(savedRecoveryPoint);
+        }
+        for (SegmentSwap.Range swap : finishedSwaps) {
+            // Step 3 of the swap again: its index batch may not have been written before the crash.
+            if (segments.containsKey(swap.baseOffset())
+                    && swap.endOffset() <= end.segment().baseOffset()) {
+                replaceIndexOfCleaned(segments.get(swap.baseOffset()), swap, Optional.empty());
+            }
         }
         // Finishes a deletion a crash interrupted, and drops index entries below the first segment.
         // The indexing state is rebuilt after it (restoreIndexingState), so the deletion need not

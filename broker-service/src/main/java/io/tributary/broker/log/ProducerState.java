@@ -244,6 +244,20 @@ final class ProducerState {
         return producers.size();
     }
 
+    /**
+     * The last offset of each known producer's newest batch: the batches the log cleaner keeps
+     * (emptied if need be) so that the producer's sequence survives compaction.
+     */
+    Map<Long, Long> lastOffsets() {
+        Map<Long, Long> out = new HashMap<>();
+        producers.forEach((id, entry) -> {
+            if (!entry.batches.isEmpty()) {
+                out.put(id, entry.batches.getLast().lastOffset());
+            }
+        });
+        return Map.copyOf(out);
+    }
+
     Optional<Entry> entry(long producerId) {
         return Optional.ofNullable(producers.get(producerId));
     }

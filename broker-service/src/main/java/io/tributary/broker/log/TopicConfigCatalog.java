@@ -25,10 +25,14 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  *   <caption>Topic configs and defaults</caption>
  *   <tr><th>key</th><th>type</th><th>default</th><th>broker synonym</th><th>valid values</th></tr>
  *   <tr><td>cleanup.policy</td><td>list</td><td>delete</td><td>log.cleanup.policy</td><td>delete, compact, or both</td></tr>
+ *   <tr><td>delete.retention.ms</td><td>long</td><td>86400000 (1 day)</td><td>log.cleaner.delete.retention.ms</td><td>0 or more</td></tr>
  *   <tr><td>flush.messages</td><td>long</td><td>2^63-1 (never)</td><td>log.flush.interval.messages</td><td>1 or more</td></tr>
  *   <tr><td>flush.ms</td><td>long</td><td>2^63-1 (never)</td><td>log.flush.interval.ms</td><td>0 or more</td></tr>
+ *   <tr><td>max.compaction.lag.ms</td><td>long</td><td>2^63-1 (never forced)</td><td>log.cleaner.max.compaction.lag.ms</td><td>1 or more</td></tr>
  *   <tr><td>max.message.bytes</td><td>int</td><td>{@link LogConfig#DEFAULT_MAX_MESSAGE_BYTES}</td><td>message.max.bytes</td><td>0 or more</td></tr>
  *   <tr><td>message.timestamp.type</td><td>string</td><td>CreateTime</td><td>log.message.timestamp.type</td><td>CreateTime, LogAppendTime</td></tr>
+ *   <tr><td>min.cleanable.dirty.ratio</td><td>double</td><td>0.5</td><td>log.cleaner.min.cleanable.ratio</td><td>0 to 1</td></tr>
+ *   <tr><td>min.compaction.lag.ms</td><td>long</td><td>0</td><td>log.cleaner.min.compaction.lag.ms</td><td>0 or more</td></tr>
  *   <tr><td>min.insync.replicas</td><td>int</td><td>1</td><td>min.insync.replicas</td><td>1 or more</td></tr>
  *   <tr><td>retention.bytes</td><td>long</td><td>-1 (unlimited)</td><td>log.retention.bytes</td><td>-1 or more</td></tr>
  *   <tr><td>retention.ms</td><td>long</td><td>{@link LogConfig#DEFAULT_RETENTION_TIME} (7 days)</td><td>log.retention.ms</td><td>-1 (unlimited) or more</td></tr>
@@ -42,6 +46,10 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
 public final class TopicConfigCatalog {
 
     public static final String CLEANUP_POLICY = TopicConfigRules.CLEANUP_POLICY;
+    public static final String DELETE_RETENTION_MS = TopicConfigRules.DELETE_RETENTION_MS;
+    public static final String MAX_COMPACTION_LAG_MS = TopicConfigRules.MAX_COMPACTION_LAG_MS;
+    public static final String MIN_CLEANABLE_DIRTY_RATIO = TopicConfigRules.MIN_CLEANABLE_DIRTY_RATIO;
+    public static final String MIN_COMPACTION_LAG_MS = TopicConfigRules.MIN_COMPACTION_LAG_MS;
     public static final String FLUSH_MESSAGES = TopicConfigRules.FLUSH_MESSAGES;
     public static final String FLUSH_MS = TopicConfigRules.FLUSH_MS;
     public static final String MAX_MESSAGE_BYTES = TopicConfigRules.MAX_MESSAGE_BYTES;
@@ -129,6 +137,28 @@ public final class TopicConfigCatalog {
                         "delete",
                         "log.cleanup.policy",
                         "delete: old segments are deleted by retention; compact: the last record per key is kept."),
+                new Definition(
+                        rule(DELETE_RETENTION_MS),
+                        Long.toString(CompactionConfig.DEFAULT_DELETE_RETENTION.toMillis()),
+                        "log.cleaner.delete.retention.ms",
+                        "A tombstone is kept this many milliseconds after the cleaner first rewrote its batch."),
+                new Definition(
+                        rule(MAX_COMPACTION_LAG_MS),
+                        Long.toString(Long.MAX_VALUE),
+                        "log.cleaner.max.compaction.lag.ms",
+                        "A log whose oldest uncompacted record is older than this is compacted whatever its dirty"
+                                + " ratio."),
+                new Definition(
+                        rule(MIN_CLEANABLE_DIRTY_RATIO),
+                        Double.toString(CompactionConfig.DEFAULT_MIN_CLEANABLE_DIRTY_RATIO),
+                        "log.cleaner.min.cleanable.ratio",
+                        "A log is compacted once its uncompacted bytes are more than this share of its cleanable"
+                                + " bytes."),
+                new Definition(
+                        rule(MIN_COMPACTION_LAG_MS),
+                        "0",
+                        "log.cleaner.min.compaction.lag.ms",
+                        "A record stays uncompacted at least this many milliseconds after its timestamp."),
                 new Definition(
                         rule(FLUSH_MESSAGES),
                         Long.toString(NEVER),

@@ -24,6 +24,9 @@
  *   <li>A segment file holds whole batches back to back, offsets strictly increasing, every base
  *       offset at least the file's base offset; the file name is the base offset in 20 digits.
  *   <li>Bytes are never decoded to be appended and never re-encoded; only header fields change.
+ *       Only the log cleaner ({@code log.cleaner}) rewrites batches, of closed segments, keeping
+ *       every kept record's offset; its files are swapped in by {@link
+ *       io.tributary.broker.log.SegmentSwap}'s crash-safe protocol.
  *   <li>Readers see only batches below the published log end, and never wait for the writer.
  *   <li>The log is the truth; the index is derived and is repaired from the log on recovery.
  *   <li>Operating errors are the {@link io.tributary.broker.log.LogException} subclasses;

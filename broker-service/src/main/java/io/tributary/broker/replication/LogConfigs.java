@@ -1,8 +1,11 @@
 package io.tributary.broker.replication;
 
+import io.tributary.broker.log.CompactionConfig.CleanupPolicy;
 import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.MessageTimestampType;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -16,7 +19,10 @@ import org.slf4j.LoggerFactory;
  * {@code retention.ms} ({@code -1}: unlimited), {@code retention.bytes} ({@code -1}: unlimited),
  * {@code max.message.bytes}, {@code index.interval.bytes}, {@code flush.messages}, {@code flush.ms}
  * ({@code 0}: flush after every append, as {@code flush.messages=1}), {@code
- * message.timestamp.type}; plus {@code min.insync.replicas} for acks=all. A value that does not
+ * message.timestamp.type}, {@code cleanup.policy} ({@code delete}, {@code compact} or both), {@code
+ * delete.retention.ms}, {@code min.compaction.lag.ms}, {@code max.compaction.lag.ms} ({@code
+ * 2^63-1}: unlimited) and {@code min.cleanable.dirty.ratio}; plus {@code min.insync.replicas} for
+ * acks=all. A value that does not
  * parse (the coordinator validates, so only a newer coordinator could send one) keeps the default
  * and is logged.
  *
@@ -36,6 +42,11 @@ public final class LogConfigs {
     public static final String FLUSH_MS = "flush.ms";
     public static final String MESSAGE_TIMESTAMP_TYPE = "message.timestamp.type";
     public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
+    public static final String CLEANUP_POLICY = "cleanup.policy";
+    public static final String DELETE_RETENTION_MS = "delete.retention.ms";
+    public static final String MIN_COMPACTION_LAG_MS = "min.compaction.lag.ms";
+    public static final String MAX_COMPACTION_LAG_MS = "max.compaction.lag.ms";
+    public static final String MIN_CLEANABLE_DIRTY_RATIO = "min.cleanable.dirty.ratio";
 
     private LogConfigs() {}
 
@@ -98,8 +109,35 @@ public final class LogConfigs {
                         ms == Long.MAX_VALUE ? Optional.empty() : Optional.of(Duration.ofMillis(ms)));
             }
             case MESSAGE_TIMESTAMP_TYPE -> config.withTimestampType(timestampType(value));
+            case CLEANUP_POLICY -> config.withCompaction(config.compaction().withCleanupPolicy(cleanupPolicy(value)));
+            case DELETE_RETENTION_MS ->
+                config.withCompaction(
+                        config.compaction().withDeleteRetention(Duration.ofMillis(Long.parseLong(value))));
+            case MIN_COMPACTION_LAG_MS ->
+                config.withCompaction(
+                        config.compaction().withMinCompactionLag(Duration.ofMillis(Long.parseLong(value))));
+            case MAX_COMPACTION_LAG_MS -> {
+                long ms = Long.parseLong(value);
+                yield config.withCompaction(config.compaction()
+                        .withMaxCompactionLag(
+                                ms == Long.MAX_VALUE ? Optional.empty() : Optional.of(Duration.ofMillis(ms))));
+            }
+            case MIN_CLEANABLE_DIRTY_RATIO ->
+                config.withCompaction(config.compaction().withMinCleanableDirtyRatio(Double.parseDouble(value)));
             default -> config;
         };
+    }
+
+    private static EnumSet<CleanupPolicy> cleanupPolicy(String value) {
+        EnumSet<CleanupPolicy> policies = EnumSet.noneOf(CleanupPolicy.class);
+        Arrays.stream(value.split(","))
+                .map(String::strip)
+                .filter(s -> !s.isEmpty())
+                .forEach(s -> policies.add(CleanupPolicy.of(s)));
+        if (policies.isEmpty()) {
+            throw new IllegalArgumentException("empty cleanup.policy");
+        }
+        return policies;
     }
 
     private static MessageTimestampType timestampType(String value) {

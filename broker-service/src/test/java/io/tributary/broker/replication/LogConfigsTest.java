@@ -2,9 +2,12 @@ package io.tributary.broker.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tributary.broker.log.CompactionConfig;
+import io.tributary.broker.log.CompactionConfig.CleanupPolicy;
 import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.MessageTimestampType;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -56,9 +59,50 @@ class LogConfigsTest {
     void unparsableValuesAndUnrelatedKeysKeepTheDefaults() {
         LogConfig config = LogConfigs.of(
                 defaults,
-                Map.of("segment.bytes", "lots", "message.timestamp.type", "Now", "cleanup.policy", "compact"));
+                Map.of(
+                        "segment.bytes",
+                        "lots",
+                        "message.timestamp.type",
+                        "Now",
+                        "cleanup.policy",
+                        "shred",
+                        "unclean.leader.election.enable",
+                        "true"));
 
         assertThat(config).isEqualTo(defaults);
+    }
+
+    @Test
+    void compactionKeysSetTheCleanupPolicyAndTheCleanerBounds() {
+        LogConfig config = LogConfigs.of(
+                defaults,
+                Map.of(
+                        "cleanup.policy", "compact,delete",
+                        "delete.retention.ms", "1000",
+                        "min.compaction.lag.ms", "2000",
+                        "max.compaction.lag.ms", "3000",
+                        "min.cleanable.dirty.ratio", "0.25"));
+
+        assertThat(config.compaction())
+                .isEqualTo(new CompactionConfig(
+                        EnumSet.of(CleanupPolicy.COMPACT, CleanupPolicy.DELETE),
+                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(2),
+                        Optional.of(Duration.ofSeconds(3)),
+                        0.25));
+        assertThat(LogConfigs.of(
+                                defaults,
+                                Map.of(
+                                        "cleanup.policy",
+                                        "compact",
+                                        "max.compaction.lag.ms",
+                                        Long.toString(Long.MAX_VALUE)))
+                        .compaction())
+                .satisfies(c -> {
+                    assertThat(c.compacts()).isTrue();
+                    assertThat(c.deletes()).isFalse();
+                    assertThat(c.maxCompactionLag()).isEmpty();
+                });
     }
 
     @Test

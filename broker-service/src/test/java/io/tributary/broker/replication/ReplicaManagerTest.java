@@ -12,6 +12,8 @@ import io.tributary.broker.cluster.TopicInfo;
 import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.MessageTimestampType;
 import io.tributary.broker.log.ProducerStateConfig;
+import io.tributary.broker.log.cleaner.CleanerConfig;
+import io.tributary.broker.log.cleaner.LogCleaner;
 import io.tributary.broker.log.index.IndexStore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -104,6 +106,43 @@ class ReplicaManagerTest {
         assertThat(Files.readString(dir.resolve("data/orders-0/partition.metadata")))
                 .isEqualTo("version: 0\ntopic_id: " + ORDERS + "\n");
         assertThat(manager.partitionCount(Partition.Role.LEADER)).isEqualTo(2);
+    }
+
+    @Test
+    void cleanerRunsCompactTheReplicasOfCompactedTopicsOnly() {
+        apply(
+                topic("table", ORDERS, 1, List.of(ME), 0, Map.of("cleanup.policy", "compact")),
+                topic("stream", new Uuid(2, 2), 1, List.of(ME), 0, Map.of()));
+        for (String name : List.of("table", "stream")) {
+            Partition partition = manager.partition(name, 0).orElseThrow();
+            for (int version = 0; version < 3; version++) {
+                partition.appendAsLeader(keyed(version));
+                partition.log().roll();
+            }
+            partition.log().flush();
+        }
+        LogCleaner cleaner = new LogCleaner(CleanerConfig.defaults(), Clock.systemUTC());
+
+        int rounds = manager.runCleaner(cleaner, 16);
+
+        assertThat(rounds).isEqualTo(1);
+        assertThat(manager.partition("table", 0).orElseThrow().log().cleanerCheckpoint())
+                .isEqualTo(9);
+        assertThat(manager.partition("table", 0).orElseThrow().log().sizeInBytes())
+                .isLessThan(manager.partition("stream", 0).orElseThrow().log().sizeInBytes());
+        assertThat(manager.runCleaner(cleaner, 16)).isZero();
+    }
+
+    /** Three records with keys k0..k2, at {@code version}. */
+    private static MemoryRecords keyed(int version) {
+        SimpleRecord[] records = new SimpleRecord[3];
+        for (int i = 0; i < 3; i++) {
+            records[i] = new SimpleRecord(
+                    1000L,
+                    ("k" + i).getBytes(StandardCharsets.US_ASCII),
+                    ("v" + version).getBytes(StandardCharsets.US_ASCII));
+        }
+        return MemoryRecords.withRecords(Compression.NONE, records);
     }
 
     @Test

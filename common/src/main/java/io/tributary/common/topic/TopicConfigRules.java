@@ -19,17 +19,21 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  * CreateTopics and IncrementalAlterConfigs before forwarding them, and answer DescribeConfigs) share.
  *
  * <p>Values are normalized so that the same setting always has the same bytes in the Raft log and in
- * snapshots: numbers as {@link Long#toString}, booleans in lower case, {@code cleanup.policy} as its
+ * snapshots: integers as {@link Long#toString}, ratios as {@link Double#toString}, booleans in lower case, {@code cleanup.policy} as its
  * sorted, comma-separated distinct members.
  *
  * <table>
  *   <caption>Accepted keys</caption>
  *   <tr><th>key</th><th>type</th><th>valid values</th></tr>
  *   <tr><td>cleanup.policy</td><td>list</td><td>{@code delete}, {@code compact}, or both</td></tr>
+ *   <tr><td>delete.retention.ms</td><td>long</td><td>0 or more</td></tr>
  *   <tr><td>flush.messages</td><td>long</td><td>1 or more</td></tr>
  *   <tr><td>flush.ms</td><td>long</td><td>0 or more</td></tr>
+ *   <tr><td>max.compaction.lag.ms</td><td>long</td><td>1 or more</td></tr>
  *   <tr><td>max.message.bytes</td><td>int</td><td>0 or more</td></tr>
  *   <tr><td>message.timestamp.type</td><td>string</td><td>{@code CreateTime}, {@code LogAppendTime}</td></tr>
+ *   <tr><td>min.cleanable.dirty.ratio</td><td>double</td><td>0 to 1</td></tr>
+ *   <tr><td>min.compaction.lag.ms</td><td>long</td><td>0 or more</td></tr>
  *   <tr><td>min.insync.replicas</td><td>int</td><td>1 or more</td></tr>
  *   <tr><td>retention.bytes</td><td>long</td><td>-1 (unlimited) or more</td></tr>
  *   <tr><td>retention.ms</td><td>long</td><td>-1 (unlimited) or more</td></tr>
@@ -46,6 +50,10 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
 public final class TopicConfigRules {
 
     public static final String CLEANUP_POLICY = "cleanup.policy";
+    public static final String DELETE_RETENTION_MS = "delete.retention.ms";
+    public static final String MAX_COMPACTION_LAG_MS = "max.compaction.lag.ms";
+    public static final String MIN_CLEANABLE_DIRTY_RATIO = "min.cleanable.dirty.ratio";
+    public static final String MIN_COMPACTION_LAG_MS = "min.compaction.lag.ms";
     public static final String FLUSH_MESSAGES = "flush.messages";
     public static final String FLUSH_MS = "flush.ms";
     public static final String MAX_MESSAGE_BYTES = "max.message.bytes";
@@ -131,6 +139,16 @@ public final class TopicConfigRules {
     private static Map<String, Rule> rules() {
         List<Rule> list = List.of(
                 new Rule(CLEANUP_POLICY, ConfigType.LIST, TopicConfigRules::cleanupPolicy),
+                new Rule(DELETE_RETENTION_MS, ConfigType.LONG, v -> longIn(DELETE_RETENTION_MS, v, 0, Long.MAX_VALUE)),
+                new Rule(
+                        MAX_COMPACTION_LAG_MS,
+                        ConfigType.LONG,
+                        v -> longIn(MAX_COMPACTION_LAG_MS, v, 1, Long.MAX_VALUE)),
+                new Rule(MIN_CLEANABLE_DIRTY_RATIO, ConfigType.DOUBLE, TopicConfigRules::ratio),
+                new Rule(
+                        MIN_COMPACTION_LAG_MS,
+                        ConfigType.LONG,
+                        v -> longIn(MIN_COMPACTION_LAG_MS, v, 0, Long.MAX_VALUE)),
                 new Rule(FLUSH_MESSAGES, ConfigType.LONG, v -> longIn(FLUSH_MESSAGES, v, 1, Long.MAX_VALUE)),
                 new Rule(FLUSH_MS, ConfigType.LONG, v -> longIn(FLUSH_MS, v, 0, Long.MAX_VALUE)),
                 new Rule(MAX_MESSAGE_BYTES, ConfigType.INT, v -> longIn(MAX_MESSAGE_BYTES, v, 0, Integer.MAX_VALUE)),
@@ -163,6 +181,21 @@ public final class TopicConfigRules {
                     "topic config '%s' must be in [%d, %d], got %d".formatted(key, min, max, parsed));
         }
         return Long.toString(parsed);
+    }
+
+    private static String ratio(String value) {
+        double parsed;
+        try {
+            parsed = Double.parseDouble(value);
+        } catch (NumberFormatException e) {
+            throw new InvalidConfigurationException(
+                    "topic config 'min.cleanable.dirty.ratio' must be a number, got '" + value + "'");
+        }
+        if (!(parsed >= 0 && parsed <= 1)) {
+            throw new InvalidConfigurationException(
+                    "topic config 'min.cleanable.dirty.ratio' must be in [0, 1], got " + value);
+        }
+        return Double.toString(parsed);
     }
 
     private static String cleanupPolicy(String value) {

@@ -24,7 +24,12 @@ class TopicConfigsTest {
                 "message.timestamp.type|LogAppendTime|LogAppendTime",
                 "unclean.leader.election.enable|TRUE|true",
                 "flush.messages|1|1",
-                "flush.ms|0|0"
+                "flush.ms|0|0",
+                "delete.retention.ms|0|0",
+                "min.compaction.lag.ms|+1000|1000",
+                "max.compaction.lag.ms|9223372036854775807|9223372036854775807",
+                "min.cleanable.dirty.ratio|.25|0.25",
+                "min.cleanable.dirty.ratio|1|1.0"
             })
     void acceptsValidValuesAndNormalizesThem(String key, String value, String normalized) {
         assertThat(TopicConfigs.validate(Map.of(key, value))).containsEntry(key, normalized);
@@ -47,7 +52,13 @@ class TopicConfigsTest {
                 "unclean.leader.election.enable|yes",
                 "flush.messages|0",
                 "flush.ms|-1",
-                "compression.type|lz4"
+                "compression.type|lz4",
+                "delete.retention.ms|-1",
+                "min.compaction.lag.ms|-1",
+                "max.compaction.lag.ms|0",
+                "min.cleanable.dirty.ratio|1.5",
+                "min.cleanable.dirty.ratio|NaN",
+                "min.cleanable.dirty.ratio|half"
             })
     void rejectsBadValuesAndUnknownKeysNamingTheKey(String key, String value) {
         assertThatThrownBy(() -> TopicConfigs.validate(Map.of(key, value)))

@@ -28,8 +28,9 @@ import org.rocksdb.WriteOptions;
  * <ul>
  *   <li>{@code offset_index}: (topic id, partition, offset) to (segment base offset, position).
  *   <li>{@code time_index}: (topic id, partition, max timestamp so far) to offset.
- *   <li>{@code partition_state}: (topic id, partition) to {@link PartitionState}; and (topic id,
- *       partition, {@code 0x01}) to the idempotent producers' snapshot of a clean close.
+ *   <li>{@code partition_state}: (topic id, partition) to {@link PartitionState}; (topic id,
+ *       partition, {@code 0x01}) to the idempotent producers' snapshot of a clean close; {@code
+ *       0x02} the high-watermark checkpoint; {@code 0x03} the log cleaner's checkpoint.
  * </ul>
  *
  * <h2>Durability</h2>

@@ -12,6 +12,8 @@ import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
 
 /**
  * One partition replica's entries in the {@link IndexStore}.
@@ -51,6 +53,9 @@ import org.rocksdb.RocksIterator;
  * snapshot written at a clean close (its encoding is documented on the log's {@code ProducerState});
  * deleted when the log opens, so only the open right after a clean close can use it. And key = the
  * prefix then the byte {@code 0x02} (21 bytes): the high-watermark checkpoint, an int64 (8 bytes).
+ * And key = the prefix then the byte {@code 0x03} (21 bytes): the log cleaner's checkpoint, an
+ * int64 (8 bytes): the first offset the cleaner has not deduplicated yet (its "first dirty
+ * offset"); written only in the write batch that swaps cleaned segments in ({@link #replaceRange}).
  *
  * <p>Lookups are {@code seekForPrev} (the greatest key at or below the probe) checked against the
  * prefix, and a look at the partition's {@link IndexBuffer} of entries not yet written to RocksDB
@@ -67,6 +72,7 @@ public final class PartitionIndex {
     private final byte[] prefix;
     private final byte[] producerSnapshotKey;
     private final byte[] highWatermarkKey;
+    private final byte[] cleanerCheckpointKey;
     private final IndexBuffer buffer;
     private final Uuid topicId;
     private final int partition;
@@ -86,7 +92,12 @@ public final class PartitionIndex {
         this.producerSnapshotKey[PREFIX_BYTES] = PRODUCER_SNAPSHOT_TAG;
         this.highWatermarkKey = Arrays.copyOf(prefix, PREFIX_BYTES + 1);
         this.highWatermarkKey[PREFIX_BYTES] = HIGH_WATERMARK_TAG;
+        this.cleanerCheckpointKey = Arrays.copyOf(prefix, PREFIX_BYTES + 1);
+        this.cleanerCheckpointKey[PREFIX_BYTES] = CLEANER_CHECKPOINT_TAG;
     }
+
+    /** The byte after the prefix in the log cleaner's checkpoint key. */
+    static final byte CLEANER_CHECKPOINT_TAG = 3;
 
     /** The byte after the prefix in the high-watermark checkpoint's key. */
     static final byte HIGH_WATERMARK_TAG = 2;
@@ -253,28 +264,152 @@ public final class PartitionIndex {
     // ---- high-watermark checkpoint ----
 
     public Optional<Long> readHighWatermark() {
+        return readLong(highWatermarkKey, "the high-watermark checkpoint");
+    }
+
+    /** An int64 value of {@code partition_state}, if present and 8 bytes long. */
+    private Optional<Long> readLong(byte[] key, String what) {
         try {
-            byte[] value = db.get(store.partitionState, highWatermarkKey);
+            byte[] value = db.get(store.partitionState, key);
             if (value == null || value.length != Long.BYTES) {
                 return Optional.empty();
             }
             return Optional.of(ByteBuffer.wrap(value).getLong());
         } catch (RocksDBException e) {
-            throw new IndexStoreException("cannot read the high-watermark checkpoint", e);
+            throw new IndexStoreException("cannot read " + what, e);
         }
     }
 
     /** Writes the checkpoint through the WAL, unsynced: losing the latest one only makes it older. */
     public void writeHighWatermark(long highWatermark) {
+        writeLong(highWatermarkKey, highWatermark, store.unsyncedWrites, "the high-watermark checkpoint");
+    }
+
+    private void writeLong(byte[] key, long value, WriteOptions options, String what) {
         try {
             db.put(
                     store.partitionState,
-                    store.unsyncedWrites,
-                    highWatermarkKey,
-                    ByteBuffer.allocate(Long.BYTES).putLong(highWatermark).array());
+                    options,
+                    key,
+                    ByteBuffer.allocate(Long.BYTES).putLong(value).array());
         } catch (RocksDBException e) {
-            throw new IndexStoreException("cannot write the high-watermark checkpoint", e);
+            throw new IndexStoreException("cannot write " + what, e);
         }
+    }
+
+    // ---- log cleaner ----
+
+    /** The cleaner's checkpoint (its first dirty offset), if the cleaner ever swapped segments in. */
+    public Optional<Long> readCleanerCheckpoint() {
+        return readLong(cleanerCheckpointKey, "the cleaner checkpoint");
+    }
+
+    /**
+     * The time entry with the greatest timestamp among those naming an offset below {@code offset}
+     * (a walk from the oldest entry; values increase with keys).
+     */
+    public Optional<TimestampOffset> lastTimeBelow(long offset) {
+        Optional<TimestampOffset> last = Optional.empty();
+        for (TimestampOffset entry : timesNamingOffsetsBelow(offset)) {
+            last = Optional.of(entry);
+        }
+        return last;
+    }
+
+    /** The time entry naming the lowest offset at or above {@code offset} (a walk from the oldest entry). */
+    public Optional<TimestampOffset> firstTimeAtOrAfter(long offset) {
+        Optional<TimestampOffset> buffered =
+                buffer.times.values().stream().filter(t -> t.offset() >= offset).findFirst();
+        try (RocksIterator it = db.newIterator(store.timeIndex)) {
+            for (it.seek(timeKey(Long.MIN_VALUE)); it.isValid() && hasPrefix(it.key()); it.next()) {
+                TimestampOffset entry = timeEntry(it.key(), it.value());
+                if (entry.offset() >= offset) {
+                    return buffered.isPresent() && buffered.get().offset() < entry.offset()
+                            ? buffered
+                            : Optional.of(entry);
+                }
+            }
+        }
+        return buffered;
+    }
+
+    private List<TimestampOffset> timesNamingOffsetsBelow(long offset) {
+        TreeMap<Long, TimestampOffset> found = new TreeMap<>();
+        buffer.times.values().stream().filter(t -> t.offset() < offset).forEach(t -> found.put(t.timestamp(), t));
+        try (RocksIterator it = db.newIterator(store.timeIndex)) {
+            for (it.seek(timeKey(Long.MIN_VALUE)); it.isValid() && hasPrefix(it.key()); it.next()) {
+                TimestampOffset entry = timeEntry(it.key(), it.value());
+                if (entry.offset() >= offset) {
+                    break;
+                }
+                found.putIfAbsent(entry.timestamp(), entry);
+            }
+        }
+        return List.copyOf(found.values());
+    }
+
+    /**
+     * Replaces the offset- and time-index entries naming offsets in {@code [fromOffset, toOffset)}
+     * with {@code offsets} (which must name offsets in that range) and adds {@code times} (the
+     * time entries at the range's index points and at those after it that the removal of the
+     * range's largest timestamp calls for; the caller keeps keys and values increasing), and
+     * writes the
+     * cleaner's checkpoint when given: one RocksDB write batch, through the WAL and synced, so that
+     * the replacement is all-or-nothing and durable before the caller goes on (the log cleaner's
+     * swap, see {@code SegmentSwap}). Entries of the range still buffered are dropped.
+     */
+    public void replaceRange(
+            long fromOffset,
+            long toOffset,
+            List<OffsetPosition> offsets,
+            List<TimestampOffset> times,
+            Optional<Long> cleanerCheckpoint) {
+        for (OffsetPosition entry : offsets) {
+            if (entry.offset() < fromOffset || entry.offset() >= toOffset) {
+                throw new IllegalArgumentException(entry + " is outside [" + fromOffset + ", " + toOffset + ")");
+            }
+        }
+        buffer.delete(() -> {
+            buffer.offsets.subMap(fromOffset, toOffset).clear();
+            buffer.times.values().removeIf(t -> t.offset() >= fromOffset && t.offset() < toOffset);
+            try (WriteBatch batch = new WriteBatch();
+                    RocksIterator it = db.newIterator(store.timeIndex)) {
+                batch.deleteRange(store.offsetIndex, offsetKey(fromOffset), offsetKey(toOffset));
+                for (it.seek(timeKey(Long.MIN_VALUE)); it.isValid() && hasPrefix(it.key()); it.next()) {
+                    long named = ByteBuffer.wrap(it.value()).getLong();
+                    if (named >= toOffset) {
+                        break;
+                    }
+                    if (named >= fromOffset) {
+                        batch.delete(store.timeIndex, it.key());
+                    }
+                }
+                for (OffsetPosition entry : offsets) {
+                    batch.put(store.offsetIndex, offsetKey(entry.offset()), offsetValue(entry));
+                }
+                for (TimestampOffset entry : times) {
+                    batch.put(store.timeIndex, timeKey(entry.timestamp()), timeValue(entry));
+                }
+                if (cleanerCheckpoint.isPresent()) {
+                    batch.put(
+                            store.partitionState,
+                            cleanerCheckpointKey,
+                            ByteBuffer.allocate(Long.BYTES)
+                                    .putLong(cleanerCheckpoint.get())
+                                    .array());
+                }
+                db.write(store.syncedWrites, batch);
+                store.indexWritten();
+            } catch (RocksDBException e) {
+                throw new IndexStoreException(
+                        "cannot replace the index entries of [" + fromOffset + ", " + toOffset + ")", e);
+            }
+        });
+    }
+
+    /** Writes the cleaner's checkpoint alone (after a truncation below it), synced. */
+    public void writeCleanerCheckpoint(long offset) {
+        writeLong(cleanerCheckpointKey, offset, store.syncedWrites, "the cleaner checkpoint");
     }
 
     // ---- producer snapshot ----
@@ -307,7 +442,7 @@ public final class PartitionIndex {
         }
     }
 
-    /** Removes every entry of this partition: offsets, times, state and producer snapshot. */
+    /** Removes every entry of this partition: offsets, times, state, producer snapshot, checkpoints. */
     public void deleteAll() {
         buffer.delete(() -> {
             buffer.offsets.clear();
@@ -319,6 +454,7 @@ public final class PartitionIndex {
         try {
             db.delete(store.partitionState, store.unsyncedWrites, producerSnapshotKey);
             db.delete(store.partitionState, store.unsyncedWrites, highWatermarkKey);
+            db.delete(store.partitionState, store.unsyncedWrites, cleanerCheckpointKey);
             db.delete(store.partitionState, store.syncedWrites, prefix);
         } catch (RocksDBException e) {
             throw new IndexStoreException("cannot delete partition state", e);

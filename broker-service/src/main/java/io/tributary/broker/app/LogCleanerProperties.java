@@ -1,0 +1,48 @@
+package io.tributary.broker.app;
+
+import io.tributary.broker.log.cleaner.CleanerConfig;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * The log cleaner ({@code tributary.broker.log-cleaner.*}): compaction of topics whose {@code
+ * cleanup.policy} has {@code compact}, on one thread.
+ *
+ * @param enabled Kafka's {@code log.cleaner.enable}: whether the broker compacts at all
+ * @param dedupeBufferSize Kafka's {@code log.cleaner.dedupe.buffer.size}: the heap of the cleaner's
+ *     key-digest map, 24 bytes per key (128 MB: about 5 million keys per pass); allocated at the
+ *     first pass, so a broker without compacted topics never takes it
+ * @param dedupeBufferLoadFactor Kafka's {@code log.cleaner.io.buffer.load.factor}
+ * @param ioBufferSize Kafka's {@code log.cleaner.io.buffer.size}: the largest read of batches
+ * @param backoff Kafka's {@code log.cleaner.backoff.ms}: the pause between two runs
+ * @param roundsPerRun at most this many passes per run, so that a run ends and the next one sees
+ *     new partitions and high watermarks
+ */
+@Validated
+@ConfigurationProperties("tributary.broker.log-cleaner")
+public record LogCleanerProperties(
+        @DefaultValue("true") boolean enabled,
+        @DefaultValue("128MB") @NotNull DataSize dedupeBufferSize,
+        @DefaultValue("0.9") double dedupeBufferLoadFactor,
+        @DefaultValue("512KB") @NotNull DataSize ioBufferSize,
+        @DefaultValue("15s") @NotNull Duration backoff,
+        @DefaultValue("16") @Min(1) @Max(1_000_000) int roundsPerRun) {
+
+    public LogCleanerProperties {
+        if (backoff != null && (backoff.isNegative() || backoff.isZero())) {
+            throw new IllegalArgumentException("tributary.broker.log-cleaner.backoff must be positive, got " + backoff);
+        }
+    }
+
+    /** The core's cleaner bounds. */
+    public CleanerConfig toCleanerConfig() {
+        return new CleanerConfig(
+                dedupeBufferSize.toBytes(), dedupeBufferLoadFactor, Math.toIntExact(ioBufferSize.toBytes()));
+    }
+}

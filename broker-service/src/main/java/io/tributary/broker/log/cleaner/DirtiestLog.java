@@ -1,0 +1,53 @@
+package io.tributary.broker.log.cleaner;
+
+import io.tributary.broker.log.CleanableSection;
+import io.tributary.broker.log.CompactionConfig;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Which log a cleaner thread cleans next, by Kafka's rules: among the logs whose {@code
+ * cleanup.policy} has {@code compact} and that have dirty bytes, those whose dirty ratio (dirty
+ * bytes over cleanable bytes) is above {@code min.cleanable.dirty.ratio}, or whose oldest dirty
+ * record is older than {@code max.compaction.lag.ms}; of these, the one with the largest dirty ratio
+ * (of equal ones, the first given).
+ *
+ * <p>Stateless; thread-safe.
+ */
+public final class DirtiestLog {
+
+    private DirtiestLog() {}
+
+    /**
+     * The candidate to clean now, if any needs it at {@code nowMs}: {@code sectionOf} gives each
+     * candidate's cleanable section, taken just before choosing.
+     */
+    public static <T> Optional<T> choose(List<T> candidates, Function<T, CleanableSection> sectionOf, long nowMs) {
+        return candidates.stream()
+                .map(c -> Map.entry(c, sectionOf.apply(c)))
+                .filter(e -> isDue(e.getValue(), nowMs))
+                .max(Comparator.comparingDouble(e -> e.getValue().dirtyRatio()))
+                .map(Map.Entry::getKey);
+    }
+
+    /** Whether {@code section} must be cleaned at {@code nowMs}. */
+    public static boolean isDue(CleanableSection section, long nowMs) {
+        CompactionConfig compaction = section.config().compaction();
+        if (!compaction.compacts() || section.dirtyBytes() == 0) {
+            return false;
+        }
+        return pastMaxCompactionLag(section, nowMs) || section.dirtyRatio() > compaction.minCleanableDirtyRatio();
+    }
+
+    private static boolean pastMaxCompactionLag(CleanableSection section, long nowMs) {
+        Optional<Duration> maxLag = section.config().compaction().maxCompactionLag();
+        return maxLag.isPresent()
+                && section.firstDirtyTimestampMs().isPresent()
+                && nowMs - section.firstDirtyTimestampMs().getAsLong()
+                        > maxLag.get().toMillis();
+    }
+}
