@@ -696,7 +696,10 @@ public final class PartitionLog implements AutoCloseable {
                     Math.min(upperBoundOffset, recoveryPoint), end.segment().baseOffset());
             Long floor = segments.floorKey(bound);
             long firstUncleanable = floor == null ? segments.firstKey() : floor;
-            long firstDirty = Math.max(logStartOffset, Math.min(cleanerCheckpoint, firstUncleanable));
+            // The log start may be past the bound (a follower whose high watermark is below the records
+            // deleted before it): then nothing is cleanable, and the section is empty, not refused.
+            long firstDirty =
+                    Math.min(Math.max(logStartOffset, Math.min(cleanerCheckpoint, firstUncleanable)), firstUncleanable);
             long minLagMs = config.compaction().minCompactionLag().toMillis();
             if (minLagMs > 0) {
                 Long dirtyBase = segments.floorKey(firstDirty);

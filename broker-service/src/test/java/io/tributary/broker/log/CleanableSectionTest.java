@@ -83,6 +83,23 @@ class CleanableSectionTest {
         assertThat(log.cleanableSection(10).firstUncleanableOffset()).isEqualTo(10);
     }
 
+    /**
+     * A log whose start offset is past the bound (a follower whose high watermark is still below the
+     * records deleted before it, as in the degraded test cluster: "first dirty offset 4 is past the
+     * uncleanable 0" failed every cleaner round): nothing is cleanable, and asking is no error.
+     */
+    @Test
+    void aLogStartPastTheBoundLeavesNothingCleanable() {
+        log = PartitionLog.open(dir.resolve("data"), TP, COMPACT, store, clock);
+        fill(999_000, 999_000, 999_000);
+        log.deleteRecordsBefore(4);
+
+        CleanableSection section = log.cleanableSection(2);
+
+        assertThat(section.firstDirtyOffset()).isEqualTo(section.firstUncleanableOffset());
+        assertThat(section.dirtyBytes()).isZero();
+    }
+
     @Test
     void segmentsNotYetFsyncedByTheirRollAreNotCleanable() {
         List<Runnable> pendingFlushes = new ArrayList<>();
