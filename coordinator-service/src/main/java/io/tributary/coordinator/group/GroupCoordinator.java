@@ -216,7 +216,7 @@ public final class GroupCoordinator {
         assigner.update(group, epochBefore);
         Optional<SortedSet<TopicIdPartition>> owned = epoch == HeartbeatRequest.JOIN_EPOCH
                 ? Optional.of(Collections.emptySortedSet())
-                : request.ownedPartitions();
+                : Reconciler.trustedOwned(request.ownedPartitions(), assignedBefore);
         Reconciler.reconcile(group, member, owned, ackAllowed, nowMs);
         group.touch(member);
         member.sessionDeadlineMs = nowMs + config.sessionTimeout().toMillis();

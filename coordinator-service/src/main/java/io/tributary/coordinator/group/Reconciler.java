@@ -68,6 +68,26 @@ final class Reconciler {
         }
     }
 
+    /**
+     * What a KIP-848 heartbeat's {@code TopicPartitions} can be taken to say about what the member
+     * owns ({@code reported}; empty: not sent). A list that lacks a partition the member was given
+     * and still keeps ({@code assigned}) is an acknowledgement of an older assignment than the one
+     * it was last sent: the Kafka consumer acknowledges the part of an assignment it could resolve
+     * to topic names (a topic the coordinator knows before the client's metadata does) or what it
+     * had reconciled when the newer assignment arrived, and goes on to take the rest. Such a list
+     * says nothing about what the member will own next, so it is read as "not sent" (it still owns
+     * what it must revoke); the member acknowledges again once it has caught up. Without this, the
+     * coordinator released partitions a member was about to start consuming, and a second member
+     * consumed them at the same time.
+     */
+    static Optional<SortedSet<TopicIdPartition>> trustedOwned(
+            Optional<SortedSet<TopicIdPartition>> reported, Set<TopicIdPartition> assigned) {
+        if (reported.isPresent() && !reported.get().containsAll(assigned)) {
+            return Optional.empty();
+        }
+        return reported;
+    }
+
     private static void computeNext(
             ConsumerGroup group, ConsumerGroupMember member, Optional<SortedSet<TopicIdPartition>> owned) {
         SortedSet<TopicIdPartition> target = group.target.getOrDefault(member.memberId, Collections.emptySortedSet());

@@ -84,6 +84,34 @@ class GroupCoordinatorTest {
     }
 
     @Test
+    void anAcknowledgementOfAnOlderAssignmentReleasesNothing() {
+        // a is given all four, but its client could not resolve the topic yet (its metadata lags
+        // the coordinator's): it acknowledges the part it could resolve, nothing, and goes on to
+        // take all four once its metadata has the topic.
+        HeartbeatResponse a = send(join("a", List.of("t")));
+        assertThat(assignment(a)).isEqualTo(all(topic, 4));
+        HeartbeatResponse b = send(join("b", List.of("t")));
+
+        HeartbeatResponse stale = send(beat("a", a.memberEpoch(), Set.of()));
+        Set<TopicIdPartition> aKeeps = assignment(stale);
+        assertThat(aKeeps).hasSize(2);
+        assertThat(stale.memberEpoch())
+                .as("an empty list from a member that was given partitions acknowledges an older assignment")
+                .isEqualTo(a.memberEpoch());
+        assertThat(send(beat("b", b.memberEpoch(), Set.of())).assignment())
+                .as("nothing released to b while a may still be taking all four")
+                .isEmpty();
+
+        // a caught up: it owns all four, then gives up the two it no longer keeps.
+        assertThat(send(beat("a", a.memberEpoch(), all(topic, 4))).memberEpoch())
+                .isEqualTo(a.memberEpoch());
+        assertThat(send(beat("a", a.memberEpoch(), aKeeps)).memberEpoch()).isEqualTo(b.memberEpoch());
+        Set<TopicIdPartition> rest = new TreeSet<>(all(topic, 4));
+        rest.removeAll(aKeeps);
+        assertThat(assignment(send(beat("b", b.memberEpoch(), Set.of())))).isEqualTo(rest);
+    }
+
+    @Test
     void aMemberThatLeavesReleasesItsPartitionsAtOnce() {
         HeartbeatResponse a = send(join("a", List.of("t")));
         HeartbeatResponse b = send(join("b", List.of("t")));
