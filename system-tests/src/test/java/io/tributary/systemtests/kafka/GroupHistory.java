@@ -233,6 +233,29 @@ final class GroupHistory {
     }
 
     /** The log without deliveries and successful commits, one event a line, for a failure message. */
+    /**
+     * The deliveries of {@code partition} within 2 of {@code offset} and its commits within 3 of
+     * it, by index: what a failure names about an offset never delivered.
+     */
+    synchronized String around(int partition, long offset) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < events.size(); i++) {
+            Event event = events.get(i);
+            boolean near = switch (event) {
+                case Delivered d -> d.partition() == partition && Math.abs(d.offset() - offset) <= 2;
+                case Committed c ->
+                    c.offsets().containsKey(partition) && Math.abs(c.offsets().get(partition) - offset) <= 3;
+                case CommitFailed c ->
+                    c.offsets().containsKey(partition) && Math.abs(c.offsets().get(partition) - offset) <= 3;
+                default -> false;
+            };
+            if (near) {
+                out.append('#').append(i).append(' ').append(event).append('\n');
+            }
+        }
+        return out.toString();
+    }
+
     @Override
     public synchronized String toString() {
         StringBuilder out = new StringBuilder();

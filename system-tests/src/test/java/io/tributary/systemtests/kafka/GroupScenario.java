@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
@@ -268,24 +269,39 @@ final class GroupScenario {
                     .untilAsserted(() -> {
                         assertMembersAlive(running);
                         Map<Integer, Set<Long>> delivered = history.deliveredOffsets();
-                        Map<Integer, Long> skipped = new TreeMap<>();
+                        // Partition -> the offsets below its end never delivered (the first 10).
+                        Map<Integer, List<Long>> skipped = new TreeMap<>();
                         ends.forEach((p, end) -> {
                             Set<Long> offsets = delivered.getOrDefault(p, Set.of());
-                            long missing =
-                                    end - offsets.stream().filter(o -> o < end).count();
-                            if (missing > 0) {
+                            List<Long> missing = LongStream.range(0, end)
+                                    .filter(o -> !offsets.contains(o))
+                                    .limit(10)
+                                    .boxed()
+                                    .toList();
+                            if (!missing.isEmpty()) {
                                 skipped.put(p, missing);
                             }
                         });
                         assertThat(skipped)
-                                .as("offsets not delivered yet, by partition")
+                                .as("offsets not delivered yet, by partition (committed now: %s)", committedOffsets())
                                 .isEmpty();
                         assertThat(committedOffsets()).as("committed offsets").isEqualTo(ends);
                     });
         } catch (ConditionTimeoutException e) {
+            StringBuilder near = new StringBuilder();
+            Map<Integer, Set<Long>> delivered = history.deliveredOffsets();
+            ends.forEach((p, end) -> LongStream.range(0, end)
+                    .filter(o -> !delivered.getOrDefault(p, Set.of()).contains(o))
+                    .limit(3)
+                    .forEach(o -> near.append("around partition ")
+                            .append(p)
+                            .append(" offset ")
+                            .append(o)
+                            .append(":\n")
+                            .append(history.around(p, o))));
             throw new AssertionError(
                     "not everything was delivered and committed: " + e.getMessage() + "\nhistory:\n" + history + "\n"
-                            + target.logsHint(),
+                            + near + target.logsHint(),
                     e);
         }
     }
