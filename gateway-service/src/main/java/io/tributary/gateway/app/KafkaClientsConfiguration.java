@@ -18,6 +18,7 @@ import io.tributary.gateway.produce.IdempotencyProperties;
 import io.tributary.gateway.produce.ProduceController;
 import io.tributary.gateway.produce.ProduceProperties;
 import io.tributary.gateway.produce.Producers;
+import io.tributary.gateway.sse.RecordEvent;
 import io.tributary.gateway.sse.SharedTailReaders;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -210,7 +211,7 @@ class KafkaClientsConfiguration {
                 sse.sharedConsumers(),
                 sse.pollWait(),
                 sse.tailHistorySize().toBytes(),
-                EventStreamController::recordJson,
+                RecordEvent::of,
                 new SharedTailReaders.Listener() {
                     @Override
                     public void fetched() {

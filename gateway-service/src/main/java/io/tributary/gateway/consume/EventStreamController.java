@@ -8,10 +8,10 @@ import io.tributary.gateway.metrics.GatewayMetrics;
 import io.tributary.gateway.problem.KafkaProblems;
 import io.tributary.gateway.problem.ProblemException;
 import io.tributary.gateway.problem.ProblemType;
-import io.tributary.gateway.record.RecordJson;
 import io.tributary.gateway.record.Timestamps;
 import io.tributary.gateway.sse.CursorCodec;
 import io.tributary.gateway.sse.MalformedCursorException;
+import io.tributary.gateway.sse.RecordEvent;
 import io.tributary.gateway.sse.SharedTailReaders;
 import io.tributary.gateway.sse.SseFrames;
 import io.tributary.gateway.sse.StreamBuffer;
@@ -103,15 +103,6 @@ public class EventStreamController {
     /** Closes this controller's consumers (at shutdown). */
     public void close() {
         pool.close();
-    }
-
-    /** A record's JSON, the {@code data:} line of its event. */
-    public static byte[] recordJson(ConsumerRecord<byte[], byte[]> r) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), out)) {
-            RecordJson.writeConsumed(g, r);
-        }
-        return out.toByteArray();
     }
 
     @Operation(operationId = "streamEvents", summary = "Server-Sent Events of a topic")
@@ -305,7 +296,8 @@ public class EventStreamController {
             int count = 0;
             for (TopicPartition tp : polled.partitions()) {
                 for (ConsumerRecord<byte[], byte[]> r : polled.records(tp)) {
-                    if (!stream.deliverWaiting(tp.partition(), r.offset(), recordJson(r), limits.slowClientTimeout())) {
+                    if (!stream.deliverWaiting(
+                            tp.partition(), r.offset(), RecordEvent.of(r), limits.slowClientTimeout())) {
                         metrics.consumed(topic, "sse", count);
                         return false;
                     }

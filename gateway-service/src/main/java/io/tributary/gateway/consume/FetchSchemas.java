@@ -14,7 +14,9 @@ final class FetchSchemas {
 
     private FetchSchemas() {}
 
-    @Schema(name = "ConsumedRecord", description = "A record as read; used by fetch and by SSE data:.")
+    @Schema(
+            name = "ConsumedRecord",
+            description = "A record as read; used by fetch and by SSE data: (a delete event's data has no value).")
     record ConsumedRecord(
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
             String topic,
@@ -29,10 +31,15 @@ final class FetchSchemas {
             String key,
             @JsonProperty("key_b64") String keyB64,
 
-            @Schema(description = "The value when it is valid UTF-8 JSON")
+            @Schema(description = "The value when it is valid UTF-8 JSON; null on a tombstone")
             Object value,
 
             @JsonProperty("value_b64") String valueB64,
+
+            @Schema(
+                    description =
+                            "true on a tombstone (a null value: the key was deleted); absent on every other record")
+            Boolean tombstone,
 
             @Schema(requiredMode = Schema.RequiredMode.REQUIRED)
             Map<String, String> headers) {}

@@ -5,6 +5,7 @@ import io.tributary.gateway.problem.ProblemException;
 import io.tributary.gateway.problem.ProblemType;
 import io.tributary.gateway.sse.GroupCursor;
 import io.tributary.gateway.sse.GroupStreamState;
+import io.tributary.gateway.sse.RecordEvent;
 import io.tributary.gateway.sse.SseFrames;
 import java.io.ByteArrayOutputStream;
 import java.time.Duration;
@@ -95,7 +96,7 @@ final class GroupStream implements ConsumerRebalanceListener {
     private final GroupStreamState state;
     private final Settings settings;
     private final GatewayMetrics metrics;
-    private final Function<ConsumerRecord<byte[], byte[]>, byte[]> recordJson;
+    private final Function<ConsumerRecord<byte[], byte[]>, RecordEvent> events;
     private final Map<TopicPartition, Long> resume;
     private final String commitMetadata;
     private final ConcurrentLinkedQueue<PendingCommit> commits = new ConcurrentLinkedQueue<>();
@@ -119,7 +120,7 @@ final class GroupStream implements ConsumerRebalanceListener {
             Map<String, String> topicIdsByName,
             Settings settings,
             GatewayMetrics metrics,
-            Function<ConsumerRecord<byte[], byte[]>, byte[]> recordJson) {
+            Function<ConsumerRecord<byte[], byte[]>, RecordEvent> events) {
         this.group = group;
         this.member = member;
         this.topics = List.copyOf(topics);
@@ -127,7 +128,7 @@ final class GroupStream implements ConsumerRebalanceListener {
         this.state = state;
         this.settings = settings;
         this.metrics = metrics;
-        this.recordJson = recordJson;
+        this.events = events;
         this.resume = new HashMap<>();
         this.commitMetadata = resumeFrom.commitMetadata();
         topicIdsByName.forEach((name, id) -> {
@@ -303,7 +304,7 @@ final class GroupStream implements ConsumerRebalanceListener {
         for (TopicPartition tp : polled.partitions()) {
             int count = 0;
             for (ConsumerRecord<byte[], byte[]> r : polled.records(tp)) {
-                if (!state.deliverWaiting(tp, r.offset(), recordJson.apply(r), settings.slowClientTimeout)) {
+                if (!state.deliverWaiting(tp, r.offset(), events.apply(r), settings.slowClientTimeout)) {
                     metrics.consumed(tp.topic(), "group", count);
                     // a closed stream ends the loop by itself; otherwise the client is too slow
                     return state.buffer().isClosed();

@@ -4,7 +4,6 @@ import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.enums.ParameterIn;
 import io.tributary.gateway.admin.TopicNames;
-import io.tributary.gateway.consume.EventStreamController;
 import io.tributary.gateway.consume.SseProperties;
 import io.tributary.gateway.metrics.GatewayMetrics;
 import io.tributary.gateway.problem.KafkaProblems;
@@ -14,6 +13,7 @@ import io.tributary.gateway.sse.GroupCursor;
 import io.tributary.gateway.sse.GroupCursorCodec;
 import io.tributary.gateway.sse.GroupStreamState;
 import io.tributary.gateway.sse.MalformedCursorException;
+import io.tributary.gateway.sse.RecordEvent;
 import io.tributary.gateway.sse.SseFrames;
 import io.tributary.gateway.sse.StreamBuffer;
 import jakarta.servlet.http.HttpServletResponse;
@@ -171,7 +171,7 @@ public class GroupStreamController {
                 new GroupStream.Settings(
                         sse.pollWait(), sse.slowClientTimeout(), clusterTimeout, limits.closeTimeout(), mode, earliest),
                 metrics,
-                EventStreamController::recordJson);
+                RecordEvent::of);
         response.setStatus(200);
         response.setContentType("text/event-stream");
         response.setCharacterEncoding("UTF-8");

@@ -38,6 +38,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.InvalidRecordException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
@@ -449,7 +450,9 @@ public class ProduceController {
         CompletableFuture<RecordMetadata> result = new CompletableFuture<>();
         try {
             producer.send(record, (metadata, exception) -> {
-                if (exception != null) {
+                if (exception instanceof InvalidRecordException refused && r.key() == null) {
+                    result.completeExceptionally(keyless(refused));
+                } else if (exception != null) {
                     result.completeExceptionally(exception);
                 } else {
                     result.complete(metadata);
@@ -459,6 +462,21 @@ public class ProduceController {
             result.completeExceptionally(e);
         }
         return result;
+    }
+
+    /**
+     * A record without a key the cluster refused as invalid: what Kafka (and Tributary) refuse
+     * without a key is a record for a compacted topic, whose log keeps the latest record of each key.
+     * Said here in the gateway's words, so the answer reads the same whichever cluster refused it.
+     */
+    private static ProblemException keyless(InvalidRecordException refused) {
+        return new ProblemException(
+                ProblemType.INVALID_RECORD,
+                "The cluster refused this record, which has no key, as invalid (INVALID_RECORD): a compacted"
+                        + " topic (cleanup.policy=compact) keeps the latest record of each key and refuses records"
+                        + " without one, tombstones too. Give the record a key.",
+                Map.of(),
+                refused);
     }
 
     private static RecordMetadata await(CompletableFuture<RecordMetadata> f, long deadlineNanos) {

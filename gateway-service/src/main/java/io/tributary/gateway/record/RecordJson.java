@@ -272,11 +272,52 @@ public final class RecordJson {
     }
 
     /**
-     * Writes {@code record} as a {@code ConsumedRecord} object. Keys and header values that are not
-     * UTF-8 text come out as {@code key_b64} or with U+FFFD replacements; values as {@code value} when
-     * they are valid UTF-8 JSON (line breaks become spaces), otherwise as {@code value_b64}.
+     * Writes {@code record} as a {@code ConsumedRecord} object (a fetch answer's record, an SSE
+     * {@code record} event's data). Keys and header values that are not UTF-8 text come out as {@code
+     * key_b64} or with U+FFFD replacements; values as {@code value} when they are valid UTF-8 JSON
+     * (line breaks become spaces), otherwise as {@code value_b64}. A tombstone (Kafka's null value)
+     * is {@code "value":null} followed by {@code "tombstone":true}; no other record has {@code
+     * tombstone}. The fields, in this order:
+     *
+     * <pre>
+     * {"topic":"orders",                       the topic's name
+     *  "partition":0,                          the partition
+     *  "offset":42,                            the record's offset
+     *  "timestamp":"2026-11-29T21:00:00.123Z", RFC 3339 (UTC, milliseconds), or null (no timestamp)
+     *  "key":"customer-7",                     UTF-8 text or null (no key); key_b64 instead when not UTF-8
+     *  "value":{"total":12.5},                 the JSON text as stored; value_b64 instead when not JSON;
+     *                                          null on a tombstone, then "tombstone":true
+     *  "headers":{"h":"v"}}                    every header, UTF-8 text or null; a repeated name: the last
+     * </pre>
      */
     public static void writeConsumed(JsonGenerator g, ConsumerRecord<byte[], byte[]> record) {
+        writeRecord(g, record, ValueField.WRITTEN);
+    }
+
+    /**
+     * Writes the tombstone {@code record} (its value is null) as the data of an SSE {@code delete}
+     * event: the fields of {@link #writeConsumed} without {@code value}, {@code value_b64} and {@code
+     * tombstone} (the event's name says it):
+     *
+     * <pre>
+     * {"topic":"orders","partition":0,"offset":43,"timestamp":"2026-11-29T21:00:01.000Z","key":"customer-7","headers":{}}
+     * </pre>
+     */
+    public static void writeDeleted(JsonGenerator g, ConsumerRecord<byte[], byte[]> record) {
+        if (record.value() != null) {
+            throw new IllegalArgumentException("not a tombstone: " + record.topic() + "-" + record.partition()
+                    + " offset " + record.offset() + " has a value");
+        }
+        writeRecord(g, record, ValueField.LEFT_OUT);
+    }
+
+    /** Whether a record's JSON has its value (and on a tombstone the {@code tombstone} flag). */
+    private enum ValueField {
+        WRITTEN,
+        LEFT_OUT
+    }
+
+    private static void writeRecord(JsonGenerator g, ConsumerRecord<byte[], byte[]> record, ValueField valueField) {
         g.writeStartObject();
         g.writeStringProperty("topic", record.topic());
         g.writeNumberProperty("partition", record.partition());
@@ -298,17 +339,8 @@ public final class RecordJson {
                 g.writeStringProperty("key_b64", Base64.getEncoder().encodeToString(key));
             }
         }
-        byte[] value = record.value();
-        if (value == null) {
-            g.writeNullProperty("value");
-        } else {
-            Optional<String> json = jsonText(value);
-            if (json.isPresent()) {
-                g.writeName("value");
-                g.writeRawValue(json.get());
-            } else {
-                g.writeStringProperty("value_b64", Base64.getEncoder().encodeToString(value));
-            }
+        if (valueField == ValueField.WRITTEN) {
+            writeValue(g, record.value());
         }
         Map<String, String> headers = new LinkedHashMap<>();
         for (Header h : record.headers()) {
@@ -326,6 +358,21 @@ public final class RecordJson {
         }
         g.writeEndObject();
         g.writeEndObject();
+    }
+
+    private static void writeValue(JsonGenerator g, byte[] value) {
+        if (value == null) {
+            g.writeNullProperty("value");
+            g.writeBooleanProperty("tombstone", true);
+            return;
+        }
+        Optional<String> json = jsonText(value);
+        if (json.isPresent()) {
+            g.writeName("value");
+            g.writeRawValue(json.get());
+        } else {
+            g.writeStringProperty("value_b64", Base64.getEncoder().encodeToString(value));
+        }
     }
 
     /** Bytes of key, value and headers of a consumed record (what {@code max_bytes} counts). */

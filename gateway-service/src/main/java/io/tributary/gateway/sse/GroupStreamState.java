@@ -148,7 +148,7 @@ public final class GroupStreamState {
      * (below the position) or of a partition not assigned now (dropped); false when there was no room
      * in time (the client is too slow) or the stream is closed.
      */
-    public boolean deliverWaiting(TopicPartition partition, long offset, byte[] recordJson, Duration timeout)
+    public boolean deliverWaiting(TopicPartition partition, long offset, RecordEvent event, Duration timeout)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
@@ -163,7 +163,7 @@ public final class GroupStreamState {
                     return true;
                 }
                 delivered.put(partition, offset + 1);
-                byte[] frame = SseFrames.event("record", GroupCursorCodec.encode(cursorOf(delivered)), recordJson);
+                byte[] frame = event.frame(GroupCursorCodec.encode(cursorOf(delivered)));
                 if (buffer.offer(frame, new Written(partition, offset + 1), Duration.ZERO)) {
                     return true;
                 }

@@ -55,7 +55,7 @@ public final class SharedTailReaders implements AutoCloseable {
     private static final Duration ERROR_PAUSE = Duration.ofMillis(200);
 
     private final Shard[] shards;
-    private final Function<ConsumerRecord<byte[], byte[]>, byte[]> json;
+    private final Function<ConsumerRecord<byte[], byte[]>, RecordEvent> events;
     private final Duration pollWait;
     private final long historyBytes;
     private final Listener listener;
@@ -74,7 +74,7 @@ public final class SharedTailReaders implements AutoCloseable {
             int shards,
             Duration pollWait,
             long historyBytes,
-            Function<ConsumerRecord<byte[], byte[]>, byte[]> json,
+            Function<ConsumerRecord<byte[], byte[]>, RecordEvent> events,
             Listener listener) {
         if (shards < 1) {
             throw new IllegalArgumentException("shards must be positive: " + shards);
@@ -83,7 +83,7 @@ public final class SharedTailReaders implements AutoCloseable {
         for (int i = 0; i < shards; i++) {
             this.shards[i] = new Shard(i, consumers);
         }
-        this.json = json;
+        this.events = events;
         this.pollWait = pollWait;
         this.historyBytes = historyBytes;
         this.listener = listener;
@@ -170,7 +170,7 @@ public final class SharedTailReaders implements AutoCloseable {
     }
 
     /** One record kept for streams that join a little behind the reader. */
-    private record Kept(long offset, byte[] json) {}
+    private record Kept(long offset, RecordEvent event) {}
 
     /** A partition's shared reader: its position, its streams and its recent records. */
     private final class Tail {
@@ -188,12 +188,12 @@ public final class SharedTailReaders implements AutoCloseable {
             this.historyStart = position;
         }
 
-        void keep(long offset, byte[] recordJson) {
-            history.addLast(new Kept(offset, recordJson));
-            historyUsed += recordJson.length;
+        void keep(long offset, RecordEvent event) {
+            history.addLast(new Kept(offset, event));
+            historyUsed += event.data().length;
             while (historyUsed > historyBytes && !history.isEmpty()) {
                 Kept gone = history.pollFirst();
-                historyUsed -= gone.json().length;
+                historyUsed -= gone.event().data().length;
                 historyStart = gone.offset() + 1;
             }
         }
@@ -235,7 +235,7 @@ public final class SharedTailReaders implements AutoCloseable {
                 }
                 for (Kept k : tail.history) {
                     if (k.offset() >= offset) {
-                        StreamState.Outcome o = stream.deliver(tp.partition(), k.offset(), k.json());
+                        StreamState.Outcome o = stream.deliver(tp.partition(), k.offset(), k.event());
                         if (o == StreamState.Outcome.NO_ROOM || o == StreamState.Outcome.CLOSED) {
                             return false;
                         }
@@ -424,13 +424,13 @@ public final class SharedTailReaders implements AutoCloseable {
                         if (r.offset() < tail.position) {
                             continue;
                         }
-                        byte[] data = json.apply(r);
-                        tail.keep(r.offset(), data);
+                        RecordEvent event = events.apply(r);
+                        tail.keep(r.offset(), event);
                         tail.position = r.offset() + 1;
                         var it = tail.streams.iterator();
                         while (it.hasNext()) {
                             StreamState s = it.next();
-                            StreamState.Outcome o = s.deliver(tp.partition(), r.offset(), data);
+                            StreamState.Outcome o = s.deliver(tp.partition(), r.offset(), event);
                             if (o == StreamState.Outcome.DELIVERED) {
                                 delivered++;
                             } else if (o == StreamState.Outcome.NO_ROOM || o == StreamState.Outcome.CLOSED) {

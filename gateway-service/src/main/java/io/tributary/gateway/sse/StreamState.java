@@ -80,15 +80,15 @@ public final class StreamState {
      * Puts the record at {@code offset} of {@code partition} (its JSON) in the buffer with the cursor
      * after it as its id, unless it was delivered already. Never waits.
      */
-    public Outcome deliver(int partition, long offset, byte[] recordJson) {
-        long r = tryDeliver(partition, offset, recordJson);
+    public Outcome deliver(int partition, long offset, RecordEvent event) {
+        long r = tryDeliver(partition, offset, event);
         return r == DELIVERED
                 ? Outcome.DELIVERED
                 : r == DUPLICATE ? Outcome.DUPLICATE : r == CLOSED ? Outcome.CLOSED : Outcome.NO_ROOM;
     }
 
     /** {@link #deliver}; on no room, the frame's size in bytes (positive), else one of the constants. */
-    private long tryDeliver(int partition, long offset, byte[] recordJson) {
+    private long tryDeliver(int partition, long offset, RecordEvent event) {
         lock.lock();
         try {
             if (buffer.isClosed()) {
@@ -98,7 +98,7 @@ public final class StreamState {
                 return DUPLICATE;
             }
             StreamCursor after = cursor.with(partition, offset + 1);
-            byte[] frame = SseFrames.event("record", CursorCodec.encode(after), recordJson);
+            byte[] frame = event.frame(CursorCodec.encode(after));
             if (!offerNow(frame)) {
                 return buffer.isClosed() ? CLOSED : frame.length;
             }
@@ -113,11 +113,11 @@ public final class StreamState {
      * As {@link #deliver}, waiting up to {@code timeout} for room. False when there was no room in
      * time (the client is too slow) or the stream is closed; true when delivered or a duplicate.
      */
-    public boolean deliverWaiting(int partition, long offset, byte[] recordJson, Duration timeout)
+    public boolean deliverWaiting(int partition, long offset, RecordEvent event, Duration timeout)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
-            long r = tryDeliver(partition, offset, recordJson);
+            long r = tryDeliver(partition, offset, event);
             if (r == DELIVERED || r == DUPLICATE) {
                 return true;
             }

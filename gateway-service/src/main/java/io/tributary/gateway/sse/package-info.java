@@ -3,6 +3,8 @@
  * offset of every partition in it, and the topic's id), so any gateway replica resumes a stream
  * exactly from {@code Last-Event-ID}. {@link io.tributary.gateway.sse.CursorCodec} defines the id's
  * format byte by byte; {@link io.tributary.gateway.sse.SseFrames} the bytes of each event; {@link
+ * io.tributary.gateway.sse.RecordEvent} the event of one record ({@code record}, or {@code delete}
+ * for a tombstone, both with the stream's cursor as id); {@link
  * io.tributary.gateway.sse.StreamBuffer} bounds what one stream holds between the cluster and its
  * client; {@link io.tributary.gateway.sse.StreamState} is a stream's position and who feeds each of
  * its partitions; {@link io.tributary.gateway.sse.SharedTailReaders} fetches each partition's end

@@ -12,6 +12,7 @@ import io.tributary.gateway.sse.StreamCursor;
 import io.tributary.gateway.testing.GatewayIntegrationTest;
 import io.tributary.gateway.testing.SseClient;
 import io.tributary.gateway.testing.SseClient.Event;
+import io.tributary.gateway.testing.TestTopics;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -83,12 +84,7 @@ class EventStreamTest extends GatewayIntegrationTest {
     }
 
     private String topicId(String topic) throws Exception {
-        return admin.describeTopics(List.of(topic))
-                .allTopicNames()
-                .get(30, TimeUnit.SECONDS)
-                .get(topic)
-                .topicId()
-                .toString();
+        return TestTopics.topicId(admin, topic);
     }
 
     @Test
@@ -117,6 +113,50 @@ class EventStreamTest extends GatewayIntegrationTest {
             }
             assertThat(client.retry()).contains(Long.toString(sse.retry().toMillis()));
             client.expectNoEventFor(2); // heartbeats come while nothing is produced
+        }
+    }
+
+    /**
+     * A tombstone (a record produced with {@code "value": null}) is an {@code event: delete} with the
+     * record's key, partition, offset, timestamp and headers and no value, its id the cursor after
+     * it: read by a stream's own reader (behind the end) and by the shared tail reader (a stream at
+     * the end) alike.
+     */
+    @Test
+    void aTombstoneIsADeleteEventWithoutAValueFromTheOwnAndTheSharedReader() throws Exception {
+        String topic = createTopic("sse-deleted", 1, Map.of("cleanup.policy", "compact"));
+        String records = "/v1/topics/" + topic + "/records";
+        HttpResponse<String> written = http.post(
+                records,
+                "application/json",
+                "{\"records\":[{\"key\":\"k\",\"value\":1,\"timestamp\":1700000001000},"
+                        + "{\"key\":\"k\",\"value\":null,\"headers\":{\"why\":\"gone\"},\"timestamp\":1700000002000}]}");
+        assertThat(written.statusCode()).as(written.body()).isEqualTo(200);
+        String path = "/v1/topics/" + topic + "/events";
+        try (SseClient behind = SseClient.open(httpPort, path + "?from=earliest");
+                SseClient atEnd = SseClient.open(httpPort, path + "?from=latest")) {
+            assertThat(behind.status()).isEqualTo(200);
+            assertThat(atEnd.status()).isEqualTo(200);
+            assertThat(delivered(next(behind))).isEqualTo(new Delivered(0, 0, "1"));
+            Event deleted = next(behind);
+            assertThat(deleted.name()).isEqualTo("delete");
+            assertThat(deleted.data())
+                    .isEqualTo("{\"topic\":\"" + topic + "\",\"partition\":0,\"offset\":1,"
+                            + "\"timestamp\":\"2023-11-14T22:13:22Z\",\"key\":\"k\",\"headers\":{\"why\":\"gone\"}}");
+            assertThat(CursorCodec.decode(deleted.id().orElseThrow()).nextOffsets())
+                    .containsExactlyEntriesOf(Map.of(0, 2L));
+
+            written = http.post(records, "application/json", "{\"key\":\"k\",\"value\":null}");
+            assertThat(written.statusCode()).as(written.body()).isEqualTo(200);
+            for (SseClient client : List.of(behind, atEnd)) {
+                Event e = next(client);
+                assertThat(e.name()).isEqualTo("delete");
+                assertThat(JsonPath.<String>read(e.data(), "$.key")).isEqualTo("k");
+                assertThat(JsonPath.<Integer>read(e.data(), "$.offset")).isEqualTo(2);
+                assertThat(e.data()).doesNotContain("\"value", "\"tombstone\"");
+                assertThat(CursorCodec.decode(e.id().orElseThrow()).nextOffsets())
+                        .containsExactlyEntriesOf(Map.of(0, 3L));
+            }
         }
     }
 

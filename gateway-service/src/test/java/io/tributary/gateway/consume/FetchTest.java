@@ -55,6 +55,22 @@ class FetchTest extends GatewayIntegrationTest {
     }
 
     @Test
+    void aTombstoneIsFetchedAsANullValueFlaggedTombstoneAndAnEmptyValueIsNot() {
+        String topic = createTopic("fetch-deleted", 1);
+        produce(topic, "{\"records\":[{\"key\":\"k\",\"value\":null},{\"key\":\"k\",\"value_b64\":\"\"}]}");
+
+        String body = records(topic, 0, "offset=0&max_records=2");
+
+        assertThat(JsonPath.<List<Integer>>read(body, "$.records[*].offset")).containsExactly(0, 1);
+        assertThat(body).contains("\"key\":\"k\",\"value\":null,\"tombstone\":true,\"headers\":{}");
+        assertThat(JsonPath.<String>read(body, "$.records[1].value_b64")).isEmpty();
+        assertThat(JsonPath.<List<Integer>>read(body, "$.records[?(@.tombstone == true)].offset"))
+                .as("only the tombstone is flagged")
+                .containsExactly(0);
+        assertThat(body).containsOnlyOnce("\"tombstone\":");
+    }
+
+    @Test
     void aRawTextValueThatIsNotJsonComesBackAsBase64() {
         String topic = createTopic("fetch-text", 1);
         http.post("/v1/topics/" + topic + "/records", "text/plain", "hello".getBytes());

@@ -7,6 +7,7 @@ import io.tributary.common.testing.BackgroundFailures;
 import io.tributary.gateway.metrics.GatewayMetrics;
 import io.tributary.gateway.sse.GroupCursor;
 import io.tributary.gateway.sse.GroupStreamState;
+import io.tributary.gateway.sse.RecordEvent;
 import io.tributary.gateway.sse.StreamBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -69,7 +70,7 @@ class GroupStreamTest {
                     GroupStream.CommitMode.AUTO,
                     true),
             new GatewayMetrics(new SimpleMeterRegistry()),
-            r -> ("{\"offset\":" + r.offset() + "}").getBytes(StandardCharsets.UTF_8));
+            r -> RecordEvent.record(("{\"offset\":" + r.offset() + "}").getBytes(StandardCharsets.UTF_8)));
     /** The writer's and the stream's reader's failures: checked after each test. */
     @RegisterExtension
     final BackgroundFailures background = new BackgroundFailures();

@@ -339,6 +339,37 @@ class GroupStreamsTest {
         }
     }
 
+    /** A tombstone on a group stream is an {@code event: delete}, as on a topic stream: key, no value, an id. */
+    @Test
+    void aTombstoneIsADeleteEventOnAGroupStream() throws Exception {
+        String topic = topic(1);
+        String path = "/v1/groups/" + unique("g") + "/events?topics=" + topic + "&from=earliest";
+        producer.send(new ProducerRecord<>(topic, 0, "k", "1"));
+        producer.send(new ProducerRecord<>(topic, 0, "k", null));
+        producer.flush();
+        GroupStreamReader.Log log = new GroupStreamReader.Log();
+        GroupStreamReader stream = GroupStreamReader.open(background, "s", portA, path, log);
+        try {
+            await("the record and the tombstone").until(() -> stream.records().size() >= 2);
+            assertThat(stream.records())
+                    .extracting(GroupStreamReader.Record::event, GroupStreamReader.Record::offset)
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple("record", 0L),
+                            org.assertj.core.groups.Tuple.tuple("delete", 1L));
+            JsonNode deleted = log.entries().stream()
+                    .filter(e -> e.event().equals("delete"))
+                    .findFirst()
+                    .orElseThrow()
+                    .data();
+            assertThat(deleted.path("key").asText()).isEqualTo("k");
+            assertThat(deleted.has("value")).isFalse();
+            assertThat(GroupCursorCodec.decode(stream.lastId()).nextOffset(TestTopics.topicId(admin, topic), 0))
+                    .isEqualTo(2);
+        } finally {
+            stream.close();
+        }
+    }
+
     private static boolean allLagZero(JsonNode partitions) {
         for (JsonNode p : partitions) {
             if (p.path("lag").asLong(-1) != 0) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
+import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.InvalidReplicationFactorException;
 import org.apache.kafka.common.errors.InvalidTopicException;
@@ -36,6 +37,11 @@ class KafkaProblemsTest {
                 Arguments.of(new LeaderNotAvailableException("x"), ProblemType.CLUSTER_UNAVAILABLE),
                 Arguments.of(new java.util.concurrent.TimeoutException("x"), ProblemType.CLUSTER_UNAVAILABLE),
                 Arguments.of(new ExecutionException(new TopicExistsException("x")), ProblemType.TOPIC_EXISTS),
+                Arguments.of(new InvalidRecordException("x"), ProblemType.INVALID_RECORD),
+                Arguments.of(
+                        new KafkaException("Failed to append record because it was part of a batch which had one more"
+                                + " more invalid records"),
+                        ProblemType.INVALID_RECORD),
                 Arguments.of(new KafkaException("x"), ProblemType.CLUSTER_ERROR));
     }
 
@@ -52,5 +58,14 @@ class KafkaProblemsTest {
     @MethodSource("mapping")
     void unavailableAndNotEnoughReplicasAreRetryable(Throwable error, ProblemType expected) {
         assertThat(KafkaProblems.toProblem(error).type().retryable()).isEqualTo(expected.status() == 503);
+    }
+
+    @org.junit.jupiter.api.Test
+    void aRecordRefusedForAnotherRecordOfItsBatchSaysSo() {
+        ProblemException problem = KafkaProblems.toProblem(new ExecutionException(new KafkaException(
+                "Failed to append record because it was part of a batch which had one more more invalid records")));
+
+        assertThat(problem.type()).isEqualTo(ProblemType.INVALID_RECORD);
+        assertThat(problem.getMessage()).contains("another record of the batch", "send it again");
     }
 }

@@ -126,6 +126,79 @@ class ProduceTest extends GatewayIntegrationTest {
         assertThat(new java.util.HashSet<>(httpPartitions)).hasSizeGreaterThan(3);
     }
 
+    /**
+     * {@code "value": null} (and a record without {@code value}) is a tombstone: Kafka's null value,
+     * not an empty one; {@code value_b64: ""} and an empty raw body are empty values, not tombstones.
+     */
+    @Test
+    void aNullValueIsWrittenAsATombstoneAndAnEmptyValueIsNot() {
+        String topic = createTopic("produce-tombstone", 1, Map.of("cleanup.policy", "compact"));
+        String records = "/v1/topics/" + topic + "/records";
+
+        HttpResponse<String> r = http.post(
+                records,
+                "application/json",
+                "{\"records\":[{\"key\":\"a\",\"value\":null},{\"key\":\"b\"},{\"key\":\"c\",\"value_b64\":\"\"}]}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        HttpResponse<String> ndjson = http.post(records, "application/x-ndjson", "{\"key\":\"d\",\"value\":null}\n");
+        assertThat(ndjson.statusCode()).as(ndjson.body()).isEqualTo(200);
+        HttpResponse<String> raw = http.post(records, "text/plain", new byte[0], "Record-Key", "e");
+        assertThat(raw.statusCode()).as(raw.body()).isEqualTo(200);
+
+        List<ConsumerRecord<byte[], byte[]>> got = readAll(topic, 0, 5);
+        assertThat(got.get(0).value()).as("value: null").isNull();
+        assertThat(got.get(1).value()).as("no value").isNull();
+        assertThat(got.get(2).value()).as("value_b64: \"\"").isEmpty();
+        assertThat(got.get(3).value()).as("NDJSON value: null").isNull();
+        assertThat(got.get(4).value()).as("an empty raw body").isEmpty();
+        assertThat(got.get(3).key()).isEqualTo("d".getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The cluster refuses a record without a key in a compacted topic ({@code INVALID_RECORD}): the
+     * client gets 400 {@code invalid-record} saying why, never a 5xx; in a batch, a record the
+     * cluster refused only for that one's sake says so, and records of other batches are written.
+     */
+    @Test
+    void aRecordWithoutAKeyInACompactedTopicIs400InvalidRecordSayingWhy() {
+        String topic = createTopic("produce-keyless", 2, Map.of("cleanup.policy", "compact"));
+        String records = "/v1/topics/" + topic + "/records";
+
+        for (String body : List.of("{\"value\":null}", "{\"value\":1}")) {
+            HttpResponse<String> r = http.post(records, "application/json", body);
+            assertThat(r.statusCode()).as(body + " -> " + r.body()).isEqualTo(400);
+            assertThat(r.headers().firstValue("Content-Type")).contains("application/problem+json");
+            assertThat(JsonPath.<String>read(r.body(), "$.type")).isEqualTo("urn:tributary:problem:invalid-record");
+            assertThat(JsonPath.<String>read(r.body(), "$.detail"))
+                    .contains("no key", "compacted", "cleanup.policy=compact");
+        }
+        HttpResponse<String> raw = http.post(records, "text/plain", "no key".getBytes(StandardCharsets.UTF_8));
+        assertThat(raw.statusCode()).as(raw.body()).isEqualTo(400);
+        assertThat(JsonPath.<String>read(raw.body(), "$.detail")).contains("no key");
+
+        HttpResponse<String> batch = http.post(
+                records,
+                "application/json",
+                "{\"records\":[{\"key\":\"a\",\"value\":1,\"partition\":0},{\"value\":2,\"partition\":0},"
+                        + "{\"key\":\"b\",\"value\":3,\"partition\":1}]}");
+        assertThat(batch.statusCode()).as(batch.body()).isEqualTo(207);
+        assertThat(JsonPath.<List<String>>read(batch.body(), "$.results[0,1].problem.type"))
+                .containsOnly("urn:tributary:problem:invalid-record");
+        assertThat(JsonPath.<String>read(batch.body(), "$.results[0].problem.detail"))
+                .contains("another record of the batch");
+        assertThat(JsonPath.<String>read(batch.body(), "$.results[1].problem.detail"))
+                .contains("no key");
+        assertThat(JsonPath.<Integer>read(batch.body(), "$.results[2].offset")).isEqualTo(0);
+
+        HttpResponse<String> ndjson = http.post(records, "application/x-ndjson", "{\"value\":1,\"partition\":1}\n");
+        assertThat(ndjson.statusCode()).isEqualTo(200);
+        assertThat(JsonPath.<String>read(ndjson.body().strip(), "$.problem.type"))
+                .isEqualTo("urn:tributary:problem:invalid-record");
+        assertThat(readAll(topic, 1, 1))
+                .extracting(rec -> new String(rec.value(), StandardCharsets.UTF_8))
+                .containsExactly("3");
+    }
+
     @Test
     void aPartitionInTheUrlPinsEveryRecord() {
         String topic = createTopic("produce-pinned", 3);

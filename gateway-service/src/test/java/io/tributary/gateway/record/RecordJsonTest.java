@@ -289,6 +289,45 @@ class RecordJsonTest {
         assertThat(out.get("value").isNull()).isTrue();
     }
 
+    @Test
+    void aConsumedTombstoneIsANullValueFlaggedTombstone() {
+        String line = consumedLine(utf8("k"), null);
+
+        assertThat(line)
+                .isEqualTo("{\"topic\":\"t\",\"partition\":3,\"offset\":42,\"timestamp\":\"2026-11-29T21:00:00.123Z\","
+                        + "\"key\":\"k\",\"value\":null,\"tombstone\":true,\"headers\":{\"h\":\"v\"}}");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "null", "{}"})
+    void aConsumedRecordWithAValueHasNoTombstoneField(String value) {
+        JsonNode out = consumed(utf8("k"), utf8(value));
+
+        assertThat(out.has("tombstone")).isFalse();
+    }
+
+    @Test
+    void aDeletedRecordIsWrittenWithoutAValue() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JsonGenerator g = JsonFactory.builder().build().createGenerator(ObjectWriteContext.empty(), out)) {
+            RecordJson.writeDeleted(g, consumerRecord(new byte[] {(byte) 0xff, 0}, null));
+        }
+
+        assertThat(out.toString(StandardCharsets.UTF_8))
+                .isEqualTo("{\"topic\":\"t\",\"partition\":3,\"offset\":42,\"timestamp\":\"2026-11-29T21:00:00.123Z\","
+                        + "\"key_b64\":\"/wA=\",\"headers\":{\"h\":\"v\"}}");
+    }
+
+    @Test
+    void onlyATombstoneIsWrittenAsDeleted() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JsonGenerator g = JsonFactory.builder().build().createGenerator(ObjectWriteContext.empty(), out)) {
+            assertThatThrownBy(() -> RecordJson.writeDeleted(g, consumerRecord(utf8("k"), new byte[0])))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("not a tombstone");
+        }
+    }
+
     /**
      * Any bytes produced as {@code value_b64} and read back give the same bytes, and a JSON value
      * written out and produced again is stored unchanged: the codec loses nothing, either way.
@@ -344,9 +383,20 @@ class RecordJsonTest {
     }
 
     private static String consumedLine(byte[] key, byte[] value) {
+        ConsumerRecord<byte[], byte[]> record = consumerRecord(key, value);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (JsonGenerator g = JsonFactory.builder().build().createGenerator(ObjectWriteContext.empty(), out)) {
+            RecordJson.writeConsumed(g, record);
+        }
+        String line = out.toString(StandardCharsets.UTF_8);
+        assertThat(line).doesNotContain("\n").doesNotContain("\r");
+        return line;
+    }
+
+    private static ConsumerRecord<byte[], byte[]> consumerRecord(byte[] key, byte[] value) {
         RecordHeaders headers = new RecordHeaders();
         headers.add("h", utf8("v"));
-        ConsumerRecord<byte[], byte[]> record = new ConsumerRecord<>(
+        return new ConsumerRecord<>(
                 "t",
                 3,
                 42,
@@ -358,13 +408,6 @@ class RecordJsonTest {
                 value,
                 headers,
                 Optional.empty());
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (JsonGenerator g = JsonFactory.builder().build().createGenerator(ObjectWriteContext.empty(), out)) {
-            RecordJson.writeConsumed(g, record);
-        }
-        String line = out.toString(StandardCharsets.UTF_8);
-        assertThat(line).doesNotContain("\n").doesNotContain("\r");
-        return line;
     }
 
     private static void assertProblem(Runnable call, ProblemType type) {

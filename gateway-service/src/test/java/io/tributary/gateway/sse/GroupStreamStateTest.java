@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -19,6 +20,10 @@ class GroupStreamStateTest {
     private static final TopicPartition P1 = new TopicPartition("orders", 1);
 
     private final GroupStreamState state = new GroupStreamState(new StreamBuffer(1 << 20), Map.of("orders", ID), 9);
+
+    private static RecordEvent record(String text) {
+        return RecordEvent.record(json(text));
+    }
 
     private static byte[] json(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
@@ -38,10 +43,33 @@ class GroupStreamStateTest {
     }
 
     @Test
+    void aTombstoneIsADeleteEventWithTheCursorAfterItAsItsId() throws InterruptedException {
+        state.assign(Map.of(P0, 10L));
+        ConsumerRecord<byte[], byte[]> tombstone =
+                new ConsumerRecord<>("orders", 0, 10, "k".getBytes(StandardCharsets.UTF_8), (byte[]) null);
+
+        assertThat(state.deliverWaiting(P0, 10, RecordEvent.of(tombstone), Duration.ZERO))
+                .isTrue();
+
+        String frame = writeAll().getFirst();
+        assertThat(frame).startsWith("event: delete\nid: g1.").doesNotContain("value", "tombstone");
+        assertThat(frame)
+                .endsWith("\ndata: {\"topic\":\"orders\",\"partition\":0,\"offset\":10,"
+                        + "\"timestamp\":null,\"key\":\"k\",\"headers\":{}}\n\n");
+        String id = frame.lines()
+                .filter(l -> l.startsWith("id: "))
+                .findFirst()
+                .orElseThrow()
+                .substring(4);
+        assertThat(GroupCursorCodec.decode(id).nextOffset(ID, 0)).isEqualTo(11);
+        assertThat(state.written()).containsEntry(P0, 11L);
+    }
+
+    @Test
     void eachRecordIdIsTheCursorAfterItAndWrittenMovesOnlyWhenFlushed() throws InterruptedException {
         state.assign(Map.of(P0, 10L, P1, 5L));
-        assertThat(state.deliverWaiting(P0, 10, json("{}"), Duration.ZERO)).isTrue();
-        assertThat(state.deliverWaiting(P1, 5, json("{}"), Duration.ZERO)).isTrue();
+        assertThat(state.deliverWaiting(P0, 10, record("{}"), Duration.ZERO)).isTrue();
+        assertThat(state.deliverWaiting(P1, 5, record("{}"), Duration.ZERO)).isTrue();
 
         assertThat(state.written()).containsEntry(P0, 10L).containsEntry(P1, 5L);
         List<String> frames = writeAll();
@@ -62,16 +90,16 @@ class GroupStreamStateTest {
     @Test
     void duplicatesAndPartitionsNotHeldAreNotDelivered() throws InterruptedException {
         state.assign(Map.of(P0, 10L));
-        assertThat(state.deliverWaiting(P0, 9, json("{}"), Duration.ZERO)).isTrue();
-        assertThat(state.deliverWaiting(P1, 0, json("{}"), Duration.ZERO)).isTrue();
+        assertThat(state.deliverWaiting(P0, 9, record("{}"), Duration.ZERO)).isTrue();
+        assertThat(state.deliverWaiting(P1, 0, record("{}"), Duration.ZERO)).isTrue();
         assertThat(writeAll()).isEmpty();
     }
 
     @Test
     void aRevokedPartitionWaitsForItsRecordsToBeWrittenAndReturnsTheWrittenPosition() throws InterruptedException {
         state.assign(Map.of(P0, 0L, P1, 0L));
-        state.deliverWaiting(P0, 0, json("{}"), Duration.ZERO);
-        state.deliverWaiting(P0, 1, json("{}"), Duration.ZERO);
+        state.deliverWaiting(P0, 0, record("{}"), Duration.ZERO);
+        state.deliverWaiting(P0, 1, record("{}"), Duration.ZERO);
 
         assertThat(state.awaitWritten(List.of(P0), Duration.ZERO)).isFalse();
         assertThat(state.awaitWritten(List.of(P1), Duration.ZERO)).isTrue();
@@ -95,7 +123,7 @@ class GroupStreamStateTest {
         });
         assertThat(state.controlWritten(SseFrames.control("revoked", json("{}")), Duration.ofSeconds(30)))
                 .isTrue();
-        state.deliverWaiting(P0, 0, json("{}"), Duration.ZERO);
+        state.deliverWaiting(P0, 0, record("{}"), Duration.ZERO);
         state.buffer().abort();
         state.wake();
         assertThat(state.awaitWritten(List.of(P0), Duration.ofSeconds(30))).isTrue();

@@ -65,7 +65,7 @@ class SharedTailReadersTest {
                 1,
                 Duration.ofMillis(10),
                 historyBytes,
-                r -> ("{\"o\":" + r.offset() + "}").getBytes(StandardCharsets.UTF_8),
+                r -> RecordEvent.record(("{\"o\":" + r.offset() + "}").getBytes(StandardCharsets.UTF_8)),
                 new SharedTailReaders.Listener() {
                     @Override
                     public void fetched() {

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
 /** A stream's position moves with exactly the events put in its buffer, whoever puts them. */
@@ -30,7 +31,7 @@ class StreamStateTest {
     @Test
     void eachIdIsThePositionAfterExactlyTheEventsBeforeIt() throws Exception {
         StreamState s = stream(2, 1 << 20);
-        byte[] json = "{}".getBytes(StandardCharsets.UTF_8);
+        RecordEvent json = RecordEvent.record("{}".getBytes(StandardCharsets.UTF_8));
         assertThat(s.deliver(0, 1_000_000L, json)).isEqualTo(StreamState.Outcome.DELIVERED);
         assertThat(s.deliver(1, 1_000_005L, json)).isEqualTo(StreamState.Outcome.DELIVERED); // a gap in offsets
         assertThat(s.deliver(0, 1_000_000L, json)).isEqualTo(StreamState.Outcome.DUPLICATE);
@@ -47,7 +48,7 @@ class StreamStateTest {
     void withoutRoomNothingMovesAndAWaitingDeliveryGoesInWhenTheClientReads() throws Exception {
         // many partitions: the id is far larger than the record, so the wait must be for the frame
         StreamState s = stream(500, 4096);
-        byte[] json = "{\"v\":1}".getBytes(StandardCharsets.UTF_8);
+        RecordEvent json = RecordEvent.record("{\"v\":1}".getBytes(StandardCharsets.UTF_8));
         assertThat(s.deliver(0, 1_000_000L, json)).isEqualTo(StreamState.Outcome.DELIVERED);
         assertThat(s.deliver(1, 1_000_001L, json)).isEqualTo(StreamState.Outcome.NO_ROOM);
         assertThat(s.cursor().nextOffsets().get(1)).isEqualTo(1_000_001L);
@@ -66,11 +67,29 @@ class StreamStateTest {
     }
 
     @Test
+    void aTombstoneIsADeleteEventWithoutAValueWhoseIdMovesThePositionAsARecordDoes() throws Exception {
+        StreamState s = stream(1, 1 << 20);
+        ConsumerRecord<byte[], byte[]> tombstone =
+                new ConsumerRecord<>("t", 0, 1_000_000L, "k".getBytes(StandardCharsets.UTF_8), (byte[]) null);
+
+        assertThat(s.deliver(0, 1_000_000L, RecordEvent.of(tombstone))).isEqualTo(StreamState.Outcome.DELIVERED);
+
+        String frame = new String(s.buffer().poll(Duration.ZERO).orElseThrow(), StandardCharsets.UTF_8);
+        String id = idOf(frame.getBytes(StandardCharsets.UTF_8));
+        assertThat(frame)
+                .isEqualTo("event: delete\nid: " + id + "\ndata: {\"topic\":\"t\",\"partition\":0,\"offset\":1000000,"
+                        + "\"timestamp\":null,\"key\":\"k\",\"headers\":{}}\n\n");
+        assertThat(CursorCodec.decode(id).nextOffsets()).containsEntry(0, 1_000_001L);
+        assertThat(s.cursor().nextOffsets()).containsEntry(0, 1_000_001L);
+    }
+
+    @Test
     void aClosedStreamTakesNothing() throws Exception {
         StreamState s = stream(1, 1 << 20);
         s.close();
-        assertThat(s.deliver(0, 1_000_000L, new byte[] {'1'})).isEqualTo(StreamState.Outcome.CLOSED);
-        assertThat(s.deliverWaiting(0, 1_000_000L, new byte[] {'1'}, Duration.ofSeconds(1)))
+        assertThat(s.deliver(0, 1_000_000L, RecordEvent.record(new byte[] {'1'})))
+                .isEqualTo(StreamState.Outcome.CLOSED);
+        assertThat(s.deliverWaiting(0, 1_000_000L, RecordEvent.record(new byte[] {'1'}), Duration.ofSeconds(1)))
                 .isFalse();
         assertThat(s.closeFor("shutdown")).isTrue();
         assertThat(s.closeFor("slow_client")).isFalse();

@@ -36,8 +36,11 @@ public final class GroupStreamReader implements AutoCloseable {
     /** How long the reading thread may take to notice its socket closed. */
     private static final Duration JOIN_AFTER_CLOSE = Duration.ofSeconds(30);
 
-    /** A record as a stream delivered it. */
-    public record Record(String topic, int partition, long offset, String value, String id) {}
+    /**
+     * A record as a stream delivered it: an {@code event: record}, or an {@code event: delete} (a
+     * tombstone: {@code value} is null).
+     */
+    public record Record(String topic, int partition, long offset, String value, String id, String event) {}
 
     /** One event of one stream in a test's shared log. */
     public record Entry(long seq, String stream, String event, JsonNode data) {}
@@ -117,7 +120,7 @@ public final class GroupStreamReader implements AutoCloseable {
         }
         synchronized (this) {
             switch (e.name()) {
-                case "record" -> {
+                case "record", "delete" -> {
                     if (e.id().isEmpty()
                             || !data.path("topic").isTextual()
                             || !data.path("partition").isInt()
@@ -125,12 +128,17 @@ public final class GroupStreamReader implements AutoCloseable {
                         throw new MalformedFrameException(
                                 name + ": a record without its id, topic, partition or offset: " + e);
                     }
+                    boolean delete = e.name().equals("delete");
+                    if (delete && (data.has("value") || data.has("value_b64"))) {
+                        throw new MalformedFrameException(name + ": a delete event with a value: " + e);
+                    }
                     records.add(new Record(
                             data.path("topic").asText(),
                             data.path("partition").asInt(),
                             data.path("offset").asLong(),
-                            data.path("value").asText(),
-                            e.id().get()));
+                            delete ? null : data.path("value").asText(),
+                            e.id().get(),
+                            e.name()));
                     lastId = e.id().get();
                 }
                 case "assigned" -> {

@@ -40,4 +40,14 @@ public final class TestTopics {
                     }
                 });
     }
+
+    /** The id of {@code topic} as Kafka writes it ({@code Uuid.toString()}), as cursors carry it. */
+    public static String topicId(Admin admin, String topic) throws Exception {
+        return admin.describeTopics(List.of(topic))
+                .allTopicNames()
+                .get(30, TimeUnit.SECONDS)
+                .get(topic)
+                .topicId()
+                .toString();
+    }
 }
