@@ -174,6 +174,69 @@ class GatewayConformanceIT {
         });
     }
 
+    /**
+     * Tombstones in a compacted topic: {@code "value": null} is written as Kafka's null value and read
+     * back as {@code "tombstone": true} by a fetch and as an {@code event: delete} (no value) by an SSE
+     * stream; a record without a key is refused (the broker's {@code INVALID_RECORD}) as 400 {@code
+     * invalid-record} in the gateway's own words, and in a batch its batch mate is refused too while a
+     * record of another partition is written.
+     */
+    @Test
+    void tombstonesAreWrittenAsNullValuesAndReadAsDeletesAndRecordsWithoutAKeyAreRefused() {
+        assertTargetsAgree(g -> {
+            String topic = g.topic("tombstones");
+            createTopic(g, topic, 2, Map.of("cleanup.policy", "compact"));
+            String records = "/v1/topics/" + topic + "/records";
+            Answer written = g.post(
+                    records,
+                    JSON,
+                    "{\"records\":[{\"key\":\"k\",\"value\":1,\"partition\":0,\"timestamp\":1000},"
+                            + "{\"key\":\"k\",\"value\":null,\"headers\":{\"why\":\"gone\"},\"partition\":0,"
+                            + "\"timestamp\":2000},{\"key\":\"e\",\"value_b64\":\"\",\"partition\":0,\"timestamp\":3000}]}");
+            assertThat(written.status()).as(written.body()).isEqualTo(200);
+
+            for (String keyless : List.of(
+                    "{\"value\":null,\"partition\":0,\"timestamp\":4000}",
+                    "{\"value\":1,\"partition\":0,\"timestamp\":4000}")) {
+                Answer refused = g.post(records, JSON, keyless);
+                assertThat(refused.problem())
+                        .as(keyless + " -> " + refused.body())
+                        .isEqualTo("invalid-record");
+                assertThat(refused.json().path("detail").asString()).contains("no key", "cleanup.policy=compact");
+            }
+            Answer batch = g.post(
+                    records,
+                    JSON,
+                    "{\"records\":[{\"key\":\"a\",\"value\":1,\"partition\":1,\"timestamp\":5000},"
+                            + "{\"value\":2,\"partition\":1,\"timestamp\":5000},"
+                            + "{\"key\":\"b\",\"value\":3,\"partition\":0,\"timestamp\":5000}]}");
+            assertThat(batch.status()).as(batch.body()).isEqualTo(207);
+            assertThat(batch.json().at("/results/0/problem/type").asString())
+                    .isEqualTo("urn:tributary:problem:invalid-record");
+            assertThat(batch.json().at("/results/1/problem/detail").asString()).contains("no key");
+            assertThat(batch.json().at("/results/2/offset").asLong()).isEqualTo(3);
+
+            JsonNode fetched = fetchAll(g, topic, 0, 4);
+            assertThat(fetched.at("/records/1/value").isNull()).isTrue();
+            assertThat(fetched.at("/records/1/tombstone").asBoolean()).isTrue();
+            assertThat(fetched.at("/records/2/value_b64").asString()).isEmpty();
+            assertThat(fetched.at("/records/2").has("tombstone")).isFalse();
+
+            try (var stream = g.stream("/v1/topics/" + topic + "/events?from=earliest&partitions=0")) {
+                assertThat(stream.status()).isEqualTo(200);
+                List<Event> events = stream.take(4);
+                assertThat(events).extracting(Event::name).containsExactly("record", "delete", "record", "record");
+                JsonNode deleted = json(events.get(1));
+                assertThat(deleted.path("key").asString()).isEqualTo("k");
+                assertThat(deleted.path("offset").asLong()).isEqualTo(1);
+                assertThat(deleted.at("/headers/why").asString()).isEqualTo("gone");
+                assertThat(deleted.has("value") || deleted.has("value_b64") || deleted.has("tombstone"))
+                        .isFalse();
+                assertThat(events.get(1).id()).isPresent();
+            }
+        });
+    }
+
     @Test
     void keysLandOnThePartitionKafkasDefaultPartitionerPicks() {
         assertTargetsAgree(g -> {
