@@ -145,8 +145,16 @@ public final class Cleaner {
             } catch (RuntimeException e) {
                 return abortedOrThrow(partitionLog, section, e, stats, swapped);
             }
-            boolean done = partitionLog.swapInCleaned(
-                    group.segments(), group.range(), last ? OptionalLong.of(checkpoint) : OptionalLong.empty());
+            boolean done;
+            try {
+                done = partitionLog.swapInCleaned(
+                        group.segments(), group.range(), last ? OptionalLong.of(checkpoint) : OptionalLong.empty());
+            } catch (RuntimeException e) {
+                // Failed before its commit point, the cleaned file is still ".cleaned": drop it. A ".swap"
+                // is decided; the log finishes it when it next opens.
+                deleteQuietly(partitionLog.directory().resolve(SegmentSwap.cleanedFileName(group.range())));
+                throw e;
+            }
             if (!done) {
                 return stats.result(
                         CleanResult.Outcome.ABORTED, firstDirty, partitionLog.cleanerCheckpoint(), section, swapped);

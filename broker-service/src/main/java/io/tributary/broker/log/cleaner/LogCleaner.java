@@ -4,7 +4,9 @@ import io.tributary.broker.log.CleanableSection;
 import io.tributary.broker.log.PartitionLog;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -117,9 +119,11 @@ public final class LogCleaner {
             candidates.add(new Candidate(target, section, false));
         }
         List<Candidate> order = new ArrayList<>(DirtiestLog.inOrder(candidates, Candidate::section, nowMs));
+        Set<Candidate> due = Collections.newSetFromMap(new IdentityHashMap<>());
+        due.addAll(order);
         // Then the logs whose kept tombstones reached their delete horizon, the earliest first.
         candidates.stream()
-                .filter(c -> !order.contains(c) && horizonOf(c) <= nowMs)
+                .filter(c -> !due.contains(c) && horizonOf(c) <= nowMs)
                 .sorted(Comparator.comparingLong(this::horizonOf))
                 .forEach(c -> order.add(new Candidate(c.target(), c.section(), true)));
         for (Candidate candidate : order) {
@@ -153,7 +157,11 @@ public final class LogCleaner {
                     ? cleaner.cleanTombstones(target.log(), target.highWatermark())
                     : cleaner.clean(target.log(), target.highWatermark());
         } catch (RuntimeException e) {
-            failed(target, "cleaning it", e, IoThrottle.nanos(clock.instant()) - startNanos);
+            failed(
+                    target,
+                    "reading, writing or swapping its segments",
+                    e,
+                    IoThrottle.nanos(clock.instant()) - startNanos);
             return Optional.empty();
         }
         metrics.passEnded(partition, result, IoThrottle.nanos(clock.instant()) - startNanos);
@@ -184,7 +192,7 @@ public final class LogCleaner {
         uncleanable.add(partition);
         tombstoneHorizons.remove(partition);
         log.error(
-                "{}: the log cleaner failed {}; the partition is marked uncleanable and skipped until it leaves"
+                "{}: cleaning failed while {}; the partition is marked uncleanable and skipped until it leaves"
                         + " the broker",
                 partition,
                 step,

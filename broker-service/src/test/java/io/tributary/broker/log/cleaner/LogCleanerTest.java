@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.LogContents;
 import io.tributary.broker.log.PartitionLog;
+import io.tributary.broker.log.SegmentSwap;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -121,6 +123,27 @@ class LogCleanerTest {
                 .hasValueSatisfying(r -> assertThat(r.firstDirtyBefore()).isEqualTo(30));
         assertThat(fine.cleanerCheckpoint()).isEqualTo(60);
         assertThat(corrupt.directory()).isDirectoryNotContaining("glob:**.{cleaned,swap}");
+    }
+
+    @Test
+    void aLogWhoseSwapFailsIsMarkedUncleanableWhileTheRoundCleansAnother() throws Exception {
+        PartitionLog blocked = dirty("blocked", 3, 10);
+        PartitionLog fine = dirty("fine", 3, 10);
+        // A non-empty directory where step 2 renames the cleaned file to: the rename fails.
+        String swapName =
+                SegmentSwap.cleanedFileName(new SegmentSwap.Range(0, 30)).replace(".cleaned", ".swap");
+        Files.createDirectories(blocked.directory().resolve(swapName).resolve("occupied"));
+        var before = LogContents.records(blocked);
+        LogCleaner cleaner = new LogCleaner(CleanerConfig.defaults(), clock);
+
+        Optional<CleanResult> round = cleaner.runRound(List.of(target(blocked), target(fine)));
+
+        assertThat(round).hasValueSatisfying(r -> assertThat(r.checkpoint()).isEqualTo(30));
+        assertThat(fine.cleanerCheckpoint()).isEqualTo(30);
+        assertThat(cleaner.uncleanablePartitions()).containsExactly(blocked.topicIdPartition());
+        assertThat(LogContents.records(blocked)).isEqualTo(before);
+        assertThat(blocked.cleanerCheckpoint()).isZero();
+        assertThat(blocked.directory()).isDirectoryNotContaining("glob:**.cleaned");
     }
 
     @Test
