@@ -5,6 +5,7 @@ import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import java.time.Duration;
+import java.util.OptionalLong;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
@@ -23,6 +24,9 @@ import org.springframework.validation.annotation.Validated;
  * @param backoff Kafka's {@code log.cleaner.backoff.ms}: the pause between two runs
  * @param roundsPerRun at most this many passes per run, so that a run ends and the next one sees
  *     new partitions and high watermarks
+ * @param ioMaxBytesPerSecond Kafka's {@code log.cleaner.io.max.bytes.per.second}: the cleaner's
+ *     reads and writes together are throttled to this many bytes per second (a token bucket holding
+ *     one second's worth); unset (the default): unlimited
  */
 @Validated
 @ConfigurationProperties("tributary.broker.log-cleaner")
@@ -32,17 +36,26 @@ public record LogCleanerProperties(
         @DefaultValue("0.9") double dedupeBufferLoadFactor,
         @DefaultValue("512KB") @NotNull DataSize ioBufferSize,
         @DefaultValue("15s") @NotNull Duration backoff,
-        @DefaultValue("16") @Min(1) @Max(1_000_000) int roundsPerRun) {
+        @DefaultValue("16") @Min(1) @Max(1_000_000) int roundsPerRun,
+        DataSize ioMaxBytesPerSecond) {
 
     public LogCleanerProperties {
         if (backoff != null && (backoff.isNegative() || backoff.isZero())) {
             throw new IllegalArgumentException("tributary.broker.log-cleaner.backoff must be positive, got " + backoff);
+        }
+        if (ioMaxBytesPerSecond != null && ioMaxBytesPerSecond.toBytes() < 1) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.log-cleaner.io-max-bytes-per-second must be positive, got "
+                            + ioMaxBytesPerSecond);
         }
     }
 
     /** The core's cleaner bounds. */
     public CleanerConfig toCleanerConfig() {
         return new CleanerConfig(
-                dedupeBufferSize.toBytes(), dedupeBufferLoadFactor, Math.toIntExact(ioBufferSize.toBytes()));
+                dedupeBufferSize.toBytes(),
+                dedupeBufferLoadFactor,
+                Math.toIntExact(ioBufferSize.toBytes()),
+                ioMaxBytesPerSecond == null ? OptionalLong.empty() : OptionalLong.of(ioMaxBytesPerSecond.toBytes()));
     }
 }

@@ -11,7 +11,6 @@ import io.tributary.broker.api.OffsetForLeaderEpochHandler;
 import io.tributary.broker.api.ProduceHandler;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigDefaults;
-import io.tributary.broker.log.cleaner.LogCleaner;
 import io.tributary.broker.log.index.IndexStore;
 import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
@@ -114,36 +113,16 @@ public class ReplicaConfiguration {
     }
 
     /**
-     * The log cleaner, on its own platform thread ({@code log-cleaner}): every {@code backoff}, up to
-     * {@code rounds-per-run} passes over the dirtiest due logs. Stopped, like the replica scheduler,
-     * before the logs close; a pass running then finds its log closed and drops its work. Nothing is
-     * scheduled when {@code tributary.broker.log-cleaner.enabled} is false. The gauge {@code
-     * tributary.broker.log.cleaner.uncleanable.partitions} counts partitions whose cleaning failed.
+     * The log cleaner ({@link LogCleanerRunner}): stopped, like the replica scheduler, before the logs
+     * close; a pass running then ends at its next read. Its meters: {@link MicrometerCleanerMetrics}.
      */
     @Bean(destroyMethod = "close")
-    ScheduledExecutorService logCleanerScheduler(
+    LogCleanerRunner logCleanerRunner(
             ReplicaManager replicaManager, LogCleanerProperties properties, MeterRegistry registry) {
-        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(
-                Thread.ofPlatform().name("log-cleaner").daemon(true).factory());
-        if (properties.enabled()) {
-            LogCleaner cleaner = new LogCleaner(properties.toCleanerConfig(), Clock.systemUTC());
-            Gauge.builder(
-                            "tributary.broker.log.cleaner.uncleanable.partitions",
-                            cleaner,
-                            c -> c.uncleanablePartitions().size())
-                    .description("Partitions whose cleaning failed; the cleaner skips them")
-                    .register(registry);
-            long backoffMs = properties.backoff().toMillis();
-            scheduler.scheduleWithFixedDelay(
-                    () -> guarded("log cleaner", () -> replicaManager.runCleaner(cleaner, properties.roundsPerRun())),
-                    backoffMs,
-                    backoffMs,
-                    TimeUnit.MILLISECONDS);
-        }
-        return scheduler;
+        return LogCleanerRunner.start(replicaManager, properties, new MicrometerCleanerMetrics(registry));
     }
 
-    private static void guarded(String task, Runnable work) {
+    static void guarded(String task, Runnable work) {
         try {
             work.run();
         } catch (RuntimeException e) {

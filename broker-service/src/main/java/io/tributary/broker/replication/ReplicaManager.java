@@ -24,8 +24,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.TopicPartition;
@@ -44,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * closes its logs, renames each directory to {@code <topic>-<partition>.<topic id>-delete} at once
  * (so a re-created topic of the same name gets a fresh directory) and deletes the files and the
  * index entries on the delete executor, off the metadata thread. Directories ending in {@code
- * -delete} left by a crash are deleted at construction.
+ * -delete} left by a crash are deleted at construction. Removal listeners ({@link
+ * #addRemovalListener}, the log cleaner) are told of each replica that left.
  *
  * <h2>Directory marker</h2>
  *
@@ -72,6 +75,7 @@ public final class ReplicaManager implements MetadataListener, AutoCloseable {
     private final RollFlusher rollFlusher;
     private final ConcurrentHashMap<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
     private volatile ReplicationListener replication = ReplicationListener.NONE;
+    private final List<Consumer<TopicIdPartition>> removalListeners = new CopyOnWriteArrayList<>();
     private boolean closed;
 
     /**
@@ -94,6 +98,15 @@ public final class ReplicaManager implements MetadataListener, AutoCloseable {
             @Override
             public void followerMayJoinIsr(Partition partition, int replicaId) {}
         };
+    }
+
+    /**
+     * Adds a listener told, on the metadata thread, of every replica that leaves this broker (its
+     * topic deleted or re-created, or the partition reassigned away), after its log closed: the log
+     * cleaner forgets it. Not told at {@link #close}.
+     */
+    public void addRemovalListener(Consumer<TopicIdPartition> listener) {
+        removalListeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
     /** Sets the replication listener (before the first image). */
@@ -157,10 +170,12 @@ public final class ReplicaManager implements MetadataListener, AutoCloseable {
                 partitions.remove(tp);
                 partition.close();
                 scheduleDelete(partition.topicIdPartition(), partition.log().directory());
+                removed(partition.topicIdPartition());
             } else if (!topic.get().partition(tp.partition()).get().replicas().contains(config.brokerId())) {
                 partitions.remove(tp);
                 log.info("{}: no longer assigned to broker {}, closing its log", tp, config.brokerId());
                 partition.close();
+                removed(partition.topicIdPartition());
             }
         }
         for (TopicInfo topic : next.topics().values()) {
@@ -189,6 +204,16 @@ public final class ReplicaManager implements MetadataListener, AutoCloseable {
             replication.replicasChanged(next, partitions());
         } catch (RuntimeException e) {
             log.error("Replication listener failed on image {}", next.version(), e);
+        }
+    }
+
+    private void removed(TopicIdPartition id) {
+        for (Consumer<TopicIdPartition> listener : removalListeners) {
+            try {
+                listener.accept(id);
+            } catch (RuntimeException e) {
+                log.error("{}: removal listener failed", id, e);
+            }
         }
     }
 

@@ -13,6 +13,7 @@ import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.MessageTimestampType;
 import io.tributary.broker.log.ProducerStateConfig;
 import io.tributary.broker.log.cleaner.CleanerConfig;
+import io.tributary.broker.log.cleaner.CorruptSegments;
 import io.tributary.broker.log.cleaner.LogCleaner;
 import io.tributary.broker.log.index.IndexStore;
 import java.nio.charset.StandardCharsets;
@@ -131,6 +132,36 @@ class ReplicaManagerTest {
         assertThat(manager.partition("table", 0).orElseThrow().log().sizeInBytes())
                 .isLessThan(manager.partition("stream", 0).orElseThrow().log().sizeInBytes());
         assertThat(manager.runCleaner(cleaner, 16)).isZero();
+    }
+
+    @Test
+    void theCleanerForgetsPartitionsThatAreDeletedOrMovedAway() {
+        Uuid movedId = new Uuid(2, 2);
+        Uuid stayingId = new Uuid(3, 3);
+        apply(
+                topic("deleted", ORDERS, 1, List.of(ME), 0, Map.of("cleanup.policy", "compact")),
+                topic("moved", movedId, 1, List.of(ME), 0, Map.of("cleanup.policy", "compact")),
+                topic("staying", stayingId, 1, List.of(ME), 0, Map.of("cleanup.policy", "compact")));
+        for (String name : List.of("deleted", "moved", "staying")) {
+            Partition partition = manager.partition(name, 0).orElseThrow();
+            for (int version = 0; version < 3; version++) {
+                partition.appendAsLeader(keyed(version));
+                partition.log().roll();
+            }
+            partition.log().flush();
+            CorruptSegments.corruptFirstRecord(partition.log());
+        }
+        LogCleaner cleaner = new LogCleaner(CleanerConfig.defaults(), Clock.systemUTC());
+        manager.addRemovalListener(cleaner::forget);
+        assertThat(manager.runCleaner(cleaner, 16)).isZero();
+        assertThat(cleaner.uncleanablePartitions()).hasSize(3);
+
+        apply(
+                topic("moved", movedId, 1, List.of(0), 0, Map.of("cleanup.policy", "compact")),
+                topic("staying", stayingId, 1, List.of(ME), 0, Map.of("cleanup.policy", "compact")));
+
+        assertThat(cleaner.uncleanablePartitions())
+                .containsExactly(manager.partition("staying", 0).orElseThrow().topicIdPartition());
     }
 
     /** Three records with keys k0..k2, at {@code version}. */

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -57,6 +58,10 @@ import org.slf4j.LoggerFactory;
  * delete horizon (KIP-534: the base timestamp, flagged by attribute bit 6) is set to now + {@code
  * delete.retention.ms}; a later pass after the horizon drops the tombstone.
  *
+ * <p>Every read of batches and every write goes through the {@link IoThrottle} (Kafka's {@code
+ * log.cleaner.io.max.bytes.per.second}); a stop (the broker shutting down) ends the pass at the next
+ * read, ABORTED, its partial cleaned file deleted.
+ *
  * <p>Memory: the map ({@link CleanerConfig#dedupeBufferBytes()}) plus reads of at most {@link
  * CleanerConfig#ioBufferBytes()} (or one batch when larger) and their filtered copy.
  *
@@ -71,11 +76,25 @@ public final class Cleaner {
     private final CleanerConfig config;
     private final InstantSource clock;
     private final OffsetMap map;
+    private final IoThrottle throttle;
+    private final BooleanSupplier stopRequested;
     private final BufferSupplier decompression = BufferSupplier.create();
 
+    /** A cleaner without an I/O limit, never stopped. */
     public Cleaner(CleanerConfig config, InstantSource clock) {
+        this(config, clock, IoThrottle.unlimited(), () -> false);
+    }
+
+    /**
+     * A cleaner whose reads and writes go through {@code throttle}, and whose pass ends {@link
+     * CleanResult.Outcome#ABORTED} at the next batch read once {@code stopRequested} is true (the
+     * broker is stopping), leaving the log as it was.
+     */
+    public Cleaner(CleanerConfig config, InstantSource clock, IoThrottle throttle, BooleanSupplier stopRequested) {
         this.config = Objects.requireNonNull(config, "config");
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.throttle = Objects.requireNonNull(throttle, "throttle");
+        this.stopRequested = Objects.requireNonNull(stopRequested, "stopRequested");
         this.map = new OffsetMap(config.dedupeBufferBytes(), config.dedupeBufferLoadFactor());
     }
 
@@ -110,6 +129,8 @@ public final class Cleaner {
         long checkpoint;
         try {
             checkpoint = buildMap(section);
+        } catch (StoppedException e) {
+            return stopped(partitionLog, section, stats, swapped);
         } catch (RuntimeException e) {
             return abortedOrThrow(partitionLog, section, e, stats, swapped);
         }
@@ -119,11 +140,21 @@ public final class Cleaner {
             boolean last = g == groups.size() - 1;
             try {
                 writeCleaned(partitionLog.directory(), group, section, checkpoint, nowMs, stats);
+            } catch (StoppedException e) {
+                return stopped(partitionLog, section, stats, swapped);
             } catch (RuntimeException e) {
                 return abortedOrThrow(partitionLog, section, e, stats, swapped);
             }
-            boolean done = partitionLog.swapInCleaned(
-                    group.segments(), group.range(), last ? OptionalLong.of(checkpoint) : OptionalLong.empty());
+            boolean done;
+            try {
+                done = partitionLog.swapInCleaned(
+                        group.segments(), group.range(), last ? OptionalLong.of(checkpoint) : OptionalLong.empty());
+            } catch (RuntimeException e) {
+                // Failed before its commit point, the cleaned file is still ".cleaned": drop it. A ".swap"
+                // is decided; the log finishes it when it next opens.
+                deleteQuietly(partitionLog.directory().resolve(SegmentSwap.cleanedFileName(group.range())));
+                throw e;
+            }
             if (!done) {
                 return stats.result(
                         CleanResult.Outcome.ABORTED, firstDirty, partitionLog.cleanerCheckpoint(), section, swapped);
@@ -145,6 +176,34 @@ public final class Cleaner {
         return stats.result(CleanResult.Outcome.CLEANED, firstDirty, checkpoint, section, swapped);
     }
 
+    /** The pass was stopped (the broker is stopping): what it swapped in stays, the rest is dropped. */
+    private static CleanResult stopped(PartitionLog partitionLog, CleanableSection section, Stats stats, int swapped) {
+        log.info("{}: the cleaner was stopped during a pass; the pass is dropped", partitionLog.topicIdPartition());
+        return aborted(partitionLog, section, stats, swapped);
+    }
+
+    private static CleanResult aborted(PartitionLog partitionLog, CleanableSection section, Stats stats, int swapped) {
+        return stats.result(
+                CleanResult.Outcome.ABORTED,
+                section.firstDirtyOffset(),
+                partitionLog.cleanerCheckpoint(),
+                section,
+                swapped);
+    }
+
+    /** Thrown between two reads of a pass once a stop was requested. */
+    private static final class StoppedException extends RuntimeException {
+        StoppedException() {
+            super("the cleaner was stopped", null, false, false);
+        }
+    }
+
+    private void checkNotStopped() {
+        if (stopRequested.getAsBoolean()) {
+            throw new StoppedException();
+        }
+    }
+
     /**
      * A read or write of the pass failed: when the log no longer holds the section's segments
      * (retention, a truncation or the close took one meanwhile, so its file was closed under the
@@ -160,12 +219,7 @@ public final class Cleaner {
                 "{}: the log changed while it was cleaned ({}); the pass is dropped",
                 partitionLog.topicIdPartition(),
                 e.toString());
-        return stats.result(
-                CleanResult.Outcome.ABORTED,
-                section.firstDirtyOffset(),
-                partitionLog.cleanerCheckpoint(),
-                section,
-                swapped);
+        return aborted(partitionLog, section, stats, swapped);
     }
 
     /**
@@ -216,6 +270,7 @@ public final class Cleaner {
         List<BatchHeader> chunk = new ArrayList<>();
         Optional<BatchHeader> header = segment.readHeader(0, size);
         while (header.isPresent()) {
+            checkNotStopped();
             BatchHeader h = header.get();
             if (wanted.test(h)) {
                 if (!map.fits(pendingKeys + h.recordCount())) {
@@ -248,13 +303,15 @@ public final class Cleaner {
      * Reads the batches of {@code chunk}, adjacent in the file (the wanted batches of a segment are
      * those from the first whose last offset reaches the first dirty offset on), in one read.
      */
-    private static void handle(LogSegment segment, List<BatchHeader> chunk, Consumer<MutableRecordBatch> action) {
+    private void handle(LogSegment segment, List<BatchHeader> chunk, Consumer<MutableRecordBatch> action) {
         if (chunk.isEmpty()) {
             return;
         }
         int from = chunk.getFirst().position();
         int to = chunk.getLast().position() + chunk.getLast().sizeInBytes();
-        for (MutableRecordBatch batch : segment.readBatches(from, to - from).batches()) {
+        MemoryRecords records = segment.readBatches(from, to - from);
+        throttle.acquire(records.sizeInBytes());
+        for (MutableRecordBatch batch : records.batches()) {
             action.accept(batch);
         }
         chunk.clear();
@@ -306,8 +363,10 @@ public final class Cleaner {
                 int size = segment.sizeInBytes();
                 int position = 0;
                 while (position < size) {
+                    checkNotStopped();
                     int chunkEnd = chunkEnd(segment, position, size);
                     MemoryRecords records = segment.readBatches(position, chunkEnd - position);
+                    throttle.acquire(records.sizeInBytes());
                     ByteBuffer output = ByteBuffer.allocate(records.sizeInBytes());
                     MemoryRecords.FilterResult result =
                             records.filterTo(filter, output, decompression, Records.SOFT_MAX_ARRAY_LENGTH);
@@ -316,10 +375,12 @@ public final class Cleaner {
                     stats.recordsRetained += result.messagesRetained();
                     ByteBuffer filtered = result.outputBuffer();
                     filtered.flip();
-                    stats.bytesWritten += filtered.remaining();
+                    int filteredBytes = filtered.remaining();
+                    stats.bytesWritten += filteredBytes;
                     while (filtered.hasRemaining()) {
                         out.write(filtered);
                     }
+                    throttle.acquire(filteredBytes);
                     position = chunkEnd;
                 }
             }

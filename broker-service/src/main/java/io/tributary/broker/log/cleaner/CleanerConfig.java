@@ -1,5 +1,8 @@
 package io.tributary.broker.log.cleaner;
 
+import java.util.Objects;
+import java.util.OptionalLong;
+
 /**
  * The log cleaner's broker-wide bounds (Kafka's {@code log.cleaner.*} broker configs).
  *
@@ -10,8 +13,12 @@ package io.tributary.broker.log.cleaner;
  *     slots that may be filled (Kafka's default 0.9)
  * @param ioBufferBytes {@code log.cleaner.io.buffer.size}: the cleaner reads whole batches in reads
  *     of at most this many bytes (one batch when a batch is larger); Kafka's default 512 KiB
+ * @param ioMaxBytesPerSecond {@code log.cleaner.io.max.bytes.per.second}: the cleaner's reads and
+ *     writes together are throttled to this rate ({@link IoThrottle}); empty: unlimited (Kafka's
+ *     default)
  */
-public record CleanerConfig(long dedupeBufferBytes, double dedupeBufferLoadFactor, int ioBufferBytes) {
+public record CleanerConfig(
+        long dedupeBufferBytes, double dedupeBufferLoadFactor, int ioBufferBytes, OptionalLong ioMaxBytesPerSecond) {
 
     public static final long DEFAULT_DEDUPE_BUFFER_BYTES = 128L * 1024 * 1024;
     public static final double DEFAULT_DEDUPE_BUFFER_LOAD_FACTOR = 0.9;
@@ -28,6 +35,16 @@ public record CleanerConfig(long dedupeBufferBytes, double dedupeBufferLoadFacto
         if (ioBufferBytes < 1) {
             throw new IllegalArgumentException("log.cleaner.io.buffer.size must be positive: " + ioBufferBytes);
         }
+        Objects.requireNonNull(ioMaxBytesPerSecond, "ioMaxBytesPerSecond");
+        if (ioMaxBytesPerSecond.isPresent() && ioMaxBytesPerSecond.getAsLong() < 1) {
+            throw new IllegalArgumentException(
+                    "log.cleaner.io.max.bytes.per.second must be positive: " + ioMaxBytesPerSecond.getAsLong());
+        }
+    }
+
+    /** Without an I/O limit. */
+    public CleanerConfig(long dedupeBufferBytes, double dedupeBufferLoadFactor, int ioBufferBytes) {
+        this(dedupeBufferBytes, dedupeBufferLoadFactor, ioBufferBytes, OptionalLong.empty());
     }
 
     /** Kafka's defaults. */

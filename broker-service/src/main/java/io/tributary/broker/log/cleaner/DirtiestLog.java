@@ -27,11 +27,23 @@ public final class DirtiestLog {
      * candidate's cleanable section, taken just before choosing.
      */
     public static <T> Optional<T> choose(List<T> candidates, Function<T, CleanableSection> sectionOf, long nowMs) {
+        return inOrder(candidates, sectionOf, nowMs).stream().findFirst();
+    }
+
+    /**
+     * The candidates that need cleaning at {@code nowMs}, the one to clean first first: by dirty ratio,
+     * largest first (of equal ones, the first given). A round whose first choice fails goes on with
+     * the next.
+     */
+    public static <T> List<T> inOrder(List<T> candidates, Function<T, CleanableSection> sectionOf, long nowMs) {
         return candidates.stream()
                 .map(c -> Map.entry(c, sectionOf.apply(c)))
                 .filter(e -> isDue(e.getValue(), nowMs))
-                .max(Comparator.comparingDouble(e -> e.getValue().dirtyRatio()))
-                .map(Map.Entry::getKey);
+                .sorted(Comparator.comparingDouble((Map.Entry<T, CleanableSection> e) ->
+                                e.getValue().dirtyRatio())
+                        .reversed())
+                .map(Map.Entry::getKey)
+                .toList();
     }
 
     /** Whether {@code section} must be cleaned at {@code nowMs}. */

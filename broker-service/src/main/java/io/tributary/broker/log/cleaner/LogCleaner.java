@@ -4,35 +4,55 @@ import io.tributary.broker.log.CleanableSection;
 import io.tributary.broker.log.PartitionLog;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicIdPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One cleaner thread's rounds, as Kafka's {@code CleanerThread}: each round takes the cleanable
- * section of every log it is given, chooses the dirtiest due one ({@link DirtiestLog}), and runs
- * one {@link Cleaner} pass over it (a pass that finds its segments changed under it ends aborted,
- * and the log is tried again later). A log whose pass fails otherwise, and is not closed, is marked
- * <em>uncleanable</em>: logged, listed by {@link #uncleanablePartitions()}, and skipped by
- * later rounds until {@link #forget} (its partition left the broker); the other logs go on being
- * cleaned and the broker keeps running.
+ * section of every log it is given, orders the due ones, dirtiest first ({@link DirtiestLog}), and
+ * runs one {@link Cleaner} pass over the first (a pass that finds its segments changed under it ends
+ * aborted, and the log is tried again later).
+ *
+ * <h2>Uncleanable logs</h2>
+ *
+ * A log whose cleaning fails at any step (taking its cleanable section, reading, writing, the swap)
+ * while it is open is marked <em>uncleanable</em>: logged once with the cause, reported to {@link
+ * CleanerMetrics#cleaningFailed}, listed by {@link #uncleanablePartitions()}, and skipped by later
+ * rounds until {@link #forget} (its partition left the broker). The round goes on with the next due
+ * log, so one broken log never stops the others from being cleaned, and nothing is thrown to the
+ * caller. A log closed under a pass (its partition moved or deleted, the broker stopping) is not a
+ * failure: its pass is dropped.
  *
  * <p>When no log is dirty enough, a round cleans the log whose kept tombstones reached their delete
  * horizon first (the horizons are remembered from the passes, in memory: after a restart a log's
  * tombstones wait for its next pass), as Kafka cleans logs with expired tombstones.
  *
+ * <h2>Metrics, throttle, stop</h2>
+ *
+ * Every round reports each compacted log's dirty ratio and cleaner lag, and each pass its result and
+ * duration, to the {@link CleanerMetrics}; {@link #forget} drops a partition's values. Reads and
+ * writes go through one {@link IoThrottle} ({@link CleanerConfig#ioMaxBytesPerSecond()}), which
+ * sleeps on the stop signal. {@link #stop} (the broker shutting down) ends a running pass at its
+ * next read and makes every later round return at once.
+ *
  * <p>The offset map ({@link CleanerConfig#dedupeBufferBytes()}) is allocated at the first pass, so
  * a broker without compacted topics never pays for it.
  *
- * <p>Not thread-safe: one instance per cleaner thread ({@link #uncleanablePartitions()} may be read
- * from any thread). The scheduling (threads, {@code log.cleaner.backoff.ms}) is the caller's.
+ * <p>Not thread-safe: one instance per cleaner thread, except {@link #uncleanablePartitions()},
+ * {@link #forget} and {@link #stop}, which any thread may call. The scheduling (threads, {@code
+ * log.cleaner.backoff.ms}) is the caller's.
  */
 public final class LogCleaner {
 
@@ -45,77 +65,169 @@ public final class LogCleaner {
         }
     }
 
+    /** A target with its section, and whether it is cleaned for its expired tombstones only. */
+    private record Candidate(Target target, CleanableSection section, boolean forTombstones) {}
+
     private final CleanerConfig config;
     private final InstantSource clock;
+    private final CleanerMetrics metrics;
+    private final IoThrottle throttle;
     private final Set<TopicIdPartition> uncleanable = ConcurrentHashMap.newKeySet();
     /** Per log, the earliest delete horizon of the tombstones its last pass kept. */
     private final Map<TopicIdPartition, Long> tombstoneHorizons = new ConcurrentHashMap<>();
 
+    private final CountDownLatch stopSignal = new CountDownLatch(1);
+    private volatile boolean stopping;
+
     private Cleaner cleaner;
 
+    /** A cleaner reporting no metrics. */
     public LogCleaner(CleanerConfig config, InstantSource clock) {
-        this.config = Objects.requireNonNull(config, "config");
-        this.clock = Objects.requireNonNull(clock, "clock");
+        this(config, clock, CleanerMetrics.NONE);
     }
 
-    /** One round: one pass over the dirtiest due log of {@code targets}, if any is due. */
+    public LogCleaner(CleanerConfig config, InstantSource clock, CleanerMetrics metrics) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.throttle = IoThrottle.of(config.ioMaxBytesPerSecond(), clock, this::sleepUnlessStopped);
+    }
+
+    /**
+     * One round: one pass over the first due log of {@code targets} whose cleaning does not fail, if
+     * any is due. Never throws for a log's failure (see the class comment).
+     */
     public Optional<CleanResult> runRound(List<Target> targets) {
-        List<Map.Entry<Target, CleanableSection>> candidates = new ArrayList<>();
-        for (Target target : targets) {
-            if (uncleanable.contains(target.log().topicIdPartition())) {
-                continue;
-            }
-            try {
-                candidates.add(Map.entry(target, target.log().cleanableSection(target.highWatermark())));
-            } catch (IllegalStateException e) {
-                log.debug("{}: skipped by the cleaner: {}", target.log().topicIdPartition(), e.getMessage());
-            }
+        if (stopping) {
+            return Optional.empty();
         }
         long nowMs = clock.millis();
-        Optional<Map.Entry<Target, CleanableSection>> chosen =
-                DirtiestLog.choose(candidates, Map.Entry::getValue, nowMs);
-        boolean forTombstones = false;
-        if (chosen.isEmpty()) {
-            // No log is dirty enough: one whose kept tombstones reached their delete horizon.
-            chosen = candidates.stream()
-                    .filter(c -> tombstoneHorizons.getOrDefault(c.getKey().log().topicIdPartition(), Long.MAX_VALUE)
-                            <= nowMs)
-                    .min(Comparator.comparingLong(
-                            c -> tombstoneHorizons.get(c.getKey().log().topicIdPartition())));
-            forTombstones = true;
-        }
-        if (chosen.isEmpty()) {
-            return Optional.empty();
-        }
-        Target target = chosen.get().getKey();
-        TopicIdPartition partition = target.log().topicIdPartition();
-        try {
-            if (cleaner == null) {
-                cleaner = new Cleaner(config, clock);
+        List<Candidate> candidates = new ArrayList<>();
+        for (Target target : targets) {
+            TopicIdPartition partition = target.log().topicIdPartition();
+            if (uncleanable.contains(partition)) {
+                continue;
             }
-            CleanResult result = forTombstones
-                    ? cleaner.cleanTombstones(target.log(), target.highWatermark())
-                    : cleaner.clean(target.log(), target.highWatermark());
-            if (result.outcome() == CleanResult.Outcome.CLEANED) {
-                if (result.earliestTombstoneHorizonMs().isPresent()) {
-                    tombstoneHorizons.put(
-                            partition, result.earliestTombstoneHorizonMs().getAsLong());
-                } else {
-                    tombstoneHorizons.remove(partition);
-                }
-            } else if (forTombstones) {
-                tombstoneHorizons.remove(partition);
+            CleanableSection section;
+            try {
+                section = target.log().cleanableSection(target.highWatermark());
+            } catch (RuntimeException e) {
+                failed(target, "taking its cleanable section", e, 0);
+                continue;
             }
-            return Optional.of(result);
-        } catch (RuntimeException e) {
-            if (!target.log().holdsSegments(List.of())) {
-                log.debug("{}: closed while cleaned", partition);
+            measure(target.log(), section, nowMs);
+            candidates.add(new Candidate(target, section, false));
+        }
+        List<Candidate> order = new ArrayList<>(DirtiestLog.inOrder(candidates, Candidate::section, nowMs));
+        Set<Candidate> due = Collections.newSetFromMap(new IdentityHashMap<>());
+        due.addAll(order);
+        // Then the logs whose kept tombstones reached their delete horizon, the earliest first.
+        candidates.stream()
+                .filter(c -> !due.contains(c) && horizonOf(c) <= nowMs)
+                .sorted(Comparator.comparingLong(this::horizonOf))
+                .forEach(c -> order.add(new Candidate(c.target(), c.section(), true)));
+        for (Candidate candidate : order) {
+            if (stopping) {
                 return Optional.empty();
             }
-            uncleanable.add(partition);
-            log.error("{}: cleaning failed; the partition is marked uncleanable and skipped from now on", partition, e);
+            Optional<CleanResult> result = pass(candidate);
+            if (result.isPresent()) {
+                return result;
+            }
+            // The log failed (now uncleanable) or closed: the round goes on with the next one.
+        }
+        return Optional.empty();
+    }
+
+    private long horizonOf(Candidate candidate) {
+        return tombstoneHorizons.getOrDefault(candidate.target().log().topicIdPartition(), Long.MAX_VALUE);
+    }
+
+    /** One pass over {@code candidate}'s log; empty when it failed or the log closed under it. */
+    private Optional<CleanResult> pass(Candidate candidate) {
+        Target target = candidate.target();
+        TopicIdPartition partition = target.log().topicIdPartition();
+        long startNanos = IoThrottle.nanos(clock.instant());
+        CleanResult result;
+        try {
+            if (cleaner == null) {
+                cleaner = new Cleaner(config, clock, throttle, () -> stopping);
+            }
+            result = candidate.forTombstones()
+                    ? cleaner.cleanTombstones(target.log(), target.highWatermark())
+                    : cleaner.clean(target.log(), target.highWatermark());
+        } catch (RuntimeException e) {
+            failed(
+                    target,
+                    "reading, writing or swapping its segments",
+                    e,
+                    IoThrottle.nanos(clock.instant()) - startNanos);
             return Optional.empty();
         }
+        metrics.passEnded(partition, result, IoThrottle.nanos(clock.instant()) - startNanos);
+        if (result.outcome() == CleanResult.Outcome.CLEANED) {
+            if (result.earliestTombstoneHorizonMs().isPresent()) {
+                tombstoneHorizons.put(
+                        partition, result.earliestTombstoneHorizonMs().getAsLong());
+            } else {
+                tombstoneHorizons.remove(partition);
+            }
+        } else if (candidate.forTombstones()) {
+            tombstoneHorizons.remove(partition);
+        }
+        forgetIfClosed(target.log());
+        return Optional.of(result);
+    }
+
+    /**
+     * {@code target}'s cleaning failed while {@code step}: unless its log is closed (not a failure),
+     * marks it uncleanable, logs the cause once and reports it.
+     */
+    private void failed(Target target, String step, RuntimeException e, long elapsedNanos) {
+        TopicIdPartition partition = target.log().topicIdPartition();
+        if (isClosed(target.log())) {
+            log.debug("{}: closed while the cleaner was {}: {}", partition, step, e.toString());
+            return;
+        }
+        uncleanable.add(partition);
+        tombstoneHorizons.remove(partition);
+        log.error(
+                "{}: cleaning failed while {}; the partition is marked uncleanable and skipped until it leaves"
+                        + " the broker",
+                partition,
+                step,
+                e);
+        metrics.cleaningFailed(partition, elapsedNanos);
+        forgetIfClosed(target.log());
+    }
+
+    /** Reports {@code section}'s dirty ratio and lag, when its log compacts. */
+    private void measure(PartitionLog partitionLog, CleanableSection section, long nowMs) {
+        TopicIdPartition partition = partitionLog.topicIdPartition();
+        if (!section.config().compaction().compacts()) {
+            metrics.partitionForgotten(partition);
+            return;
+        }
+        long lagMs = section.dirtyBytes() > 0 && section.firstDirtyTimestampMs().isPresent()
+                ? Math.max(0, nowMs - section.firstDirtyTimestampMs().getAsLong())
+                : 0;
+        metrics.sectionMeasured(partition, section.dirtyRatio(), lagMs);
+        forgetIfClosed(partitionLog);
+    }
+
+    /**
+     * Forgets a log closed meanwhile: its partition may have been forgotten between the cleaner's last
+     * look and the state it just recorded (closing happens before {@link #forget}), which would
+     * otherwise stay.
+     */
+    private void forgetIfClosed(PartitionLog partitionLog) {
+        if (isClosed(partitionLog)) {
+            forget(partitionLog.topicIdPartition());
+        }
+    }
+
+    private static boolean isClosed(PartitionLog partitionLog) {
+        return !partitionLog.holdsSegments(List.of());
     }
 
     /** The partitions whose cleaning failed, skipped by every round. */
@@ -123,9 +235,36 @@ public final class LogCleaner {
         return Set.copyOf(uncleanable);
     }
 
-    /** Forgets {@code partition}'s uncleanable mark (it was deleted or moved off the broker). */
+    /**
+     * Forgets all the cleaner holds of {@code partition} (it was deleted or moved off the broker): its
+     * uncleanable mark, its tombstone horizon and its per-partition metrics. Its checkpoint is its
+     * log's (in the index store, deleted with a deleted partition's data).
+     */
     public void forget(TopicIdPartition partition) {
         uncleanable.remove(partition);
         tombstoneHorizons.remove(partition);
+        metrics.partitionForgotten(partition);
+    }
+
+    /**
+     * Stops the cleaner (the broker is shutting down): a running pass ends at its next read, dropping
+     * its work (a throttled pass wakes at once), and later rounds return at once. Any thread.
+     */
+    public void stop() {
+        stopping = true;
+        stopSignal.countDown();
+    }
+
+    /**
+     * The throttle's sleep: waits on the stop signal, so that {@link #stop} wakes it. An interrupt is
+     * taken as a stop; it is not re-asserted, since a file read on an interrupted thread closes the
+     * segment's channel.
+     */
+    private void sleepUnlessStopped(long nanos) {
+        try {
+            stopSignal.await(nanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            stop();
+        }
     }
 }

@@ -37,10 +37,13 @@
  * </ul>
  *
  * <p>{@link io.tributary.broker.log.cleaner.LogCleaner} runs rounds (the dirtiest due log, one
- * pass; a log whose pass fails is marked uncleanable and skipped); the broker runs them on one
- * {@code log-cleaner} thread ({@code ReplicaManager.runCleaner}, scheduled by the app's {@code
- * ReplicaConfiguration}). Not yet here (issue 17): several cleaner threads ({@code
- * log.cleaner.threads}), the I/O throttle ({@code log.cleaner.io.max.bytes.per.second}), cleaning
- * metrics beyond the uncleanable count, and aborting a pass early at shutdown.
+ * pass; a log whose cleaning fails at any step is marked uncleanable and skipped, and the round goes
+ * on with the next); the broker runs them on one {@code log-cleaner} thread ({@code
+ * ReplicaManager.runCleaner}, scheduled by the app's {@code LogCleanerRunner}), which forgets a
+ * partition leaving the broker and is stopped before the logs close (a running pass ends at its next
+ * read). {@link io.tributary.broker.log.cleaner.IoThrottle} bounds the pass's I/O ({@code
+ * log.cleaner.io.max.bytes.per.second}); {@link io.tributary.broker.log.cleaner.CleanerMetrics} is
+ * what it reports (the app implements it with Micrometer). Not yet here (issue 17): several cleaner
+ * threads ({@code log.cleaner.threads}).
  */
 package io.tributary.broker.log.cleaner;

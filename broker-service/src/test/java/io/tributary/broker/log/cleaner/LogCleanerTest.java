@@ -2,86 +2,62 @@ package io.tributary.broker.log.cleaner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tributary.broker.log.CompactionConfig;
-import io.tributary.broker.log.CompactionConfig.CleanupPolicy;
 import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.LogContents;
 import io.tributary.broker.log.PartitionLog;
-import io.tributary.broker.log.index.IndexStore;
-import java.nio.file.Path;
+import io.tributary.broker.log.SegmentSwap;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.common.TopicIdPartition;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class LogCleanerTest {
 
-    private static final LogConfig COMPACT = LogConfig.defaults()
-            .withCompaction(CompactionConfig.defaults().withCleanupPolicy(Set.of(CleanupPolicy.COMPACT)));
-
-    @TempDir
-    Path dir;
+    private static final LogConfig COMPACT = CleanerTestLogs.COMPACT;
 
     private final InstantSource clock = InstantSource.fixed(Instant.ofEpochMilli(1_000_000));
-    private IndexStore store;
-    private final List<PartitionLog> logs = new ArrayList<>();
 
-    @BeforeEach
-    void openStore() {
-        store = IndexStore.open(dir.resolve("index"));
-    }
-
-    @AfterEach
-    void closeAll() {
-        logs.forEach(PartitionLog::close);
-        store.close();
-    }
+    @RegisterExtension
+    final CleanerTestLogs logs = new CleanerTestLogs(clock);
 
     private PartitionLog open(String topic, LogConfig config) {
-        PartitionLog log = PartitionLog.open(
-                dir.resolve("data"), new TopicIdPartition(Uuid.randomUuid(), 0, topic), config, store, clock);
-        logs.add(log);
-        return log;
+        return logs.open(topic, config);
     }
 
     /** {@code segments} closed segments of one batch of {@code records} records over ten keys. */
     private static void fill(PartitionLog log, int segments, int records) {
-        for (int s = 0; s < segments; s++) {
-            SimpleRecord[] batch = new SimpleRecord[records];
-            for (int i = 0; i < records; i++) {
-                batch[i] = new SimpleRecord(
-                        999_000, LogContents.bytes("k" + (i % 10)), LogContents.bytes("v" + s + "-" + i));
-            }
-            log.appendAsLeader(MemoryRecords.withRecords(Compression.NONE, batch), 0);
-            log.roll();
-        }
+        CleanerTestLogs.fill(log, segments, records, 999_000);
+    }
+
+    /** A compacted log of {@code segments} closed segments of {@code records} records. */
+    private PartitionLog dirty(String topic, int segments, int records) {
+        PartitionLog log = open(topic, COMPACT);
+        fill(log, segments, records);
+        return log;
     }
 
     private static LogCleaner.Target target(PartitionLog log) {
-        return new LogCleaner.Target(log, Long.MAX_VALUE);
+        return CleanerTestLogs.target(log);
     }
 
     @Test
     void eachRoundCleansTheDirtiestDueLogAndNeverOneThatDoesNotCompact() {
-        PartitionLog mostlyClean = open("mostly-clean", COMPACT);
-        fill(mostlyClean, 3, 10);
+        PartitionLog mostlyClean = dirty("mostly-clean", 3, 10);
         new Cleaner(CleanerConfig.defaults(), clock).clean(mostlyClean, Long.MAX_VALUE);
         fill(mostlyClean, 2, 10);
-        PartitionLog dirty = open("dirty", COMPACT);
-        fill(dirty, 3, 10);
+        PartitionLog dirty = dirty("dirty", 3, 10);
         PartitionLog deleting = open("deleting", LogConfig.defaults());
         fill(deleting, 3, 10);
         LogCleaner cleaner = new LogCleaner(CleanerConfig.defaults(), clock);
@@ -102,24 +78,121 @@ class LogCleanerTest {
     }
 
     @Test
-    void aLogWhoseCleaningFailsIsMarkedUncleanableAndTheOthersAreStillCleaned() {
-        PartitionLog tooManyKeysInABatch = open("too-many-keys", COMPACT);
-        fill(tooManyKeysInABatch, 2, 20);
-        PartitionLog fine = open("fine", COMPACT);
-        fill(fine, 2, 5);
+    void aLogWhoseCleaningFailsIsMarkedUncleanableAndTheSameRoundCleansTheNext() {
+        PartitionLog tooManyKeysInABatch = dirty("too-many-keys", 2, 20);
+        PartitionLog fine = dirty("fine", 2, 5);
         // 11 slots, 9 keys: a batch of 20 records never fits, one of 5 does. Both logs are all
         // dirty: the tie goes to the first given.
         LogCleaner cleaner = new LogCleaner(new CleanerConfig(24 * 12, 0.9, 4096), clock);
+        List<LogCleaner.Target> targets = List.of(target(tooManyKeysInABatch), target(fine));
 
-        Optional<CleanResult> failed = cleaner.runRound(List.of(target(tooManyKeysInABatch), target(fine)));
-        Optional<CleanResult> next = cleaner.runRound(List.of(target(tooManyKeysInABatch), target(fine)));
+        Optional<CleanResult> first = cleaner.runRound(targets);
+        Optional<CleanResult> next = cleaner.runRound(targets);
 
-        assertThat(failed).isEmpty();
+        // The map holds one batch of 5 at a time: the pass stops after it (the rest is not dirty enough
+        // for the next round), and the failed log is not tried again.
+        assertThat(first).hasValueSatisfying(r -> assertThat(r.checkpoint()).isEqualTo(5));
+        assertThat(fine.cleanerCheckpoint()).isEqualTo(5);
+        assertThat(next).isEmpty();
         assertThat(cleaner.uncleanablePartitions()).containsExactly(tooManyKeysInABatch.topicIdPartition());
-        assertThat(next).hasValueSatisfying(r -> assertThat(r.outcome()).isEqualTo(CleanResult.Outcome.CLEANED));
-        assertThat(fine.cleanerCheckpoint()).isPositive();
         assertThat(LogContents.records(tooManyKeysInABatch)).hasSize(40);
         cleaner.forget(tooManyKeysInABatch.topicIdPartition());
+        assertThat(cleaner.uncleanablePartitions()).isEmpty();
+    }
+
+    @Test
+    void aLogWithACorruptSegmentIsMarkedUncleanableWhileTheRoundCleansAnotherAndLaterRoundsSkipIt() {
+        PartitionLog corrupt = dirty("corrupt", 3, 10);
+        PartitionLog fine = dirty("fine", 3, 10);
+        CorruptSegments.corruptFirstRecord(corrupt);
+        LogCleaner cleaner = new LogCleaner(CleanerConfig.defaults(), clock);
+        List<LogCleaner.Target> targets = List.of(target(corrupt), target(fine));
+
+        Optional<CleanResult> first = cleaner.runRound(targets);
+        fill(fine, 3, 10);
+        Optional<CleanResult> second = cleaner.runRound(targets);
+
+        // The corrupt log came first (equal dirty ratios): its failure did not end the round.
+        assertThat(first).hasValueSatisfying(r -> {
+            assertThat(r.outcome()).isEqualTo(CleanResult.Outcome.CLEANED);
+            assertThat(r.checkpoint()).isEqualTo(30);
+        });
+        assertThat(cleaner.uncleanablePartitions()).containsExactly(corrupt.topicIdPartition());
+        assertThat(corrupt.cleanerCheckpoint()).isZero();
+        assertThat(second)
+                .hasValueSatisfying(r -> assertThat(r.firstDirtyBefore()).isEqualTo(30));
+        assertThat(fine.cleanerCheckpoint()).isEqualTo(60);
+        assertThat(corrupt.directory()).isDirectoryNotContaining("glob:**.{cleaned,swap}");
+    }
+
+    @Test
+    void aLogWhoseSwapFailsIsMarkedUncleanableWhileTheRoundCleansAnother() throws Exception {
+        PartitionLog blocked = dirty("blocked", 3, 10);
+        PartitionLog fine = dirty("fine", 3, 10);
+        // A non-empty directory where step 2 renames the cleaned file to: the rename fails.
+        String swapName =
+                SegmentSwap.cleanedFileName(new SegmentSwap.Range(0, 30)).replace(".cleaned", ".swap");
+        Files.createDirectories(blocked.directory().resolve(swapName).resolve("occupied"));
+        var before = LogContents.records(blocked);
+        LogCleaner cleaner = new LogCleaner(CleanerConfig.defaults(), clock);
+
+        Optional<CleanResult> round = cleaner.runRound(List.of(target(blocked), target(fine)));
+
+        assertThat(round).hasValueSatisfying(r -> assertThat(r.checkpoint()).isEqualTo(30));
+        assertThat(fine.cleanerCheckpoint()).isEqualTo(30);
+        assertThat(cleaner.uncleanablePartitions()).containsExactly(blocked.topicIdPartition());
+        assertThat(LogContents.records(blocked)).isEqualTo(before);
+        assertThat(blocked.cleanerCheckpoint()).isZero();
+        assertThat(blocked.directory()).isDirectoryNotContaining("glob:**.cleaned");
+    }
+
+    @Test
+    void aLogClosedUnderTheCleanerIsNotMarkedUncleanable() {
+        PartitionLog closed = dirty("closed", 3, 10);
+        PartitionLog fine = dirty("fine", 3, 10);
+        closed.close();
+        LogCleaner cleaner = new LogCleaner(CleanerConfig.defaults(), clock);
+
+        Optional<CleanResult> round = cleaner.runRound(List.of(target(closed), target(fine)));
+
+        assertThat(round).hasValueSatisfying(r -> assertThat(r.checkpoint()).isEqualTo(30));
+        assertThat(cleaner.uncleanablePartitions()).isEmpty();
+    }
+
+    @Test
+    void aStoppedCleanerRunsNoRound() {
+        PartitionLog dirty = dirty("dirty", 3, 10);
+        LogCleaner cleaner = new LogCleaner(CleanerConfig.defaults(), clock);
+
+        cleaner.stop();
+
+        assertThat(cleaner.runRound(List.of(target(dirty)))).isEmpty();
+        assertThat(dirty.cleanerCheckpoint()).isZero();
+    }
+
+    @Test
+    void stopWakesAPassSleepingInTheThrottleAndEndsItWithoutChangingTheLog() throws Exception {
+        PartitionLog dirty = dirty("throttled", 3, 10);
+        var before = LogContents.records(dirty);
+        // 1 byte a second on a clock that never moves: the first read sleeps for minutes.
+        LogCleaner cleaner = new LogCleaner(new CleanerConfig(1 << 20, 0.9, 4096, OptionalLong.of(1)), clock);
+        CompletableFuture<Optional<CleanResult>> round = new CompletableFuture<>();
+        Thread thread = Thread.ofPlatform().name("throttled-cleaner").start(() -> {
+            try {
+                round.complete(cleaner.runRound(List.of(target(dirty))));
+            } catch (Throwable t) {
+                round.completeExceptionally(t);
+            }
+        });
+        Awaitility.await().until(() -> thread.getState() == Thread.State.TIMED_WAITING);
+
+        cleaner.stop();
+
+        assertThat(round.get(30, TimeUnit.SECONDS))
+                .hasValueSatisfying(r -> assertThat(r.outcome()).isEqualTo(CleanResult.Outcome.ABORTED));
+        thread.join();
+        assertThat(LogContents.records(dirty)).isEqualTo(before);
+        assertThat(dirty.cleanerCheckpoint()).isZero();
         assertThat(cleaner.uncleanablePartitions()).isEmpty();
     }
 
@@ -128,13 +201,7 @@ class LogCleanerTest {
         AtomicLong nowMs = new AtomicLong(1_000_000);
         InstantSource movingClock = () -> Instant.ofEpochMilli(nowMs.get());
         LogConfig config = COMPACT.withCompaction(COMPACT.compaction().withDeleteRetention(Duration.ofSeconds(1)));
-        PartitionLog log = PartitionLog.open(
-                dir.resolve("data"),
-                new TopicIdPartition(Uuid.randomUuid(), 0, "tombstones"),
-                config,
-                store,
-                movingClock);
-        logs.add(log);
+        PartitionLog log = logs.open("tombstones", config, movingClock);
         fill(log, 1, 10);
         SimpleRecord[] tombstones = new SimpleRecord[10];
         for (int i = 0; i < 10; i++) {

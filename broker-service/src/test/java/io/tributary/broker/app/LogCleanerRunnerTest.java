@@ -1,0 +1,107 @@
+package io.tributary.broker.app;
+
+import static io.tributary.broker.testing.FixedMetadataView.broker;
+import static io.tributary.broker.testing.FixedMetadataView.image;
+import static io.tributary.broker.testing.FixedMetadataView.topic;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tributary.broker.cluster.ClusterImage;
+import io.tributary.broker.log.LogConfig;
+import io.tributary.broker.log.LogContents;
+import io.tributary.broker.log.ProducerStateConfig;
+import io.tributary.broker.log.cleaner.IoThrottle;
+import io.tributary.broker.log.index.IndexStore;
+import io.tributary.broker.replication.Partition;
+import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.broker.replication.ReplicaManagerConfig;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.util.unit.DataSize;
+
+/** The broker's cleaner thread, as the app runs it over a real replica manager. */
+class LogCleanerRunnerTest {
+
+    private static final int ME = 1;
+
+    @TempDir
+    Path dir;
+
+    /**
+     * Throttled to 1 byte a second, the pass would sleep for minutes; closing the runner (the
+     * broker's shutdown) stops it at once. The timeout only fails a close that waits for the pass.
+     */
+    @Test
+    @Timeout(120)
+    void closingStopsAPassSleepingInTheThrottleInsteadOfWaitingForIt() throws InterruptedException {
+        try (IndexStore store = IndexStore.open(dir.resolve("index"));
+                ReplicaManager manager = new ReplicaManager(
+                        new ReplicaManagerConfig(
+                                ME, dir.resolve("data"), LogConfig.defaults(), 1, ProducerStateConfig.defaults()),
+                        store,
+                        Clock.systemUTC(),
+                        Runnable::run)) {
+            manager.onImage(
+                    ClusterImage.EMPTY,
+                    image(
+                            1,
+                            List.of(broker(ME, 9092)),
+                            List.of(topic(
+                                    "table", new Uuid(1, 1), 1, List.of(ME), 0, Map.of("cleanup.policy", "compact")))));
+            Partition partition = manager.partition("table", 0).orElseThrow();
+            for (int version = 0; version < 3; version++) {
+                SimpleRecord[] records = new SimpleRecord[3];
+                for (int i = 0; i < 3; i++) {
+                    records[i] = new SimpleRecord(1000L, LogContents.bytes("k" + i), LogContents.bytes("v" + version));
+                }
+                partition.appendAsLeader(MemoryRecords.withRecords(Compression.NONE, records));
+                partition.log().roll();
+            }
+            partition.log().flush();
+            var before = LogContents.records(partition.log());
+            LogCleanerProperties properties = new LogCleanerProperties(
+                    true,
+                    DataSize.ofMegabytes(1),
+                    0.9,
+                    DataSize.ofKilobytes(512),
+                    Duration.ofMillis(10),
+                    16,
+                    DataSize.ofBytes(1));
+            LogCleanerRunner runner = LogCleanerRunner.start(
+                    manager, properties, new MicrometerCleanerMetrics(new SimpleMeterRegistry()));
+            Thread cleanerThread = Awaitility.await()
+                    .until(LogCleanerRunnerTest::throttledCleanerThread, Optional::isPresent)
+                    .orElseThrow();
+
+            runner.close();
+            cleanerThread.join(); // the executor is terminated: its thread is exiting
+
+            assertThat(throttledCleanerThread()).isEmpty();
+            assertThat(LogContents.records(partition.log())).isEqualTo(before);
+            assertThat(partition.log().cleanerCheckpoint()).isZero();
+        }
+    }
+
+    /** The {@code log-cleaner} thread, when it is inside the throttle. */
+    private static Optional<Thread> throttledCleanerThread() {
+        return Thread.getAllStackTraces().entrySet().stream()
+                .filter(e -> e.getKey().getName().equals("log-cleaner"))
+                .filter(e -> Arrays.stream(e.getValue())
+                        .anyMatch(frame -> frame.getClassName().equals(IoThrottle.class.getName())))
+                .map(Map.Entry::getKey)
+                .findFirst();
+    }
+}
