@@ -365,8 +365,14 @@ class ClassicGroupToolsIT {
         static Kcat start(String name, KafkaTarget target, String group, String topic, Path logs) throws IOException {
             Path out = logs.resolve(group + "-" + name + ".out");
             Path err = logs.resolve(group + "-" + name + ".err");
+            // -E: the degraded target's first bootstrap broker is down, and librdkafka 2.0
+            // reports "All broker connections are down: 1/1" when that first connection is
+            // refused before it counts the other bootstrap brokers; without -E kcat terminates on
+            // it (2 of 9 runs; a client-side race, as it would be against Kafka). It says nothing
+            // about the group behaviour checked here: with -E kcat goes on to the live brokers.
             List<String> command = List.of(
                     "kcat",
+                    "-E",
                     "-b",
                     target.bootstrapServers(),
                     "-X",
