@@ -176,7 +176,12 @@ public final class StreamsGroupCoordinator {
         planner.refreshTopology(group);
         planner.computeTargetIfNeeded(group, nowMs);
         Optional<Tasks> owned = joining ? Optional.of(Tasks.EMPTY) : request.ownedTasks();
-        StreamsReconciler.reconcile(group, member, owned, ackAllowed, nowMs);
+        StreamsReconciler.reconcile(
+                group,
+                member,
+                joining ? owned : StreamsReconciler.trustedOwned(owned, assignedBefore),
+                ackAllowed,
+                nowMs);
         member.sessionDeadlineMs = nowMs + config.sessionTimeout().toMillis();
         planner.refreshEndpoints(group);
         boolean send = joining

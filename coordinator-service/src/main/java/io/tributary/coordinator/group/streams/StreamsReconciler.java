@@ -46,6 +46,20 @@ final class StreamsReconciler {
         }
     }
 
+    /**
+     * What a heartbeat's owned tasks can be taken to say ({@code reported}; empty: not sent): a
+     * list that lacks a task the member was given and keeps ({@code assigned}) acknowledges an older
+     * assignment than the one it was last sent (the client reports what it had reconciled when the
+     * newer one arrived, and goes on to take the rest), so it is read as "not sent". As {@code
+     * Reconciler.trustedOwned} for consumer groups.
+     */
+    static Optional<Tasks> trustedOwned(Optional<Tasks> reported, Tasks assigned) {
+        if (reported.isPresent() && !assigned.minus(reported.get()).isEmpty()) {
+            return Optional.empty();
+        }
+        return reported;
+    }
+
     /** Whether the member still owns any of {@code tasks} (a member that did not say: yes). */
     private static boolean ownsAny(Optional<Tasks> owned, Tasks tasks) {
         return owned.isEmpty() || owned.get().containsAny(tasks);

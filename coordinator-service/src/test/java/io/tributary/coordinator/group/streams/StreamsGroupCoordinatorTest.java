@@ -239,6 +239,36 @@ class StreamsGroupCoordinatorTest {
     }
 
     @Test
+    void anAcknowledgementOfAnOlderAssignmentReleasesNothing() {
+        // a was given all 8 tasks but has not reported owning them: its empty list acknowledges
+        // what it had before, and it may still be taking the 8.
+        int epochA = soloMemberOwningEverything();
+        Tasks all = active(union(tasks("0", 0, 1, 2, 3), tasks("1", 0, 1, 2, 3)));
+        StreamsHeartbeatResponse b = join("b", "p-b");
+
+        StreamsHeartbeatResponse stale = heartbeat("a", epochA, Tasks.EMPTY);
+        assertThat(stale.memberEpoch()).as("a stays at its epoch").isEqualTo(epochA);
+        Tasks kept = stale.assignment().orElseThrow();
+        assertThat(kept.active()).hasSize(4);
+        assertThat(heartbeat("b", b.memberEpoch(), Tasks.EMPTY)
+                        .assignment()
+                        .map(Tasks::active)
+                        .orElse(new TreeSet<>()))
+                .as("nothing released to b while a may still be taking all 8")
+                .isEmpty();
+
+        heartbeat("a", epochA, all);
+        assertThat(heartbeat("a", epochA, kept).memberEpoch()).isGreaterThan(epochA);
+        SortedSet<TaskId> rest = new TreeSet<>(all.active());
+        rest.removeAll(kept.active());
+        assertThat(heartbeat("b", b.memberEpoch(), Tasks.EMPTY)
+                        .assignment()
+                        .orElseThrow()
+                        .active())
+                .isEqualTo(rest);
+    }
+
+    @Test
     void theSurvivorTakesEveryTaskWhenAMemberLeaves() {
         int epochA = soloMemberOwningEverything();
         Tasks all = active(union(tasks("0", 0, 1, 2, 3), tasks("1", 0, 1, 2, 3)));
