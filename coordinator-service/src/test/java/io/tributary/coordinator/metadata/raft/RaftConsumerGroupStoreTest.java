@@ -170,6 +170,17 @@ class RaftConsumerGroupStoreTest {
                         assertThat(store(follower).load().get("g").members()).containsOnlyKeys("a"));
     }
 
+    /**
+     * The leader's applied index once it has applied everything committed: an append returns when
+     * its command is committed, and the leader's state machine may apply it a moment later.
+     */
+    private long settledAppliedIndex(int leader) {
+        MetadataRaftNode node = voters.node(leader);
+        await("the leader applied what was committed")
+                .until(() -> node.stateMachine().appliedIndex() >= node.commitIndex());
+        return node.stateMachine().appliedIndex();
+    }
+
     @Test
     void boundsAreRefusedAsLimitExceededBeforeAnythingIsAppended() throws Exception {
         int leader = voters.awaitLeader();
@@ -191,7 +202,7 @@ class RaftConsumerGroupStoreTest {
                 Optional.empty(),
                 Optional.empty(),
                 Optional.empty());
-        long before = voters.node(leader).stateMachine().appliedIndex();
+        long before = settledAppliedIndex(leader);
         ThreeVoters.assertReason(
                 assertThrows(
                         OffsetStoreException.class,
