@@ -3,6 +3,7 @@ package io.tributary.broker.api;
 import io.tributary.broker.log.CorruptBatchException;
 import io.tributary.broker.log.InvalidProducerEpochException;
 import io.tributary.broker.log.InvalidRecordException;
+import io.tributary.broker.log.InvalidTimestampException;
 import io.tributary.broker.log.OffsetOutOfRangeException;
 import io.tributary.broker.log.OutOfOrderSequenceException;
 import io.tributary.broker.log.RecordTooLargeException;
@@ -26,6 +27,7 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@link CorruptBatchException}</td><td>CORRUPT_MESSAGE</td></tr>
  *   <tr><td>{@link RecordTooLargeException}</td><td>MESSAGE_TOO_LARGE</td></tr>
  *   <tr><td>{@link InvalidRecordException}</td><td>INVALID_RECORD</td></tr>
+ *   <tr><td>{@link InvalidTimestampException}</td><td>INVALID_TIMESTAMP (with RecordErrors, added by Produce)</td></tr>
  *   <tr><td>{@link OutOfOrderSequenceException}</td><td>OUT_OF_ORDER_SEQUENCE_NUMBER</td></tr>
  *   <tr><td>{@link InvalidProducerEpochException}</td><td>INVALID_PRODUCER_EPOCH</td></tr>
  *   <tr><td>{@link TransactionsUnsupportedException}</td><td>UNSUPPORTED_FOR_MESSAGE_FORMAT</td></tr>
@@ -46,6 +48,7 @@ final class DataPathErrors {
             case CorruptBatchException x -> Errors.CORRUPT_MESSAGE;
             case RecordTooLargeException x -> Errors.MESSAGE_TOO_LARGE;
             case InvalidRecordException x -> Errors.INVALID_RECORD;
+            case InvalidTimestampException x -> Errors.INVALID_TIMESTAMP;
             case OutOfOrderSequenceException x -> Errors.OUT_OF_ORDER_SEQUENCE_NUMBER;
             case InvalidProducerEpochException x -> Errors.INVALID_PRODUCER_EPOCH;
             case TransactionsUnsupportedException x -> Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT;

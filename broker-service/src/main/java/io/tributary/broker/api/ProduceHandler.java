@@ -6,6 +6,7 @@ import io.tributary.broker.cluster.ClusterImage;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.cluster.TopicInfo;
 import io.tributary.broker.log.AppendResult;
+import io.tributary.broker.log.InvalidTimestampException;
 import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.common.protocol.ApiVersionRange;
@@ -50,7 +51,10 @@ import org.apache.kafka.common.requests.ProduceResponse;
  *       topic ids), {@code NOT_LEADER_OR_FOLLOWER} with the current leader and its endpoint (v10+),
  *       {@code INVALID_RECORD} (not exactly one magic-2 batch, Kafka's request validation), {@code
  *       CORRUPT_MESSAGE}, {@code MESSAGE_TOO_LARGE}, {@code OUT_OF_ORDER_SEQUENCE_NUMBER}, {@code
- *       INVALID_PRODUCER_EPOCH}, {@code UNSUPPORTED_FOR_MESSAGE_FORMAT} for transactional batches.
+ *       INVALID_PRODUCER_EPOCH}, {@code UNSUPPORTED_FOR_MESSAGE_FORMAT} for transactional batches,
+ *       {@code INVALID_TIMESTAMP} (a record outside {@code message.timestamp.before.max.ms} / {@code
+ *       after.max.ms}) with the log start offset and {@code RecordErrors}: each refused record's
+ *       index in the batch and Kafka's message.
  *   <li>An idempotent producer's retried batch is answered with its original offsets.
  * </ul>
  *
@@ -199,6 +203,18 @@ public final class ProduceHandler implements RequestHandler {
             slot.fail(error, e.getMessage());
             if (error == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER || error == Errors.INVALID_PRODUCER_EPOCH) {
                 slot.response.setLogStartOffset(partition.log().logStartOffset());
+            }
+            if (e instanceof InvalidTimestampException invalid) {
+                // Kafka's answer to a record validation failure: the log start offset and an error
+                // per refused record, by its index in the batch.
+                slot.response.setLogStartOffset(partition.log().logStartOffset());
+                for (InvalidTimestampException.RecordError recordError : invalid.recordErrors()) {
+                    slot.response
+                            .recordErrors()
+                            .add(new ProduceResponseData.BatchIndexAndErrorMessage()
+                                    .setBatchIndex(recordError.batchIndex())
+                                    .setBatchIndexErrorMessage(recordError.message()));
+                }
             }
         }
     }

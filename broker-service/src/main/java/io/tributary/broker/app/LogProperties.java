@@ -3,6 +3,7 @@ package io.tributary.broker.app;
 import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.MessageTimestampType;
 import io.tributary.broker.log.ProducerStateConfig;
+import io.tributary.broker.log.TimestampBounds;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
@@ -30,6 +31,10 @@ import org.springframework.validation.annotation.Validated;
  * @param flushInterval {@code flush.ms}: fsync when this long has passed since the last one; unset:
  *     never by time (replication, not fsync, makes writes durable)
  * @param messageTimestampType {@code message.timestamp.type}: {@code CreateTime} or {@code LogAppendTime}
+ * @param messageTimestampBeforeMax {@code message.timestamp.before.max.ms}: with CreateTime, a record
+ *     whose timestamp is more than this before the broker's clock is refused; unset: no bound
+ * @param messageTimestampAfterMax {@code message.timestamp.after.max.ms}: with CreateTime, a record
+ *     whose timestamp is more than this after the broker's clock is refused
  * @param minInsyncReplicas {@code min.insync.replicas}: acks=all needs an ISR at least this large
  * @param producerStateRebuildSize bytes of the newest segments whose batch headers rebuild the
  *     idempotent producers' state when a log opens
@@ -51,6 +56,8 @@ public record LogProperties(
         @DefaultValue("CreateTime") @NotNull @Pattern(regexp = "CreateTime|LogAppendTime")
         String messageTimestampType,
 
+        Duration messageTimestampBeforeMax,
+        @DefaultValue("1h") @NotNull Duration messageTimestampAfterMax,
         @DefaultValue("1") @Min(1) int minInsyncReplicas,
         @DefaultValue("64MB") @NotNull DataSize producerStateRebuildSize,
         @DefaultValue("1d") @NotNull Duration producerIdExpiration) {
@@ -80,6 +87,16 @@ public record LogProperties(
             throw new IllegalArgumentException(
                     "tributary.broker.log.flush-interval must be positive, got " + flushInterval);
         }
+        if (messageTimestampBeforeMax != null && messageTimestampBeforeMax.isNegative()) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.log.message-timestamp-before-max must not be negative, got "
+                            + messageTimestampBeforeMax);
+        }
+        if (messageTimestampAfterMax != null && messageTimestampAfterMax.isNegative()) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.log.message-timestamp-after-max must not be negative, got "
+                            + messageTimestampAfterMax);
+        }
         if (retentionSize != null && retentionSize.toBytes() < 0) {
             throw new IllegalArgumentException(
                     "tributary.broker.log.retention-size must not be negative, got " + retentionSize);
@@ -93,17 +110,21 @@ public record LogProperties(
     /** The core's default log config. */
     public LogConfig toLogConfig() {
         return new LogConfig(
-                Math.toIntExact(segmentSize.toBytes()),
-                segmentTime,
-                retentionTime.isNegative() || retentionTime.isZero() ? Optional.empty() : Optional.of(retentionTime),
-                retentionSize == null ? OptionalLong.empty() : OptionalLong.of(retentionSize.toBytes()),
-                Math.toIntExact(maxMessageSize.toBytes()),
-                Math.toIntExact(indexInterval.toBytes()),
-                flushMessages == null ? OptionalLong.empty() : OptionalLong.of(flushMessages),
-                Optional.ofNullable(flushInterval),
-                "LogAppendTime".equals(messageTimestampType)
-                        ? MessageTimestampType.LOG_APPEND_TIME
-                        : MessageTimestampType.CREATE_TIME);
+                        Math.toIntExact(segmentSize.toBytes()),
+                        segmentTime,
+                        retentionTime.isNegative() || retentionTime.isZero()
+                                ? Optional.empty()
+                                : Optional.of(retentionTime),
+                        retentionSize == null ? OptionalLong.empty() : OptionalLong.of(retentionSize.toBytes()),
+                        Math.toIntExact(maxMessageSize.toBytes()),
+                        Math.toIntExact(indexInterval.toBytes()),
+                        flushMessages == null ? OptionalLong.empty() : OptionalLong.of(flushMessages),
+                        Optional.ofNullable(flushInterval),
+                        "LogAppendTime".equals(messageTimestampType)
+                                ? MessageTimestampType.LOG_APPEND_TIME
+                                : MessageTimestampType.CREATE_TIME)
+                .withTimestampBounds(new TimestampBounds(
+                        Optional.ofNullable(messageTimestampBeforeMax), Optional.of(messageTimestampAfterMax)));
     }
 
     public ProducerStateConfig toProducerStateConfig() {

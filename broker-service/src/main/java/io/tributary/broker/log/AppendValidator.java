@@ -9,6 +9,8 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.MutableRecordBatch;
 import org.apache.kafka.common.record.internal.Record;
 import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.internals.BufferSupplier;
+import org.apache.kafka.common.utils.internals.CloseableIterator;
 
 /**
  * Checks incoming batches and, as leader, gives them their offsets by rewriting headers in place.
@@ -25,8 +27,10 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * CorruptBatchException}); the batch has records and its count equals {@code lastOffsetDelta + 1}
  * (leader only; a follower may receive batches whose records were compacted away, {@link
  * InvalidRecordException}); in a topic whose {@code cleanup.policy} has {@code compact}, every record
- * has a key (leader only, {@link InvalidRecordException}, as Kafka); as follower, offsets continue the log and increase ({@link
- * UnexpectedAppendOffsetException}).
+ * has a key (leader only, {@link InvalidRecordException}, as Kafka); in a {@code CreateTime} topic,
+ * every record's timestamp lies within the topic's {@link TimestampBounds} of the leader's clock
+ * (leader only, {@link InvalidTimestampException}, as Kafka); as follower, offsets continue the log
+ * and increase ({@link UnexpectedAppendOffsetException}).
  *
  * <p>Stateless; thread-safe. The records passed in are modified (leader) and must not be shared.
  */
@@ -60,9 +64,7 @@ final class AppendValidator {
                 throw new InvalidRecordException("batch at byte " + position + " has " + count
                         + " records but a last offset delta of " + lastOffsetDelta);
             }
-            if (config.compaction().compacts()) {
-                requireKeys(batch, position);
-            }
+            checkRecords(batch, position, config, nowMs);
             batch.setLastOffset(offset + lastOffsetDelta);
             batch.setPartitionLeaderEpoch(leaderEpoch);
             if (logAppendTime) {
@@ -77,17 +79,52 @@ final class AppendValidator {
     }
 
     /**
-     * A compacted topic keeps the latest record per key, so a record without a key has no place in
-     * it: refused as Kafka refuses it ({@code INVALID_RECORD}). Decodes the batch's records
-     * (decompressing it), as Kafka's validator does for compacted topics.
+     * The checks of each record, Kafka's order and outcome: in a compacted topic every record needs
+     * a key (a compacted topic keeps the latest record per key, so a record without one has no
+     * place in it: {@code INVALID_RECORD}); in a {@code CreateTime} topic every timestamp must lie
+     * within the topic's {@link TimestampBounds} of {@code nowMs} ({@code INVALID_TIMESTAMP}). The
+     * whole batch is refused if any record fails; when any failed its timestamp, the refusal is an
+     * {@link InvalidTimestampException} naming every failed record by its index in the batch (a
+     * keyless one too, with Kafka's message), else an {@link InvalidRecordException} naming the first
+     * keyless record. Reads the records only when a check applies, without copying keys and values
+     * ({@link MutableRecordBatch#skipKeyValueIterator}: a compressed batch is decompressed, as
+     * Kafka's validator does). Must run before offsets are assigned: a record's offset in the
+     * message is the one the producer sent.
      */
-    private static void requireKeys(MutableRecordBatch batch, int position) {
-        for (Record record : batch) {
-            if (!record.hasKey()) {
-                throw new InvalidRecordException("batch at byte " + position + " holds a record without a key (offset"
-                        + " delta " + (record.offset() - batch.baseOffset()) + "); a compacted topic needs a key"
-                        + " on every record");
+    private static void checkRecords(MutableRecordBatch batch, int position, LogConfig config, long nowMs) {
+        boolean keys = config.compaction().compacts();
+        TimestampBounds bounds = config.timestampBounds();
+        boolean timestamps = config.timestampType() == MessageTimestampType.CREATE_TIME && bounds.bounds();
+        if (!keys && !timestamps) {
+            return;
+        }
+        List<InvalidTimestampException.RecordError> errors = new ArrayList<>(0);
+        boolean badTimestamp = false;
+        String firstKeyless = null;
+        try (CloseableIterator<Record> records = batch.skipKeyValueIterator(BufferSupplier.NO_CACHING)) {
+            int index = 0;
+            while (records.hasNext()) {
+                Record record = records.next();
+                if (keys && !record.hasKey()) {
+                    String message = "batch at byte " + position + " holds a record without a key (offset delta "
+                            + (record.offset() - batch.baseOffset()) + "); a compacted topic needs a key on every"
+                            + " record";
+                    firstKeyless = firstKeyless == null ? message : firstKeyless;
+                    errors.add(new InvalidTimestampException.RecordError(
+                            index, "Compacted topic cannot accept message without key"));
+                } else if (timestamps && !bounds.accepts(record.timestamp(), nowMs)) {
+                    badTimestamp = true;
+                    errors.add(new InvalidTimestampException.RecordError(
+                            index, bounds.refusal(record.timestamp(), record.offset(), nowMs)));
+                }
+                index++;
             }
+        }
+        if (badTimestamp) {
+            throw new InvalidTimestampException(errors);
+        }
+        if (firstKeyless != null) {
+            throw new InvalidRecordException(firstKeyless);
         }
     }
 

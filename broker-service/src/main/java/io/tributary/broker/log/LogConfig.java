@@ -25,6 +25,8 @@ import org.apache.kafka.common.record.internal.DefaultRecordBatch;
  *   <tr><td>{@code timestampType}</td><td>{@code message.timestamp.type}</td><td>CreateTime</td></tr>
  *   <tr><td>{@code compaction}</td><td>{@code cleanup.policy} and the compaction keys</td><td>see
  *       {@link CompactionConfig}</td></tr>
+ *   <tr><td>{@code timestampBounds}</td><td>{@code message.timestamp.before.max.ms}, {@code
+ *       message.timestamp.after.max.ms}</td><td>unlimited, 1 hour: see {@link TimestampBounds}</td></tr>
  * </table>
  *
  * <p>{@code segmentBytes} may be set below Kafka's 1 MiB minimum (down to one batch header, 61
@@ -40,6 +42,8 @@ import org.apache.kafka.common.record.internal.DefaultRecordBatch;
  * @param flushInterval fsync when this long has passed since the last flush
  * @param timestampType whether batches keep the producer's timestamp or get the broker's clock
  * @param compaction the cleanup policy and the log cleaner's settings
+ * @param timestampBounds how far a producer's record timestamps may lie from the leader's clock
+ *     ({@code CreateTime} topics only)
  */
 public record LogConfig(
         int segmentBytes,
@@ -51,7 +55,8 @@ public record LogConfig(
         OptionalLong flushMessages,
         Optional<Duration> flushInterval,
         MessageTimestampType timestampType,
-        CompactionConfig compaction) {
+        CompactionConfig compaction,
+        TimestampBounds timestampBounds) {
 
     public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
     public static final Duration DEFAULT_SEGMENT_TIME = Duration.ofDays(7);
@@ -67,6 +72,7 @@ public record LogConfig(
         Objects.requireNonNull(flushInterval, "flushInterval");
         Objects.requireNonNull(timestampType, "timestampType");
         Objects.requireNonNull(compaction, "compaction");
+        Objects.requireNonNull(timestampBounds, "timestampBounds");
         if (segmentBytes < DefaultRecordBatch.RECORD_BATCH_OVERHEAD) {
             throw new IllegalArgumentException("segment.bytes must hold at least one batch header: " + segmentBytes);
         }
@@ -79,7 +85,10 @@ public record LogConfig(
         flushInterval.ifPresent(d -> requirePositive(d, "flush.ms"));
     }
 
-    /** A config with Kafka's default cleanup policy ({@code delete}) and compaction settings. */
+    /**
+     * A config with Kafka's default cleanup policy ({@code delete}), compaction settings and
+     * timestamp bounds.
+     */
     public LogConfig(
             int segmentBytes,
             Duration segmentTime,
@@ -100,7 +109,8 @@ public record LogConfig(
                 flushMessages,
                 flushInterval,
                 timestampType,
-                CompactionConfig.defaults());
+                CompactionConfig.defaults(),
+                TimestampBounds.defaults());
     }
 
     /** Kafka's defaults. */
@@ -128,7 +138,8 @@ public record LogConfig(
                 flushMessages,
                 flushInterval,
                 timestampType,
-                compaction);
+                compaction,
+                timestampBounds);
     }
 
     public LogConfig withSegmentTime(Duration value) {
@@ -142,7 +153,8 @@ public record LogConfig(
                 flushMessages,
                 flushInterval,
                 timestampType,
-                compaction);
+                compaction,
+                timestampBounds);
     }
 
     public LogConfig withRetentionTime(Optional<Duration> value) {
@@ -156,7 +168,8 @@ public record LogConfig(
                 flushMessages,
                 flushInterval,
                 timestampType,
-                compaction);
+                compaction,
+                timestampBounds);
     }
 
     public LogConfig withRetentionBytes(OptionalLong value) {
@@ -170,7 +183,8 @@ public record LogConfig(
                 flushMessages,
                 flushInterval,
                 timestampType,
-                compaction);
+                compaction,
+                timestampBounds);
     }
 
     public LogConfig withMaxMessageBytes(int value) {
@@ -184,7 +198,8 @@ public record LogConfig(
                 flushMessages,
                 flushInterval,
                 timestampType,
-                compaction);
+                compaction,
+                timestampBounds);
     }
 
     public LogConfig withIndexIntervalBytes(int value) {
@@ -198,7 +213,8 @@ public record LogConfig(
                 flushMessages,
                 flushInterval,
                 timestampType,
-                compaction);
+                compaction,
+                timestampBounds);
     }
 
     public LogConfig withFlushMessages(OptionalLong value) {
@@ -212,7 +228,8 @@ public record LogConfig(
                 value,
                 flushInterval,
                 timestampType,
-                compaction);
+                compaction,
+                timestampBounds);
     }
 
     public LogConfig withFlushInterval(Optional<Duration> value) {
@@ -226,7 +243,8 @@ public record LogConfig(
                 flushMessages,
                 value,
                 timestampType,
-                compaction);
+                compaction,
+                timestampBounds);
     }
 
     public LogConfig withTimestampType(MessageTimestampType value) {
@@ -240,7 +258,8 @@ public record LogConfig(
                 flushMessages,
                 flushInterval,
                 value,
-                compaction);
+                compaction,
+                timestampBounds);
     }
 
     public LogConfig withCompaction(CompactionConfig value) {
@@ -254,6 +273,22 @@ public record LogConfig(
                 flushMessages,
                 flushInterval,
                 timestampType,
+                value,
+                timestampBounds);
+    }
+
+    public LogConfig withTimestampBounds(TimestampBounds value) {
+        return new LogConfig(
+                segmentBytes,
+                segmentTime,
+                retentionTime,
+                retentionBytes,
+                maxMessageBytes,
+                indexIntervalBytes,
+                flushMessages,
+                flushInterval,
+                timestampType,
+                compaction,
                 value);
     }
 

@@ -11,6 +11,7 @@ public abstract sealed class LogException extends RuntimeException
                 CorruptBatchException,
                 RecordTooLargeException,
                 InvalidRecordException,
+                InvalidTimestampException,
                 UnexpectedAppendOffsetException,
                 OutOfOrderSequenceException,
                 InvalidProducerEpochException,

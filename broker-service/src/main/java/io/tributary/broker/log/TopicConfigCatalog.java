@@ -30,6 +30,8 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  *   <tr><td>flush.ms</td><td>long</td><td>2^63-1 (never)</td><td>log.flush.interval.ms</td><td>0 or more</td></tr>
  *   <tr><td>max.compaction.lag.ms</td><td>long</td><td>2^63-1 (never forced)</td><td>log.cleaner.max.compaction.lag.ms</td><td>1 or more</td></tr>
  *   <tr><td>max.message.bytes</td><td>int</td><td>{@link LogConfig#DEFAULT_MAX_MESSAGE_BYTES}</td><td>message.max.bytes</td><td>0 or more</td></tr>
+ *   <tr><td>message.timestamp.after.max.ms</td><td>long</td><td>3600000 (1 hour)</td><td>log.message.timestamp.after.max.ms</td><td>0 or more</td></tr>
+ *   <tr><td>message.timestamp.before.max.ms</td><td>long</td><td>2^63-1 (unbounded)</td><td>log.message.timestamp.before.max.ms</td><td>0 or more</td></tr>
  *   <tr><td>message.timestamp.type</td><td>string</td><td>CreateTime</td><td>log.message.timestamp.type</td><td>CreateTime, LogAppendTime</td></tr>
  *   <tr><td>min.cleanable.dirty.ratio</td><td>double</td><td>0.5</td><td>log.cleaner.min.cleanable.ratio</td><td>0 to 1</td></tr>
  *   <tr><td>min.compaction.lag.ms</td><td>long</td><td>0</td><td>log.cleaner.min.compaction.lag.ms</td><td>0 or more</td></tr>
@@ -54,6 +56,8 @@ public final class TopicConfigCatalog {
     public static final String FLUSH_MS = TopicConfigRules.FLUSH_MS;
     public static final String MAX_MESSAGE_BYTES = TopicConfigRules.MAX_MESSAGE_BYTES;
     public static final String MESSAGE_TIMESTAMP_TYPE = TopicConfigRules.MESSAGE_TIMESTAMP_TYPE;
+    public static final String MESSAGE_TIMESTAMP_BEFORE_MAX_MS = TopicConfigRules.MESSAGE_TIMESTAMP_BEFORE_MAX_MS;
+    public static final String MESSAGE_TIMESTAMP_AFTER_MAX_MS = TopicConfigRules.MESSAGE_TIMESTAMP_AFTER_MAX_MS;
     public static final String MIN_INSYNC_REPLICAS = TopicConfigRules.MIN_INSYNC_REPLICAS;
     public static final String RETENTION_BYTES = TopicConfigRules.RETENTION_BYTES;
     public static final String RETENTION_MS = TopicConfigRules.RETENTION_MS;
@@ -180,6 +184,18 @@ public final class TopicConfigCatalog {
                         "log.message.timestamp.type",
                         "CreateTime keeps the producer's timestamps; LogAppendTime stamps batches with the broker's"
                                 + " clock."),
+                new Definition(
+                        rule(MESSAGE_TIMESTAMP_BEFORE_MAX_MS),
+                        Long.toString(TimestampBounds.defaults().maxBeforeMs()),
+                        "log.message.timestamp.before.max.ms",
+                        "With CreateTime, a record whose timestamp is more than this many milliseconds before the"
+                                + " broker's clock is refused (INVALID_TIMESTAMP)."),
+                new Definition(
+                        rule(MESSAGE_TIMESTAMP_AFTER_MAX_MS),
+                        Long.toString(TimestampBounds.defaults().maxAfterMs()),
+                        "log.message.timestamp.after.max.ms",
+                        "With CreateTime, a record whose timestamp is more than this many milliseconds after the"
+                                + " broker's clock is refused (INVALID_TIMESTAMP)."),
                 new Definition(
                         rule(MIN_INSYNC_REPLICAS),
                         "1",

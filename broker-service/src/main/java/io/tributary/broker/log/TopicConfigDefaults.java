@@ -28,7 +28,8 @@ public record TopicConfigDefaults(Map<String, String> values) {
 
     /**
      * The defaults of a broker whose partition logs default to {@code log} and whose acks=all writes
-     * need {@code minInsyncReplicas}; Kafka's "unlimited" is -1 for retention and 2^63-1 for flushes.
+     * need {@code minInsyncReplicas}; Kafka's "unlimited" is -1 for retention and 2^63-1 for flushes
+     * and timestamp bounds.
      */
     public static TopicConfigDefaults of(LogConfig log, int minInsyncReplicas) {
         Objects.requireNonNull(log, "log");
@@ -55,6 +56,12 @@ public record TopicConfigDefaults(Map<String, String> values) {
         values.put(
                 TopicConfigCatalog.MESSAGE_TIMESTAMP_TYPE,
                 log.timestampType() == MessageTimestampType.LOG_APPEND_TIME ? "LogAppendTime" : "CreateTime");
+        values.put(
+                TopicConfigCatalog.MESSAGE_TIMESTAMP_BEFORE_MAX_MS,
+                Long.toString(log.timestampBounds().maxBeforeMs()));
+        values.put(
+                TopicConfigCatalog.MESSAGE_TIMESTAMP_AFTER_MAX_MS,
+                Long.toString(log.timestampBounds().maxAfterMs()));
         values.put(TopicConfigCatalog.MIN_INSYNC_REPLICAS, Integer.toString(minInsyncReplicas));
         return new TopicConfigDefaults(values);
     }

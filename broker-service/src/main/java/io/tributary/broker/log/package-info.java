@@ -8,6 +8,8 @@
  * <pre>
  *  MemoryRecords (producer bytes)
  *     |  AppendValidator: magic 2, max.message.bytes, CRC, count = lastOffsetDelta + 1;
+ *     |  leader: keys (compacted topics), timestamps within TimestampBounds (CreateTime): records
+ *     |  read (decompressed when compressed) but not copied or re-encoded
  *     |  leader: setLastOffset / setPartitionLeaderEpoch / setMaxTimestamp (header rewrite, no re-encoding)
  *     |  ProducerState: idempotent producers' duplicates, sequence gaps, fenced epochs (same lock)
  *     v

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * {@code retention.ms} ({@code -1}: unlimited), {@code retention.bytes} ({@code -1}: unlimited),
  * {@code max.message.bytes}, {@code index.interval.bytes}, {@code flush.messages}, {@code flush.ms}
  * ({@code 0}: flush after every append, as {@code flush.messages=1}), {@code
- * message.timestamp.type}, {@code cleanup.policy} ({@code delete}, {@code compact} or both), {@code
+ * message.timestamp.type}, {@code message.timestamp.before.max.ms} and {@code
+ * message.timestamp.after.max.ms} ({@code 2^63-1}: unbounded), {@code cleanup.policy} ({@code delete}, {@code compact} or both), {@code
  * delete.retention.ms}, {@code min.compaction.lag.ms}, {@code max.compaction.lag.ms} ({@code
  * 2^63-1}: unlimited) and {@code min.cleanable.dirty.ratio}; plus {@code min.insync.replicas} for
  * acks=all. A value that does not
@@ -41,6 +42,8 @@ public final class LogConfigs {
     public static final String FLUSH_MESSAGES = "flush.messages";
     public static final String FLUSH_MS = "flush.ms";
     public static final String MESSAGE_TIMESTAMP_TYPE = "message.timestamp.type";
+    public static final String MESSAGE_TIMESTAMP_BEFORE_MAX_MS = "message.timestamp.before.max.ms";
+    public static final String MESSAGE_TIMESTAMP_AFTER_MAX_MS = "message.timestamp.after.max.ms";
     public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
     public static final String CLEANUP_POLICY = "cleanup.policy";
     public static final String DELETE_RETENTION_MS = "delete.retention.ms";
@@ -105,10 +108,13 @@ public final class LogConfigs {
                 if (ms == 0) {
                     yield config.withFlushMessages(OptionalLong.of(1));
                 }
-                yield config.withFlushInterval(
-                        ms == Long.MAX_VALUE ? Optional.empty() : Optional.of(Duration.ofMillis(ms)));
+                yield config.withFlushInterval(unlessMax(ms));
             }
             case MESSAGE_TIMESTAMP_TYPE -> config.withTimestampType(timestampType(value));
+            case MESSAGE_TIMESTAMP_BEFORE_MAX_MS ->
+                config.withTimestampBounds(config.timestampBounds().withMaxBefore(unlessMax(Long.parseLong(value))));
+            case MESSAGE_TIMESTAMP_AFTER_MAX_MS ->
+                config.withTimestampBounds(config.timestampBounds().withMaxAfter(unlessMax(Long.parseLong(value))));
             case CLEANUP_POLICY -> config.withCompaction(config.compaction().withCleanupPolicy(cleanupPolicy(value)));
             case DELETE_RETENTION_MS ->
                 config.withCompaction(
@@ -116,12 +122,8 @@ public final class LogConfigs {
             case MIN_COMPACTION_LAG_MS ->
                 config.withCompaction(
                         config.compaction().withMinCompactionLag(Duration.ofMillis(Long.parseLong(value))));
-            case MAX_COMPACTION_LAG_MS -> {
-                long ms = Long.parseLong(value);
-                yield config.withCompaction(config.compaction()
-                        .withMaxCompactionLag(
-                                ms == Long.MAX_VALUE ? Optional.empty() : Optional.of(Duration.ofMillis(ms))));
-            }
+            case MAX_COMPACTION_LAG_MS ->
+                config.withCompaction(config.compaction().withMaxCompactionLag(unlessMax(Long.parseLong(value))));
             case MIN_CLEANABLE_DIRTY_RATIO ->
                 config.withCompaction(config.compaction().withMinCleanableDirtyRatio(Double.parseDouble(value)));
             default -> config;
@@ -138,6 +140,11 @@ public final class LogConfigs {
             throw new IllegalArgumentException("empty cleanup.policy");
         }
         return policies;
+    }
+
+    /** A duration in milliseconds where Kafka's 2^63-1 means none (unlimited). */
+    private static Optional<Duration> unlessMax(long ms) {
+        return ms == Long.MAX_VALUE ? Optional.empty() : Optional.of(Duration.ofMillis(ms));
     }
 
     private static MessageTimestampType timestampType(String value) {

@@ -133,6 +133,46 @@ class DescribeConfigsHandlerTest {
     }
 
     @Test
+    void theTimestampBoundsAreDescribedWithKafka4sDefaultsAndBrokerSynonyms() {
+        List<String> keys = List.of("message.timestamp.after.max.ms", "message.timestamp.before.max.ms");
+
+        DescribeConfigsResponse topic = describe(4, true, false, resource(ConfigResource.Type.TOPIC, "events", keys));
+        DescribeConfigsResponse broker = describe(
+                4,
+                false,
+                false,
+                resource(
+                        ConfigResource.Type.BROKER,
+                        "1",
+                        List.of("log.message.timestamp.after.max.ms", "log.message.timestamp.before.max.ms")));
+
+        List<DescribeConfigsResourceResult> configs =
+                topic.data().results().getFirst().configs();
+        assertThat(configs)
+                .extracting(
+                        DescribeConfigsResourceResult::name,
+                        DescribeConfigsResourceResult::value,
+                        DescribeConfigsResourceResult::configSource,
+                        DescribeConfigsResourceResult::configType)
+                .containsExactly(
+                        tuple(keys.get(0), "3600000", ConfigSource.DEFAULT_CONFIG.id(), ConfigType.LONG.id()),
+                        tuple(
+                                keys.get(1),
+                                Long.toString(Long.MAX_VALUE),
+                                ConfigSource.DEFAULT_CONFIG.id(),
+                                ConfigType.LONG.id()));
+        assertThat(configs)
+                .flatExtracting(DescribeConfigsResourceResult::synonyms)
+                .extracting(DescribeConfigsSynonym::name)
+                .containsExactly("log.message.timestamp.after.max.ms", "log.message.timestamp.before.max.ms");
+        assertThat(broker.data().results().getFirst().configs())
+                .extracting(DescribeConfigsResourceResult::name, DescribeConfigsResourceResult::value)
+                .containsExactly(
+                        tuple("log.message.timestamp.after.max.ms", "3600000"),
+                        tuple("log.message.timestamp.before.max.ms", Long.toString(Long.MAX_VALUE)));
+    }
+
+    @Test
     void documentationOnlyWhenAskedFor() {
         var withDocs = describe(4, false, true, resource(ConfigResource.Type.TOPIC, "events", List.of("flush.ms")));
         var withoutDocs = describe(4, false, false, resource(ConfigResource.Type.TOPIC, "events", List.of("flush.ms")));

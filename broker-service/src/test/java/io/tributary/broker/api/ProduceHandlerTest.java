@@ -232,18 +232,78 @@ class ProduceHandlerTest {
         assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.INVALID_RECORD);
     }
 
-    @Test
-    void aBatchAboveTheTopicsMaxMessageBytesIsTooLarge() {
+    /** Sets topic configs on "orders" through a new cluster image, as the coordinators would. */
+    private void setOrdersConfigs(Map<String, String> configs) {
         ClusterImage image = broker.metadata.image();
         List<TopicInfo> topics = new ArrayList<>(DataPathFixture.topics());
-        topics.set(0, FixedMetadataView.topic("orders", ORDERS, 2, List.of(0), 5, Map.of("max.message.bytes", "100")));
+        topics.set(0, FixedMetadataView.topic("orders", ORDERS, 2, List.of(0), 5, configs));
         ClusterImage next =
                 FixedMetadataView.image(2, List.copyOf(image.brokers().values()), topics);
         broker.replicas.onImage(image, next);
         broker.metadata.setImage(next);
+    }
+
+    @Test
+    void aBatchAboveTheTopicsMaxMessageBytesIsTooLarge() {
+        setOrdersConfigs(Map.of("max.message.bytes", "100"));
 
         var answer = produce(9, (short) 1, "orders", ORDERS, 0, records(20));
 
         assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.MESSAGE_TOO_LARGE);
+    }
+
+    @Test
+    void aRecordOlderThanTheTopicAllowsIsAnInvalidTimestampNamingItsIndexInTheBatch() {
+        produce(9, (short) 1, "orders", ORDERS, 0, records(2));
+        // the fixture's records are stamped in 1970, far more than an hour before the broker's clock
+        setOrdersConfigs(Map.of("message.timestamp.before.max.ms", "3600000"));
+
+        var answer = produce(9, (short) 1, "orders", ORDERS, 0, records(3));
+
+        assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.INVALID_TIMESTAMP);
+        assertThat(answer.errorMessage()).isEqualTo("One or more records have been rejected due to invalid timestamp");
+        assertThat(answer.baseOffset()).isEqualTo(-1);
+        assertThat(answer.logStartOffset()).isZero();
+        assertThat(answer.recordErrors())
+                .extracting(ProduceResponseData.BatchIndexAndErrorMessage::batchIndex)
+                .containsExactly(0, 1, 2);
+        assertThat(answer.recordErrors().getFirst().batchIndexErrorMessage())
+                .startsWith("Timestamp 1000 of message with offset 0 is out of range. The timestamp should be"
+                        + " within [")
+                .endsWith("]");
+        assertThat(broker.partition("orders", 0).log().logEndOffset()).isEqualTo(2);
+    }
+
+    @Test
+    void byDefaultARecordMoreThanAnHourAheadIsAnInvalidTimestampAndItsBatchMatesAreNotWritten() {
+        long year2100Ms = 4_102_444_800_000L;
+        MemoryRecords records = MemoryRecords.withRecords(
+                Compression.gzip().build(),
+                new SimpleRecord(1_000L, "k".getBytes(), "now-ish".getBytes()),
+                new SimpleRecord(year2100Ms, "k".getBytes(), "future".getBytes()));
+
+        var answer = produce(13, (short) -1, "", ORDERS, 0, records);
+
+        assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.INVALID_TIMESTAMP);
+        assertThat(answer.recordErrors()).singleElement().satisfies(error -> {
+            assertThat(error.batchIndex()).isEqualTo(1);
+            assertThat(error.batchIndexErrorMessage())
+                    .startsWith("Timestamp " + year2100Ms + " of message with offset 1 is out of range.");
+        });
+        assertThat(broker.partition("orders", 0).log().logEndOffset()).isZero();
+    }
+
+    @Test
+    void aLogAppendTimeTopicTakesAnyTimestamp() {
+        setOrdersConfigs(Map.of(
+                "message.timestamp.type", "LogAppendTime",
+                "message.timestamp.before.max.ms", "0",
+                "message.timestamp.after.max.ms", "0"));
+
+        var answer = produce(9, (short) 1, "orders", ORDERS, 0, records(2));
+
+        assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.NONE);
+        assertThat(answer.recordErrors()).isEmpty();
+        assertThat(answer.logAppendTimeMs()).isPositive();
     }
 }

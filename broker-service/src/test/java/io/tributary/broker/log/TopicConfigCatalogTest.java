@@ -40,6 +40,8 @@ class TopicConfigCatalogTest {
         assertThat(kafka.value("retention.bytes")).isEqualTo("-1");
         assertThat(kafka.value("flush.ms")).isEqualTo(Long.toString(Long.MAX_VALUE));
         assertThat(kafka.value("message.timestamp.type")).isEqualTo("CreateTime");
+        assertThat(kafka.value("message.timestamp.before.max.ms")).isEqualTo(Long.toString(Long.MAX_VALUE));
+        assertThat(kafka.value("message.timestamp.after.max.ms")).isEqualTo("3600000");
     }
 
     @Test
@@ -49,7 +51,8 @@ class TopicConfigCatalogTest {
                 .withRetentionBytes(OptionalLong.of(5_000))
                 .withSegmentTime(Duration.ofHours(1))
                 .withFlushInterval(Optional.of(Duration.ofSeconds(1)))
-                .withTimestampType(MessageTimestampType.LOG_APPEND_TIME);
+                .withTimestampType(MessageTimestampType.LOG_APPEND_TIME)
+                .withTimestampBounds(new TimestampBounds(Optional.of(Duration.ofMinutes(5)), Optional.empty()));
 
         TopicConfigDefaults defaults = TopicConfigDefaults.of(log, 2);
 
@@ -59,6 +62,8 @@ class TopicConfigCatalogTest {
                 .containsEntry("segment.ms", "3600000")
                 .containsEntry("flush.ms", "1000")
                 .containsEntry("message.timestamp.type", "LogAppendTime")
+                .containsEntry("message.timestamp.before.max.ms", "300000")
+                .containsEntry("message.timestamp.after.max.ms", Long.toString(Long.MAX_VALUE))
                 .containsEntry("min.insync.replicas", "2")
                 .containsEntry("cleanup.policy", "delete");
         assertThat(defaults.isKafkaDefault("retention.ms")).isFalse();
@@ -84,7 +89,10 @@ class TopicConfigCatalogTest {
                 "message.timestamp.type|LogAppendTime|LogAppendTime",
                 "unclean.leader.election.enable|TRUE|true",
                 "flush.messages|1|1",
-                "flush.ms|0|0"
+                "flush.ms|0|0",
+                "message.timestamp.before.max.ms|0|0",
+                "message.timestamp.before.max.ms|9223372036854775807|9223372036854775807",
+                "message.timestamp.after.max.ms|+3600000|3600000"
             })
     void acceptsValidValuesAndNormalizesThemAsTheCoordinatorsDo(String key, String value, String normalized) {
         assertThat(TopicConfigCatalog.validate(Map.of(key, value))).containsEntry(key, normalized);
@@ -107,7 +115,11 @@ class TopicConfigCatalogTest {
                 "unclean.leader.election.enable|yes",
                 "flush.messages|0",
                 "flush.ms|-1",
-                "compression.type|lz4"
+                "compression.type|lz4",
+                "message.timestamp.before.max.ms|-1",
+                "message.timestamp.after.max.ms|-1",
+                "message.timestamp.after.max.ms|9223372036854775808",
+                "message.timestamp.after.max.ms|1h"
             })
     void rejectsWhatTheCoordinatorsRejectNamingTheKey(String key, String value) {
         assertThatThrownBy(() -> TopicConfigCatalog.validate(Map.of(key, value)))

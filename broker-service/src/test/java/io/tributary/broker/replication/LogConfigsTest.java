@@ -6,6 +6,7 @@ import io.tributary.broker.log.CompactionConfig;
 import io.tributary.broker.log.CompactionConfig.CleanupPolicy;
 import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.MessageTimestampType;
+import io.tributary.broker.log.TimestampBounds;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Map;
@@ -103,6 +104,22 @@ class LogConfigsTest {
                     assertThat(c.deletes()).isFalse();
                     assertThat(c.maxCompactionLag()).isEmpty();
                 });
+    }
+
+    @Test
+    void timestampBoundsComeFromTheTopicWithKafkasMaxAsNoBound() {
+        LogConfig config = LogConfigs.of(
+                defaults, Map.of("message.timestamp.before.max.ms", "60000", "message.timestamp.after.max.ms", "0"));
+
+        assertThat(config.timestampBounds())
+                .isEqualTo(new TimestampBounds(Optional.of(Duration.ofMinutes(1)), Optional.of(Duration.ZERO)));
+        assertThat(LogConfigs.of(defaults, Map.of("message.timestamp.after.max.ms", Long.toString(Long.MAX_VALUE)))
+                        .timestampBounds())
+                .isEqualTo(TimestampBounds.unlimited());
+        assertThat(LogConfigs.of(defaults, Map.of("message.timestamp.before.max.ms", "-1"))
+                        .timestampBounds())
+                .as("a negative bound (never sent by a coordinator) keeps the default")
+                .isEqualTo(TimestampBounds.defaults());
     }
 
     @Test

@@ -31,6 +31,8 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  *   <tr><td>flush.ms</td><td>long</td><td>0 or more</td></tr>
  *   <tr><td>max.compaction.lag.ms</td><td>long</td><td>1 or more</td></tr>
  *   <tr><td>max.message.bytes</td><td>int</td><td>0 or more</td></tr>
+ *   <tr><td>message.timestamp.after.max.ms</td><td>long</td><td>0 or more</td></tr>
+ *   <tr><td>message.timestamp.before.max.ms</td><td>long</td><td>0 or more</td></tr>
  *   <tr><td>message.timestamp.type</td><td>string</td><td>{@code CreateTime}, {@code LogAppendTime}</td></tr>
  *   <tr><td>min.cleanable.dirty.ratio</td><td>double</td><td>0 to 1</td></tr>
  *   <tr><td>min.compaction.lag.ms</td><td>long</td><td>0 or more</td></tr>
@@ -58,6 +60,8 @@ public final class TopicConfigRules {
     public static final String FLUSH_MS = "flush.ms";
     public static final String MAX_MESSAGE_BYTES = "max.message.bytes";
     public static final String MESSAGE_TIMESTAMP_TYPE = "message.timestamp.type";
+    public static final String MESSAGE_TIMESTAMP_BEFORE_MAX_MS = "message.timestamp.before.max.ms";
+    public static final String MESSAGE_TIMESTAMP_AFTER_MAX_MS = "message.timestamp.after.max.ms";
     public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
     public static final String RETENTION_BYTES = "retention.bytes";
     public static final String RETENTION_MS = "retention.ms";
@@ -153,6 +157,14 @@ public final class TopicConfigRules {
                 new Rule(FLUSH_MS, ConfigType.LONG, v -> longIn(FLUSH_MS, v, 0, Long.MAX_VALUE)),
                 new Rule(MAX_MESSAGE_BYTES, ConfigType.INT, v -> longIn(MAX_MESSAGE_BYTES, v, 0, Integer.MAX_VALUE)),
                 new Rule(MESSAGE_TIMESTAMP_TYPE, ConfigType.STRING, TopicConfigRules::timestampType),
+                new Rule(
+                        MESSAGE_TIMESTAMP_BEFORE_MAX_MS,
+                        ConfigType.LONG,
+                        v -> longIn(MESSAGE_TIMESTAMP_BEFORE_MAX_MS, v, 0, Long.MAX_VALUE)),
+                new Rule(
+                        MESSAGE_TIMESTAMP_AFTER_MAX_MS,
+                        ConfigType.LONG,
+                        v -> longIn(MESSAGE_TIMESTAMP_AFTER_MAX_MS, v, 0, Long.MAX_VALUE)),
                 new Rule(
                         MIN_INSYNC_REPLICAS, ConfigType.INT, v -> longIn(MIN_INSYNC_REPLICAS, v, 1, Integer.MAX_VALUE)),
                 new Rule(RETENTION_BYTES, ConfigType.LONG, v -> longIn(RETENTION_BYTES, v, -1, Long.MAX_VALUE)),

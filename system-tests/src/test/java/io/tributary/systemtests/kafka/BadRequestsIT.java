@@ -7,9 +7,13 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -21,6 +25,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -235,6 +240,84 @@ class BadRequestsIT {
                         return outcome.toString();
                     }
                 });
+    }
+
+    /**
+     * KIP-937's timestamp bounds: a topic created with {@code message.timestamp.before.max.ms} of an
+     * hour (and Kafka 4's default {@code message.timestamp.after.max.ms}, an hour) is sent one batch
+     * over a raw Produce: a record stamped now, one two hours ago, one two hours ahead. The whole
+     * batch is refused with INVALID_TIMESTAMP, Kafka's message and a record error naming each
+     * refused record by its index in the batch (the milliseconds in the messages differ run to run
+     * and are masked); nothing is written.
+     */
+    @Test
+    void recordsOutsideTheTopicsTimestampBoundsAreAnInvalidTimestampWithAnErrorPerRecord() throws Exception {
+        String recordError = "Timestamp <ms> of message with offset %d is out of range. The timestamp should be"
+                + " within [<ms>, <ms>]";
+        assertEveryTargetAnswers(
+                "before.max.ms 3600000 DYNAMIC_TOPIC_CONFIG, after.max.ms 3600000 DEFAULT_CONFIG;"
+                        + " INVALID_TIMESTAMP 'One or more records have been rejected due to invalid timestamp'"
+                        + " base offset -1, log start 0, record errors [1: " + recordError.formatted(1) + ", 2: "
+                        + recordError.formatted(2) + "]; log end 0",
+                target -> {
+                    String topic = Clients.uniqueTopic("timestamp-bounds");
+                    TopicPartition partition = new TopicPartition(topic, 0);
+                    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+                    try (Admin admin = target.admin()) {
+                        admin.createTopics(List.of(new NewTopic(topic, Optional.of(1), Optional.empty())
+                                        .configs(Map.of("message.timestamp.before.max.ms", "3600000"))))
+                                .all()
+                                .get(Clients.PATIENCE.toSeconds(), TimeUnit.SECONDS);
+                        TopicDescription description = Clients.awaitLeaders(admin, topic, 1);
+                        Config configs = admin.describeConfigs(List.of(resource))
+                                .all()
+                                .get(30, TimeUnit.SECONDS)
+                                .get(resource);
+                        StringBuilder outcome = new StringBuilder();
+                        outcome.append("before.max.ms ")
+                                .append(describe(configs.get("message.timestamp.before.max.ms")))
+                                .append(", after.max.ms ")
+                                .append(describe(configs.get("message.timestamp.after.max.ms")));
+                        long now = System.currentTimeMillis();
+                        long twoHoursMs = Duration.ofHours(2).toMillis();
+                        MemoryRecords records = MemoryRecords.withRecords(
+                                Compression.NONE,
+                                new SimpleRecord(now, null, "now".getBytes(StandardCharsets.UTF_8)),
+                                new SimpleRecord(now - twoHoursMs, null, "past".getBytes(StandardCharsets.UTF_8)),
+                                new SimpleRecord(now + twoHoursMs, null, "future".getBytes(StandardCharsets.UTF_8)));
+                        int leaderPort = target.brokerPorts()
+                                .get(description
+                                        .partitions()
+                                        .getFirst()
+                                        .leader()
+                                        .id());
+                        try (RawKafka raw = RawKafka.open(leaderPort)) {
+                            var answer = produce(raw, topic, description.topicId(), 0, records);
+                            outcome.append("; ")
+                                    .append(Errors.forCode(answer.errorCode()))
+                                    .append(" '")
+                                    .append(answer.errorMessage())
+                                    .append("' base offset ")
+                                    .append(answer.baseOffset())
+                                    .append(", log start ")
+                                    .append(answer.logStartOffset())
+                                    .append(", record errors ")
+                                    .append(answer.recordErrors().stream()
+                                            .map(e -> e.batchIndex() + ": "
+                                                    + e.batchIndexErrorMessage().replaceAll("-?\\d{10,}", "<ms>"))
+                                            .toList());
+                        }
+                        long end = admin.listOffsets(Map.of(partition, OffsetSpec.latest()))
+                                .partitionResult(partition)
+                                .get(30, TimeUnit.SECONDS)
+                                .offset();
+                        return outcome.append("; log end ").append(end).toString();
+                    }
+                });
+    }
+
+    private static String describe(ConfigEntry entry) {
+        return entry == null ? "absent" : entry.value() + " " + entry.source();
     }
 
     private static MemoryRecords batch(long producerId, short epoch, int baseSequence, int count) {
