@@ -232,7 +232,6 @@ final class GroupHistory {
         return violations;
     }
 
-    /** The log without deliveries and successful commits, one event a line, for a failure message. */
     /**
      * The deliveries of {@code partition} within 2 of {@code offset} and its commits within 3 of
      * it, by index: what a failure names about an offset never delivered.
@@ -243,10 +242,8 @@ final class GroupHistory {
             Event event = events.get(i);
             boolean near = switch (event) {
                 case Delivered d -> d.partition() == partition && Math.abs(d.offset() - offset) <= 2;
-                case Committed c ->
-                    c.offsets().containsKey(partition) && Math.abs(c.offsets().get(partition) - offset) <= 3;
-                case CommitFailed c ->
-                    c.offsets().containsKey(partition) && Math.abs(c.offsets().get(partition) - offset) <= 3;
+                case Committed c -> commitNear(c.offsets(), partition, offset);
+                case CommitFailed c -> commitNear(c.offsets(), partition, offset);
                 default -> false;
             };
             if (near) {
@@ -256,6 +253,12 @@ final class GroupHistory {
         return out.toString();
     }
 
+    private static boolean commitNear(Map<Integer, Long> offsets, int partition, long offset) {
+        Long committed = offsets.get(partition);
+        return committed != null && Math.abs(committed - offset) <= 3;
+    }
+
+    /** The log without deliveries and successful commits, one event a line, for a failure message. */
     @Override
     public synchronized String toString() {
         StringBuilder out = new StringBuilder();

@@ -268,32 +268,16 @@ final class GroupScenario {
                     .pollInterval(Duration.ofMillis(250))
                     .untilAsserted(() -> {
                         assertMembersAlive(running);
-                        Map<Integer, Set<Long>> delivered = history.deliveredOffsets();
-                        // Partition -> the offsets below its end never delivered (the first 10).
-                        Map<Integer, List<Long>> skipped = new TreeMap<>();
-                        ends.forEach((p, end) -> {
-                            Set<Long> offsets = delivered.getOrDefault(p, Set.of());
-                            List<Long> missing = LongStream.range(0, end)
-                                    .filter(o -> !offsets.contains(o))
-                                    .limit(10)
-                                    .boxed()
-                                    .toList();
-                            if (!missing.isEmpty()) {
-                                skipped.put(p, missing);
-                            }
-                        });
-                        assertThat(skipped)
-                                .as("offsets not delivered yet, by partition (committed now: %s)", committedOffsets())
+                        Map<Integer, Long> committed = committedOffsets();
+                        assertThat(undelivered(ends, 10))
+                                .as("offsets not delivered yet, by partition (committed now: %s)", committed)
                                 .isEmpty();
-                        assertThat(committedOffsets()).as("committed offsets").isEqualTo(ends);
+                        assertThat(committed).as("committed offsets").isEqualTo(ends);
                     });
         } catch (ConditionTimeoutException e) {
             StringBuilder near = new StringBuilder();
-            Map<Integer, Set<Long>> delivered = history.deliveredOffsets();
-            ends.forEach((p, end) -> LongStream.range(0, end)
-                    .filter(o -> !delivered.getOrDefault(p, Set.of()).contains(o))
-                    .limit(3)
-                    .forEach(o -> near.append("around partition ")
+            undelivered(ends, 3)
+                    .forEach((p, offsets) -> offsets.forEach(o -> near.append("around partition ")
                             .append(p)
                             .append(" offset ")
                             .append(o)
@@ -304,6 +288,24 @@ final class GroupScenario {
                             + near + target.logsHint(),
                     e);
         }
+    }
+
+    /** Partition -> the first {@code limit} offsets below its end that were never delivered. */
+    private Map<Integer, List<Long>> undelivered(Map<Integer, Long> ends, int limit) {
+        Map<Integer, Set<Long>> delivered = history.deliveredOffsets();
+        Map<Integer, List<Long>> undelivered = new TreeMap<>();
+        ends.forEach((p, end) -> {
+            Set<Long> offsets = delivered.getOrDefault(p, Set.of());
+            List<Long> missing = LongStream.range(0, end)
+                    .filter(o -> !offsets.contains(o))
+                    .limit(limit)
+                    .boxed()
+                    .toList();
+            if (!missing.isEmpty()) {
+                undelivered.put(p, missing);
+            }
+        });
+        return undelivered;
     }
 
     /**
