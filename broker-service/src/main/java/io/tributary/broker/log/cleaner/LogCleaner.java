@@ -108,6 +108,13 @@ public final class LogCleaner {
             if (uncleanable.contains(partition)) {
                 continue;
             }
+            if (!target.log().config().compaction().compacts()) {
+                // Not compacted (or no longer): nothing to clean, and no section to take under the
+                // log's write lock, which its producers hold on every append.
+                tombstoneHorizons.remove(partition);
+                metrics.partitionForgotten(partition);
+                continue;
+            }
             CleanableSection section;
             try {
                 section = target.log().cleanableSection(target.highWatermark());
@@ -201,13 +208,9 @@ public final class LogCleaner {
         forgetIfClosed(target.log());
     }
 
-    /** Reports {@code section}'s dirty ratio and lag, when its log compacts. */
+    /** Reports the dirty ratio and lag of {@code section}, of a compacted log. */
     private void measure(PartitionLog partitionLog, CleanableSection section, long nowMs) {
         TopicIdPartition partition = partitionLog.topicIdPartition();
-        if (!section.config().compaction().compacts()) {
-            metrics.partitionForgotten(partition);
-            return;
-        }
         long lagMs = section.dirtyBytes() > 0 && section.firstDirtyTimestampMs().isPresent()
                 ? Math.max(0, nowMs - section.firstDirtyTimestampMs().getAsLong())
                 : 0;
