@@ -47,7 +47,14 @@ final class BenchGroup implements AutoCloseable {
     }
 
     MemberProcess start(String name) throws IOException {
-        MemberProcess member = MemberProcess.start(name, options, timeline, logDir, log4j);
+        return start(name, Map.of());
+    }
+
+    /** Starts member {@code name} with {@code extra} arguments on top of the group's. */
+    MemberProcess start(String name, Map<String, String> extra) throws IOException {
+        Map<String, String> all = new LinkedHashMap<>(options);
+        all.putAll(extra);
+        MemberProcess member = MemberProcess.start(name, all, timeline, logDir, log4j);
         members.put(name, member);
         return member;
     }

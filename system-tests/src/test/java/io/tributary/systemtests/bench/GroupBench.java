@@ -37,7 +37,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   <li>for each assignor ({@code range}: eager; {@code cooperative-sticky}), a group of three
  *       members on an empty topic of {@code --partitions}, settled, then:
  *       <ul>
- *         <li>{@code join-ASSIGNOR}: a fourth member starts; from its {@code S} (right before its
+ *         <li>{@code join-ASSIGNOR}: a fourth member starts and, once its consumer is built,
+ *             subscribes at a set phase of the group's heartbeats (round r of R: (r - 1/2) / R of
+ *             a heartbeat interval after one of m1's heartbeats was answered, the same on both
+ *             targets; {@link #subscribeAtPhase}); from its {@code S} (right before its
  *             {@code subscribe} and first {@code poll}) to the last callback that moved a
  *             partition, once the four own every partition, each at least one, none twice, and
  *             no callback came for {@code --quiet-ms} ({@code rebalance_ms}); to its last callback
@@ -70,6 +73,8 @@ public final class GroupBench {
     private final int partitions;
     private final Duration quiet;
     private final int sessionTimeoutMs;
+    private final int heartbeatIntervalMs;
+    private final int rounds;
     private final Path logDir;
     private final Path log4j;
     private final GroupBenchResults results;
@@ -80,6 +85,8 @@ public final class GroupBench {
         partitions = Integer.parseInt(o.getOrDefault("partitions", "12"));
         quiet = Duration.ofMillis(Long.parseLong(o.getOrDefault("quiet-ms", "2000")));
         sessionTimeoutMs = Integer.parseInt(o.getOrDefault("session-timeout-ms", "10000"));
+        heartbeatIntervalMs = Integer.parseInt(o.getOrDefault("heartbeat-interval-ms", "1000"));
+        rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
         logDir = Path.of(required(o, "log-dir"));
         log4j = Path.of(required(o, "log4j"));
         Files.createDirectories(logDir);
@@ -148,7 +155,6 @@ public final class GroupBench {
             String[] kv = entry.split("=", 2);
             targets.put(kv[0], kv[1]);
         }
-        int rounds = Integer.parseInt(o.getOrDefault("rounds", "3"));
         List<String> assignors =
                 List.of(o.getOrDefault("assignors", "range,cooperative-sticky").split(","));
         long records = Long.parseLong(o.getOrDefault("records", "2000000"));
@@ -195,8 +201,9 @@ public final class GroupBench {
             }
             group.awaitSettled(List.of("m1", "m2", "m3"), started, Duration.ofSeconds(90));
 
-            group.start("m4");
-            long subscribed = group.awaitEvent("m4", 'S', Duration.ofSeconds(60));
+            group.start("m4", Map.of("hold", "true"));
+            group.awaitEvent("m4", 'W', Duration.ofSeconds(60));
+            long subscribed = subscribeAtPhase(group, "m4", "m1", round);
             long settled = group.awaitSettled(List.of("m1", "m2", "m3", "m4"), subscribed, Duration.ofSeconds(60));
             rebalanceFigures(join, group, List.of("m1", "m2", "m3"), subscribed, settled);
             results.write(join);
@@ -235,6 +242,31 @@ public final class GroupBench {
                 }
             }
         }
+    }
+
+    /**
+     * Tells the held member {@code joining} to subscribe {@link #joinPhase} of a heartbeat interval
+     * after one of {@code member}'s heartbeats was answered, and returns the time of its {@code S}.
+     * The group's members notice a join at their next heartbeat, so where in the heartbeat interval
+     * the join lands decides most of {@code noticed_ms}; left to chance (when the JVM of the new
+     * member happens to be ready), three rounds may give one target mostly late phases and the
+     * other early ones. Both targets get the same phases, spread over the interval.
+     */
+    private long subscribeAtPhase(BenchGroup group, String joining, String member, int round)
+            throws IOException, InterruptedException {
+        long heartbeat = group.awaitEvent(member, 'H', System.nanoTime(), Duration.ofMillis(sessionTimeoutMs));
+        long at = heartbeat + (long) (joinPhase(round, rounds) * TimeUnit.MILLISECONDS.toNanos(heartbeatIntervalMs));
+        long wait = at - System.nanoTime();
+        if (wait > 0) {
+            TimeUnit.NANOSECONDS.sleep(wait);
+        }
+        group.member(joining).send("subscribe");
+        return group.awaitEvent(joining, 'S', Duration.ofSeconds(60));
+    }
+
+    /** Round {@code round} of {@code rounds}' phase: the middles of {@code rounds} equal slices of [0, 1). */
+    static double joinPhase(int round, int rounds) {
+        return (round - 0.5) / rounds;
     }
 
     /**

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -43,6 +44,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *
  * <pre>
  *   T t                  started (the bench checks the clock is shared)
+ *   W t                  with {@code --hold}: the consumer is built, has read the topic's metadata
+ *                        (connected to a broker) and waits for "subscribe"
  *   S t                  right before subscribe(); the first poll follows at once
  *   A t gen 0,3,7        onPartitionsAssigned: the partitions added ("-" for none), the generation
  *   R t gen 0,3          onPartitionsRevoked
@@ -59,12 +62,14 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * #METRICS_POLL_MS} ms, so they are that late at most. Callbacks do not wait for the bench (a
  * callback that waited would add the pipe's latency to the rebalance being measured).
  *
- * <p>Standard input: {@code resume} (with {@code --paused}: resume the partitions, which the
- * member pauses as they are assigned until then) and {@code leave} (close the consumer, which
- * leaves the group, and exit). Arguments: {@code --name=value}: {@code name}, {@code bootstrap},
+ * <p>Standard input: {@code subscribe} (with {@code --hold}: subscribe now; the bench chooses the
+ * moment, so that the JVM's start is not measured and the join meets the group's heartbeats at a
+ * phase it sets), {@code resume} (with {@code --paused}: resume the partitions, which the member
+ * pauses as they are assigned until then) and {@code leave} (close the consumer, which leaves the
+ * group, and exit). Arguments: {@code --name=value}: {@code name}, {@code bootstrap},
  * {@code group}, {@code topic}, {@code assignor} ({@code range} or {@code cooperative-sticky}),
- * {@code session-timeout-ms}, {@code heartbeat-interval-ms}, {@code paused} and {@code commit}
- * ({@code true} or {@code false}).
+ * {@code session-timeout-ms}, {@code heartbeat-interval-ms}, {@code hold}, {@code paused} and
+ * {@code commit} ({@code true} or {@code false}).
  */
 public final class GroupBenchMember {
 
@@ -76,6 +81,7 @@ public final class GroupBenchMember {
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
 
     private final PrintStream out;
+    private final CountDownLatch subscribeAsked = new CountDownLatch(1);
     private volatile boolean resumeAsked;
     private volatile boolean leaveAsked;
 
@@ -141,6 +147,17 @@ public final class GroupBenchMember {
         Thread metrics = Thread.ofPlatform().daemon().name("metrics").start(() -> watchMetrics(consumer));
         boolean resumed = !paused;
         try {
+            if (Boolean.parseBoolean(o.getOrDefault("hold", "false"))) {
+                // Connected, versions and metadata read, their classes loaded: what is measured
+                // from the subscribe is the group's work, not this JVM's first request.
+                consumer.partitionsFor(o.get("topic"));
+                emit("W " + System.nanoTime());
+                subscribeAsked.await();
+                if (leaveAsked) {
+                    consumer.close();
+                    return;
+                }
+            }
             emit("S " + System.nanoTime());
             consumer.subscribe(List.of(o.get("topic")), new ConsumerRebalanceListener() {
                 @Override
@@ -206,8 +223,12 @@ public final class GroupBenchMember {
             String line;
             while ((line = in.readLine()) != null) {
                 switch (line.strip()) {
+                    case "subscribe" -> subscribeAsked.countDown();
                     case "resume" -> resumeAsked = true;
-                    case "leave" -> leaveAsked = true;
+                    case "leave" -> {
+                        leaveAsked = true;
+                        subscribeAsked.countDown();
+                    }
                     default -> System.err.println("unknown command: " + line);
                 }
             }
@@ -216,6 +237,7 @@ public final class GroupBenchMember {
         }
         // Standard input closed: the bench ended; leave rather than linger.
         leaveAsked = true;
+        subscribeAsked.countDown();
     }
 
     /**

@@ -80,7 +80,7 @@ final class GroupTimeline {
                         },
                         line);
             case 'C', 'H', 'J' -> new Event(member, kind, nanos, -1, Set.of(), new long[] {Long.parseLong(f[2])}, line);
-            case 'T', 'S', 'E', 'F', 'K', 'N' -> new Event(member, kind, nanos, -1, Set.of(), new long[0], line);
+            case 'T', 'W', 'S', 'E', 'F', 'K', 'N' -> new Event(member, kind, nanos, -1, Set.of(), new long[0], line);
             default -> throw new IllegalArgumentException("unknown event line from " + member + ": " + line);
         };
     }
