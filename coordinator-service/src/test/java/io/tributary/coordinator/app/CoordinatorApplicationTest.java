@@ -82,6 +82,10 @@ class CoordinatorApplicationTest {
                         .containsPattern("tributary_metadata_raft_role\\{.*role=\"leader\".*\\} 1\\.0")
                         .containsPattern("tributary_metadata_raft_role\\{.*role=\"follower\".*\\} 0\\.0")
                         .containsPattern("tributary_metadata_raft_commit_index\\{.*\\} [1-9]")
+                        .containsPattern(
+                                "tributary_metadata_raft_write_seconds_count\\{.*outcome=\"committed\".*\\} [1-9]")
+                        .containsPattern(
+                                "tributary_metadata_raft_write_seconds_bucket\\{.*outcome=\"committed\".*\\} [1-9]")
                         .containsPattern("tributary_group_offsets_expired_total\\{.*\\} 0\\.0"));
         assertThat(get("/actuator/health/metadataRaft"))
                 .contains("\"status\":\"UP\"")

@@ -8,6 +8,7 @@ import io.tributary.coordinator.metadata.MetadataException.ErrorCode;
 import io.tributary.coordinator.metadata.MetadataImage;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -71,13 +72,45 @@ public final class MetadataClient implements AutoCloseable {
     private static final Pattern ERROR =
             Pattern.compile(Pattern.quote(MetadataStateMachine.ERROR_MARKER) + "(\\d+)\\] (.*)", Pattern.DOTALL);
 
+    /** How a write ({@link #submit}, {@link #submitForIndex}, {@link #allocateProducerIds}) ended. */
+    public enum WriteOutcome {
+        /** Committed and applied on the leader. */
+        COMMITTED,
+        /** Refused by the state machine's validation (a typed {@link MetadataException}). */
+        REJECTED,
+        /** Not committed: no leader within the retries, or the state machine failed. */
+        FAILED
+    }
+
+    /**
+     * Told of every write this client made: how long it took from sending to the leader's reply
+     * (retries and resends included) and how it ended. Called on the writing thread; must be cheap.
+     */
+    @FunctionalInterface
+    public interface WriteObserver {
+        WriteObserver NONE = (nanos, outcome) -> {};
+
+        void written(long nanos, WriteOutcome outcome);
+    }
+
     private final RaftClient client;
+    private final WriteObserver observer;
 
     public MetadataClient(RaftGroup group) {
-        this(group, DEFAULT_REQUEST_TIMEOUT, DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_PAUSE);
+        this(group, WriteObserver.NONE);
+    }
+
+    public MetadataClient(RaftGroup group, WriteObserver observer) {
+        this(group, DEFAULT_REQUEST_TIMEOUT, DEFAULT_MAX_ATTEMPTS, DEFAULT_RETRY_PAUSE, observer);
     }
 
     public MetadataClient(RaftGroup group, Duration requestTimeout, int maxAttempts, Duration retryPause) {
+        this(group, requestTimeout, maxAttempts, retryPause, WriteObserver.NONE);
+    }
+
+    public MetadataClient(
+            RaftGroup group, Duration requestTimeout, int maxAttempts, Duration retryPause, WriteObserver observer) {
+        this.observer = Objects.requireNonNull(observer, "observer");
         RaftProperties properties = new RaftProperties();
         RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.NETTY);
         RaftClientConfigKeys.Rpc.setRequestTimeout(
@@ -141,6 +174,21 @@ public final class MetadataClient implements AutoCloseable {
     private record Sent(Reply reply, long logIndex) {}
 
     private Sent send(MetadataCommand command) throws IOException {
+        long started = System.nanoTime();
+        WriteOutcome outcome = WriteOutcome.FAILED;
+        try {
+            Sent sent = sendOnce(command);
+            outcome = WriteOutcome.COMMITTED;
+            return sent;
+        } catch (MetadataException e) {
+            outcome = WriteOutcome.REJECTED;
+            throw e;
+        } finally {
+            observer.written(System.nanoTime() - started, outcome);
+        }
+    }
+
+    private Sent sendOnce(MetadataCommand command) throws IOException {
         Message message = Message.valueOf(ByteString.copyFrom(CommandCodec.encode(command)));
         RaftClientReply reply;
         try {

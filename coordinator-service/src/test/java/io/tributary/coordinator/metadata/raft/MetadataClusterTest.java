@@ -271,6 +271,33 @@ class MetadataClusterTest {
     }
 
     @Test
+    void everyWriteIsReportedWithHowItEnded() throws IOException {
+        startCluster();
+        List<MetadataClient.WriteOutcome> outcomes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Long> nanos = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (MetadataClient observed = new MetadataClient(MetadataRaftNode.group(peers), (n, outcome) -> {
+            nanos.add(n);
+            outcomes.add(outcome);
+        })) {
+            MetadataClient plain = client;
+            client = observed;
+            try {
+                registerBrokers(3);
+                createTopic("orders");
+                assertThatThrownBy(() -> createTopic("orders")).isInstanceOf(TopicExistsException.class);
+            } finally {
+                client = plain;
+            }
+        }
+
+        // 3 registrations and 3 unfencings, the topic, then the refused second creation.
+        assertThat(outcomes).hasSize(8);
+        assertThat(outcomes.subList(0, 7)).containsOnly(MetadataClient.WriteOutcome.COMMITTED);
+        assertThat(outcomes.get(7)).isEqualTo(MetadataClient.WriteOutcome.REJECTED);
+        assertThat(nanos).allSatisfy(n -> assertThat(n).isPositive());
+    }
+
+    @Test
     void votersSnapshotOnTheirOwnEveryThresholdEntriesAsTermAndIndexNamedFilesWithChecksums() throws IOException {
         snapshotThresholdEntries = 8;
         startCluster();
