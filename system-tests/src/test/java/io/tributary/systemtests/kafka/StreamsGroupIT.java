@@ -18,7 +18,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.ListStreamsGroupOffsetsSpec;
@@ -39,7 +38,6 @@ import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -189,7 +187,7 @@ class StreamsGroupIT {
             for (Instance instance : instances) {
                 instance.close();
             }
-            deleteQuietly(stateDirs);
+            StreamsApps.deleteQuietly(stateDirs);
         }
     }
 
@@ -359,15 +357,6 @@ class StreamsGroupIT {
         }
     }
 
-    private static void deleteQuietly(Path root) {
-        try (Stream<Path> paths = Files.walk(root)) {
-            paths.sorted(Comparator.reverseOrder())
-                    .forEach(path -> path.toFile().delete());
-        } catch (IOException e) {
-            log.warn("could not delete {}", root, e);
-        }
-    }
-
     /** One Kafka Streams instance of the application: one stream thread, its own state directory. */
     private static final class Instance {
         final String name;
@@ -425,23 +414,12 @@ class StreamsGroupIT {
                     .sum();
         }
 
-        /** Not an assertion: Awaitility would retry it; a dead instance fails the wait at once. */
         void checkAlive() {
-            Throwable e = failure.get();
-            if (e != null) {
-                throw new IllegalStateException("instance " + name + " died", e);
-            }
-            KafkaStreams.State state = streams.state();
-            if (state == KafkaStreams.State.ERROR
-                    || state == KafkaStreams.State.PENDING_ERROR
-                    || state == KafkaStreams.State.NOT_RUNNING) {
-                throw new IllegalStateException("instance " + name + " is " + state);
-            }
+            StreamsApps.checkAlive(name, streams, failure);
         }
 
         void close() {
-            streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-                    .withTimeout(PATIENCE));
+            StreamsApps.closeLeaving(streams);
         }
     }
 }
