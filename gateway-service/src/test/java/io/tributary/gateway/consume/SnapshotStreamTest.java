@@ -194,6 +194,38 @@ class SnapshotStreamTest extends GatewayIntegrationTest {
         assertThat(batches.get()).as("the producer wrote while the stream ran").isGreaterThan(1);
     }
 
+    /**
+     * A partition past the table bounds (1,000 live keys; 80 scans of 16 keys in these tests) ends
+     * the stream with an {@code error} event {@code table-too-large} after part of the snapshot.
+     */
+    @Test
+    void aSnapshotPastTheTableBoundsEndsWithAnErrorEvent() {
+        String topic = createTopic("sse-snapshot-large", 1, Map.of("cleanup.policy", "compact"));
+        StringBuilder body = new StringBuilder("{\"records\":[");
+        for (int i = 0; i < 1_000; i++) {
+            body.append(i == 0 ? "" : ",").append("{\"key\":\"k").append(i).append("\",\"value\":1}");
+        }
+        HttpResponse<String> written = http.post(
+                "/v1/topics/" + topic + "/records",
+                "application/json",
+                body.append("]}").toString());
+        assertThat(written.statusCode()).as(written.body()).isEqualTo(200);
+        try (SseClient client =
+                SseClient.open(httpPort, "/v1/topics/" + topic + "/events?from=earliest&snapshot=true")) {
+            Event e = next(client);
+            int records = 0;
+            while (e.name().equals("record")) {
+                assertThat(e.id()).isEmpty();
+                records++;
+                e = next(client);
+            }
+            assertThat(records).isLessThan(1_000);
+            assertThat(e.name()).isEqualTo("error");
+            assertThat(JsonPath.<String>read(e.data(), "$.type")).isEqualTo("urn:tributary:problem:table-too-large");
+            assertThat(client.next()).as("the stream ends").isEmpty();
+        }
+    }
+
     @Test
     void aSnapshotNeedsFromEarliestAndTrueOrFalse() {
         String topic = createTopic("sse-snapshot-bad", 1, Map.of("cleanup.policy", "compact"));
