@@ -8,7 +8,8 @@ import io.tributary.common.testing.ArchitectureRules;
 
 /**
  * The gateway's core is plain Java: stream cursors ({@code sse}), the record JSON codec ({@code
- * record}), the problem types ({@code problem}) and the metrics ({@code metrics}); Spring stays in
+ * record}), the problem types ({@code problem}), the table scans ({@code table}) and the metrics
+ * ({@code metrics}); Spring stays in
  * the controllers and {@code app}. The rule must have subjects (at least the {@code package-info}).
  */
 @AnalyzeClasses(packages = "io.tributary.gateway", importOptions = ImportOption.DoNotIncludeTests.class)
@@ -25,6 +26,9 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule idempotencyIsSpringFree = ArchitectureRules.springFree("io.tributary.gateway.idempotency..");
+
+    @ArchTest
+    static final ArchRule tableIsSpringFree = ArchitectureRules.springFree("io.tributary.gateway.table..");
 
     @ArchTest
     static final ArchRule metricsAreSpringFree = ArchitectureRules.springFree("io.tributary.gateway.metrics..");

@@ -8,6 +8,9 @@ import io.tributary.gateway.consume.EventStreamController;
 import io.tributary.gateway.consume.FetchController;
 import io.tributary.gateway.consume.FetchProperties;
 import io.tributary.gateway.consume.SseProperties;
+import io.tributary.gateway.consume.TableController;
+import io.tributary.gateway.consume.TableProperties;
+import io.tributary.gateway.consume.TableReaders;
 import io.tributary.gateway.groups.GroupStreamController;
 import io.tributary.gateway.groups.GroupsController;
 import io.tributary.gateway.groups.GroupsProperties;
@@ -20,6 +23,7 @@ import io.tributary.gateway.produce.ProduceProperties;
 import io.tributary.gateway.produce.Producers;
 import io.tributary.gateway.sse.RecordEvent;
 import io.tributary.gateway.sse.SharedTailReaders;
+import io.tributary.gateway.table.TableReader;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.HashMap;
@@ -53,7 +57,8 @@ import tools.jackson.databind.json.JsonMapper;
     FetchProperties.class,
     SseProperties.class,
     GroupsProperties.class,
-    IdempotencyProperties.class
+    IdempotencyProperties.class,
+    TableProperties.class
 })
 class KafkaClientsConfiguration {
 
@@ -120,7 +125,8 @@ class KafkaClientsConfiguration {
             GatewayProperties gateway,
             SseProperties sse,
             GatewayMetrics metrics,
-            SharedTailReaders shared) {
+            SharedTailReaders shared,
+            TableReaders tables) {
         ConsumerPool ssePool = new ConsumerPool(
                 () -> {
                     // one poll brings about buffer-size bytes at most (a larger record still comes
@@ -139,7 +145,38 @@ class KafkaClientsConfiguration {
                 },
                 sse.consumers(),
                 SSE_CONSUMER_WAIT);
-        return new EventStreamController(admin, ssePool, shared, sse, gateway.clusterTimeout(), metrics);
+        return new EventStreamController(admin, ssePool, shared, tables, sse, gateway.clusterTimeout(), metrics);
+    }
+
+    /**
+     * The readers of tables and SSE snapshots: a pool of {@code table.readers} consumers of their own
+     * (a table holds one for its whole read), each fetch at most {@code table.fetch-size}.
+     */
+    @Bean(destroyMethod = "close")
+    TableReaders tableReaders(GatewayProperties gateway, TableProperties table, SseProperties sse) {
+        int bytes = (int) table.fetchSize().toBytes();
+        ConsumerPool pool = new ConsumerPool(
+                () -> consumer(
+                        gateway,
+                        "tributary-gateway-table",
+                        SSE_MAX_POLL_RECORDS,
+                        Map.of(
+                                ConsumerConfig.FETCH_MAX_BYTES_CONFIG,
+                                bytes,
+                                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG,
+                                bytes)),
+                table.readers(),
+                table.acquireTimeout(),
+                "table");
+        return new TableReaders(
+                pool,
+                new TableReader.Limits(table.maxKeys(), table.maxScans(), sse.pollWait(), gateway.clusterTimeout()));
+    }
+
+    @Bean
+    TableController tableController(
+            Admin admin, TableReaders tables, GatewayProperties gateway, GatewayMetrics metrics, JsonMapper json) {
+        return new TableController(admin, tables, gateway.clusterTimeout(), metrics, json);
     }
 
     /**

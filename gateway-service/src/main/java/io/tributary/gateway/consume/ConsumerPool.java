@@ -22,9 +22,17 @@ public final class ConsumerPool implements AutoCloseable {
     private final Duration acquireTimeout;
     private final LinkedBlockingQueue<Consumer<byte[], byte[]>> idle = new LinkedBlockingQueue<>();
     private final List<Consumer<byte[], byte[]>> all = new ArrayList<>();
+    private final String slotName;
     private volatile boolean closed;
 
     public ConsumerPool(Supplier<Consumer<byte[], byte[]>> factory, int size, Duration acquireTimeout) {
+        this(factory, size, acquireTimeout, "fetch");
+    }
+
+    /** A pool whose 429 names its slots {@code slotName} ("Every table slot ..."). */
+    public ConsumerPool(
+            Supplier<Consumer<byte[], byte[]>> factory, int size, Duration acquireTimeout, String slotName) {
+        this.slotName = slotName;
         if (size < 1) {
             throw new IllegalArgumentException("pool size must be positive: " + size);
         }
@@ -38,11 +46,13 @@ public final class ConsumerPool implements AutoCloseable {
         try {
             if (closed || !permits.tryAcquire(acquireTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new ProblemException(
-                        ProblemType.TOO_MANY_REQUESTS, "Every fetch slot of this gateway is busy; retry shortly.");
+                        ProblemType.TOO_MANY_REQUESTS,
+                        "Every %s slot of this gateway is busy; retry shortly.".formatted(slotName));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new ProblemException(ProblemType.TOO_MANY_REQUESTS, "Interrupted while waiting for a fetch slot.");
+            throw new ProblemException(
+                    ProblemType.TOO_MANY_REQUESTS, "Interrupted while waiting for a %s slot.".formatted(slotName));
         }
         Consumer<byte[], byte[]> c = idle.poll();
         if (c == null) {

@@ -32,7 +32,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -82,18 +81,21 @@ public class EventStreamController {
     private final GatewayMetrics metrics;
     private final Semaphore slots;
     private final SharedTailReaders shared;
+    private final TableReaders tables;
     private final Set<StreamState> open = ConcurrentHashMap.newKeySet();
 
     public EventStreamController(
             Admin admin,
             ConsumerPool pool,
             SharedTailReaders shared,
+            TableReaders tables,
             SseProperties limits,
             Duration clusterTimeout,
             GatewayMetrics metrics) {
         this.admin = admin;
         this.pool = pool;
         this.shared = shared;
+        this.tables = tables;
         this.limits = limits;
         this.clusterTimeout = clusterTimeout;
         this.metrics = metrics;
@@ -115,28 +117,46 @@ public class EventStreamController {
             @Parameter(name = "Last-Event-ID", in = ParameterIn.HEADER)
                     @RequestHeader(name = "Last-Event-ID", required = false)
                     String lastEventId,
+            @RequestParam(name = "snapshot", required = false) String snapshot,
             HttpServletResponse response)
             throws IOException {
         TopicNames.requireValid(topic);
         Optional<StreamCursor> resume = resumeCursor(lastEventId, cursor);
+        boolean withSnapshot = SnapshotPhase.requested(snapshot, from, resume.isPresent());
         if (!slots.tryAcquire()) {
             throw new ProblemException(
                     ProblemType.TOO_MANY_STREAMS,
                     "This gateway has %d streams open, its limit; retry shortly.".formatted(limits.maxStreams()));
         }
         metrics.streamsChanged(1);
+        Optional<SnapshotPhase> phase = Optional.empty();
         try {
-            StreamCursor start = startingCursor(topic, partitions, from, resume);
-            // from=latest: the positions are the partitions' ends, looked up just now
-            boolean atEnd = resume.isEmpty() && (from == null || from.strip().equals("latest"));
-            stream(topic, start, atEnd, response);
+            if (withSnapshot) {
+                // the table's vector is the partitions' ends now: the live events start there
+                TableReaders.Lease lease = tables.acquire();
+                phase = Optional.of(new SnapshotPhase(lease, limits.slowClientTimeout(), metrics));
+                StreamCursor vector = startingCursor(topic, partitions, "latest", resume);
+                stream(topic, vector, false, response, phase);
+            } else {
+                StreamCursor start = startingCursor(topic, partitions, from, resume);
+                // from=latest: the positions are the partitions' ends, looked up just now
+                boolean atEnd =
+                        resume.isEmpty() && (from == null || from.strip().equals("latest"));
+                stream(topic, start, atEnd, response, Optional.empty());
+            }
         } finally {
+            phase.ifPresent(SnapshotPhase::abandon);
             metrics.streamsChanged(-1);
             slots.release();
         }
     }
 
-    private void stream(String topic, StreamCursor start, boolean atEnd, HttpServletResponse response)
+    private void stream(
+            String topic,
+            StreamCursor start,
+            boolean atEnd,
+            HttpServletResponse response,
+            Optional<SnapshotPhase> snapshot)
             throws IOException {
         response.setStatus(200);
         response.setContentType("text/event-stream");
@@ -156,7 +176,7 @@ public class EventStreamController {
                 // join the shared readers at once, without a first poll of its own
                 start.nextOffsets().forEach((p, o) -> shared.attach(stream, p, o));
             }
-            read(stream);
+            read(stream, snapshot);
         });
         try {
             out.write(SseFrames.retry(limits.retry().toMillis()));
@@ -227,9 +247,16 @@ public class EventStreamController {
      * position, hands those that reach the tail to their shared reader, and waits (parked) while
      * every partition is fed by shared readers; until the stream is closed.
      */
-    private void read(StreamState stream) {
+    private void read(StreamState stream, Optional<SnapshotPhase> snapshot) {
         String topic = stream.topic();
         try {
+            if (snapshot.isPresent() && !snapshot.get().run(stream)) {
+                if (!stream.buffer().isClosed()) {
+                    closeFor(stream, GatewayMetrics.SLOW_CLIENT);
+                    log.info("SSE stream of {} closed: its client fell behind during the snapshot", topic);
+                }
+                return;
+            }
             while (!stream.buffer().isClosed()) {
                 TreeMap<Integer, Long> own = stream.awaitOwnPartitions(limits.heartbeatInterval());
                 if (own.isEmpty()) {
@@ -382,7 +409,7 @@ public class EventStreamController {
 
     private StreamCursor startingCursor(
             String topic, String partitionsParam, String from, Optional<StreamCursor> resume) {
-        TopicDescription description = describe(topic);
+        TopicDescription description = StreamTopics.describe(admin, topic, clusterTimeout);
         String topicId = description.topicId().toString();
         int count = description.partitions().size();
         if (resume.isPresent()) {
@@ -404,7 +431,7 @@ public class EventStreamController {
             return c;
         }
         List<TopicPartition> tps = new ArrayList<>();
-        for (int p : partitions(partitionsParam, count)) {
+        for (int p : StreamTopics.partitions(partitionsParam, count)) {
             tps.add(new TopicPartition(topic, p));
         }
         Map<TopicPartition, Long> offsets = positions(tps, from == null ? "latest" : from.strip());
@@ -447,53 +474,6 @@ public class EventStreamController {
             throw KafkaProblems.toProblem(e);
         } finally {
             pool.release(consumer);
-        }
-    }
-
-    private static List<Integer> partitions(String text, int count) {
-        List<Integer> all = new ArrayList<>();
-        if (text == null || text.isBlank()) {
-            for (int p = 0; p < count; p++) {
-                all.add(p);
-            }
-            return all;
-        }
-        for (String part : text.split(",", -1)) {
-            int p;
-            try {
-                p = Integer.parseInt(part.strip());
-            } catch (NumberFormatException e) {
-                throw ProblemException.invalidParameter(
-                        "partitions",
-                        "partitions must be comma-separated partition numbers, got '%s'.".formatted(text));
-            }
-            if (p < 0 || p >= count) {
-                throw new ProblemException(
-                        ProblemType.PARTITION_NOT_FOUND,
-                        "The topic has partitions 0 to %d; there is no partition %d.".formatted(count - 1, p));
-            }
-            if (!all.contains(p)) {
-                all.add(p);
-            }
-        }
-        return all;
-    }
-
-    private TopicDescription describe(String topic) {
-        try {
-            return admin.describeTopics(List.of(topic))
-                    .allTopicNames()
-                    .get(clusterTimeout.toMillis(), TimeUnit.MILLISECONDS)
-                    .get(topic);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ProblemException(ProblemType.CLUSTER_UNAVAILABLE, "Interrupted while asking the cluster.");
-        } catch (Exception e) {
-            ProblemException problem = KafkaProblems.toProblem(e);
-            if (problem.type() == ProblemType.TOPIC_NOT_FOUND) {
-                throw new ProblemException(ProblemType.TOPIC_NOT_FOUND, "Topic '%s' does not exist.".formatted(topic));
-            }
-            throw problem;
         }
     }
 

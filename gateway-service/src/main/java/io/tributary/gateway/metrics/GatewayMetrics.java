@@ -10,8 +10,9 @@ import io.tributary.gateway.problem.ProblemType;
  * <ul>
  *   <li>{@code tributary.gateway.produced.records} (tags {@code topic}, {@code acks}): records the
  *       cluster accepted through the gateway.
- *   <li>{@code tributary.gateway.consumed.records} (tags {@code topic}, {@code via}={@code fetch}):
- *       records handed to clients.
+ *   <li>{@code tributary.gateway.consumed.records} (tags {@code topic}, {@code via}: {@code fetch},
+ *       {@code sse}, {@code group}, or {@code table} for tables and SSE snapshots): records handed to
+ *       clients.
  *   <li>{@code tributary.gateway.errors} (tags {@code type}, the problem's short name, and {@code
  *       status}): problems answered, whole requests and single records of a batch alike.
  *   <li>{@code tributary.gateway.sse.active.streams} (gauge): SSE streams open now.

@@ -35,6 +35,7 @@ public enum ProblemType {
     RECORD_TOO_LARGE(413, "Record too large"),
     UNSUPPORTED_MEDIA_TYPE(415, "Unsupported media type"),
     IDEMPOTENCY_KEY_REUSED(422, "Idempotency key reused"),
+    TABLE_TOO_LARGE(422, "Table too large"),
     TOO_MANY_REQUESTS(429, "Too many requests"),
     TOO_MANY_STREAMS(429, "Too many streams"),
     INTERNAL_ERROR(500, "Internal error"),

@@ -438,8 +438,20 @@ public class ProduceController {
         return r;
     }
 
-    private static CompletableFuture<RecordMetadata> send(
-            Producer<byte[], byte[]> producer, String topic, OutgoingRecord r) {
+    /**
+     * Sends {@code r}; a record without a key to a compacted topic fails at once with {@code
+     * invalid-record} and is not sent (the broker would refuse the whole producer batch it is in).
+     */
+    private CompletableFuture<RecordMetadata> send(Producer<byte[], byte[]> producer, String topic, OutgoingRecord r) {
+        if (r.key() == null) {
+            try {
+                if (catalog.compacted(topic)) {
+                    return CompletableFuture.failedFuture(keylessToCompacted(topic));
+                }
+            } catch (ProblemException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
         ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
                 topic,
                 r.partition().isPresent() ? r.partition().getAsInt() : null,
@@ -464,8 +476,19 @@ public class ProduceController {
         return result;
     }
 
+    /** A record without a key to a compacted topic, refused by the gateway before it is sent. */
+    private static ProblemException keylessToCompacted(String topic) {
+        return new ProblemException(
+                ProblemType.INVALID_RECORD,
+                ("This record has no key, and topic '%s' is compacted (cleanup.policy=compact): it keeps the latest"
+                                + " record of each key and refuses records without one, tombstones too. Give the"
+                                + " record a key.")
+                        .formatted(topic));
+    }
+
     /**
-     * A record without a key the cluster refused as invalid: what Kafka (and Tributary) refuse
+     * A record without a key the cluster refused as invalid (the topic became compacted after the
+     * gateway last asked): what Kafka (and Tributary) refuse
      * without a key is a record for a compacted topic, whose log keeps the latest record of each key.
      * Said here in the gateway's words, so the answer reads the same whichever cluster refused it.
      */

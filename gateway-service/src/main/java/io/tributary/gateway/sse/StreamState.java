@@ -137,6 +137,20 @@ public final class StreamState {
      */
     public boolean controlWaiting(byte[] frame, int partition, long nextOffset, Duration timeout)
             throws InterruptedException {
+        return offerWaiting(frame, partition, nextOffset, timeout);
+    }
+
+    /**
+     * Puts {@code frame} (an event without an id, such as a snapshot's record) in the buffer without
+     * moving the position, waiting up to {@code timeout} for room; false as {@link #deliverWaiting}.
+     */
+    public boolean offerWaiting(byte[] frame, Duration timeout) throws InterruptedException {
+        return offerWaiting(frame, -1, 0, timeout);
+    }
+
+    /** Offers {@code frame}, then moves {@code partition} (unless negative) to {@code nextOffset}. */
+    private boolean offerWaiting(byte[] frame, int partition, long nextOffset, Duration timeout)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             lock.lock();
@@ -145,7 +159,9 @@ public final class StreamState {
                     return false;
                 }
                 if (offerNow(frame)) {
-                    cursor = cursor.with(partition, nextOffset);
+                    if (partition >= 0) {
+                        cursor = cursor.with(partition, nextOffset);
+                    }
                     return true;
                 }
             } finally {

@@ -60,6 +60,18 @@ class GatewayConfigurationValidationTest {
     }
 
     @Test
+    void aBadTableBoundStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.gateway.table.max-keys=0"))
+                .hasStackTraceContaining("tributary.gateway.table")
+                .hasStackTraceContaining("maxKeys");
+        assertThatThrownBy(() -> start("--tributary.gateway.table.max-scans=1"))
+                .hasStackTraceContaining("tributary.gateway.table")
+                .hasStackTraceContaining("maxScans");
+        assertThatThrownBy(() -> start("--tributary.gateway.table.fetch-size=0B"))
+                .hasStackTraceContaining("tributary.gateway.table.fetch-size must be positive");
+    }
+
+    @Test
     void aZeroWriteTimeoutStopsStartupNamingTheProperty() {
         assertThatThrownBy(() -> start("--tributary.gateway.write-timeout=0s"))
                 .hasStackTraceContaining("tributary.gateway.write-timeout must be positive");

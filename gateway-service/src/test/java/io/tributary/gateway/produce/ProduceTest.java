@@ -200,6 +200,39 @@ class ProduceTest extends GatewayIntegrationTest {
     }
 
     /**
+     * The gateway knows which topics are compacted ({@code cleanup.policy} with {@code compact}) and
+     * refuses a record without a key to one itself: the record never reaches the shared producer, so
+     * the keyed records of the same request and partition, which would share its producer batch (and
+     * be refused with it by the broker), are written. A topic that does not compact takes it.
+     */
+    @Test
+    void theGatewayRefusesAKeylessRecordToACompactedTopicWithoutSendingIt() {
+        for (String policy : List.of("compact", "compact,delete")) {
+            String topic = createTopic("produce-keyless-gateway", 1, Map.of("cleanup.policy", policy));
+            HttpResponse<String> r = http.post(
+                    "/v1/topics/" + topic + "/records",
+                    "application/json",
+                    "{\"records\":[{\"key\":\"a\",\"value\":1},{\"value\":2},{\"key\":\"b\",\"value\":3}]}");
+
+            assertThat(r.statusCode()).as(policy + ": " + r.body()).isEqualTo(207);
+            assertThat(JsonPath.<Integer>read(r.body(), "$.results[0].offset")).isEqualTo(0);
+            assertThat(JsonPath.<String>read(r.body(), "$.results[1].problem.type"))
+                    .isEqualTo("urn:tributary:problem:invalid-record");
+            assertThat(JsonPath.<String>read(r.body(), "$.results[1].problem.detail"))
+                    .contains("has no key", "'" + topic + "' is compacted", "cleanup.policy=compact")
+                    .doesNotContain("cluster refused");
+            assertThat(JsonPath.<Integer>read(r.body(), "$.results[2].offset")).isEqualTo(1);
+            assertThat(readAll(topic, 0, 2))
+                    .extracting(rec -> new String(rec.key(), StandardCharsets.UTF_8))
+                    .containsExactly("a", "b");
+        }
+        String deleting = createTopic("produce-keyless-delete", 1, Map.of("cleanup.policy", "delete"));
+        HttpResponse<String> kept =
+                http.post("/v1/topics/" + deleting + "/records", "application/json", "{\"value\":2}");
+        assertThat(kept.statusCode()).as(kept.body()).isEqualTo(200);
+    }
+
+    /**
      * Kafka's broker names the refused record of a batch, and kafka-clients' producer fails the
      * others of that batch with a plain {@code KafkaException}: {@code invalid-record} saying that
      * another record of the batch was refused. The two records are put in one batch for certain (a

@@ -39,6 +39,9 @@ public abstract class GatewayIntegrationTest {
         registry.add("tributary.gateway.sse.slow-client-timeout", () -> "1s");
         registry.add("tributary.gateway.sse.max-streams", () -> "12");
         registry.add("tributary.gateway.write-timeout", () -> "2s");
+        // tables: a digest map of 16 keys, so a table of a few hundred keys takes many scan windows
+        registry.add("tributary.gateway.table.max-keys", () -> "16");
+        registry.add("tributary.gateway.table.max-scans", () -> "80");
         registry.add("tributary.gateway.cors.allowed-origins", () -> "http://app.test, http://localhost:5173");
     }
 

@@ -236,6 +236,63 @@ class GatewayConformanceIT {
         });
     }
 
+    /**
+     * A compacted topic through the gateway: a record without a key is refused by the gateway
+     * itself, so the keyed records of its request and partition are written; the table is the latest
+     * record of each live key with the offset vector at the end; a snapshot stream sends that table
+     * without ids, {@code snapshot-end} with the vector, then exactly the records after it.
+     */
+    @Test
+    void compactedTopicsAreReadAsTablesAndSnapshotsAndKeylessRecordsAreRefusedByTheGateway() {
+        assertTargetsAgree(g -> {
+            String topic = g.topic("table");
+            createTopic(g, topic, 2, Map.of("cleanup.policy", "compact"));
+            g.get("/v1/topics/" + topic); // its topic id, for the cursors
+            String records = "/v1/topics/" + topic + "/records";
+            Answer written = g.post(
+                    records,
+                    JSON,
+                    "{\"records\":[{\"key\":\"a\",\"value\":1,\"partition\":0,\"timestamp\":1000},"
+                            + "{\"value\":9,\"partition\":0,\"timestamp\":1000},"
+                            + "{\"key\":\"b\",\"value\":2,\"partition\":0,\"timestamp\":1000},"
+                            + "{\"key\":\"a\",\"value\":3,\"partition\":0,\"timestamp\":2000},"
+                            + "{\"key\":\"b\",\"value\":null,\"partition\":0,\"timestamp\":2000},"
+                            + "{\"key\":\"c\",\"value\":4,\"partition\":1,\"timestamp\":3000}]}");
+            assertThat(written.status()).as(written.body()).isEqualTo(207);
+            assertThat(written.json().at("/results/1/problem/type").asString())
+                    .isEqualTo("urn:tributary:problem:invalid-record");
+            assertThat(written.json().at("/results/3/offset").asLong()).isEqualTo(2);
+            assertThat(written.json().at("/results/4/offset").asLong()).isEqualTo(3);
+
+            Answer table = g.get("/v1/topics/" + topic + "/table");
+            assertThat(table.status()).isEqualTo(200);
+            assertThat(table.mediaType()).isEqualTo(NDJSON);
+            List<String> lines = List.of(table.body().split("\n"));
+            assertThat(lines).hasSize(3);
+            JsonNode a = GatewayTranscript.JSON.readTree(lines.get(0));
+            assertThat(a.path("key").asString()).isEqualTo("a");
+            assertThat(a.path("value").asInt()).isEqualTo(3);
+            assertThat(GatewayTranscript.JSON.readTree(lines.get(1)).path("key").asString())
+                    .isEqualTo("c");
+            JsonNode end = GatewayTranscript.JSON.readTree(lines.get(2));
+            assertThat(end.at("/next_offsets/0").asLong()).isEqualTo(4);
+            assertThat(end.at("/next_offsets/1").asLong()).isEqualTo(1);
+            assertThat(end.path("records").asInt()).isEqualTo(2);
+
+            try (var stream = g.stream("/v1/topics/" + topic + "/events?from=earliest&snapshot=true")) {
+                assertThat(stream.status()).isEqualTo(200);
+                List<Event> snapshot = stream.take(3);
+                assertThat(snapshot).extracting(Event::name).containsExactly("record", "record", "snapshot-end");
+                assertThat(snapshot.get(0).id()).isEmpty();
+                assertThat(snapshot.get(2).id()).contains(end.path("cursor").asString());
+                g.post(records, JSON, "{\"key\":\"c\",\"value\":5,\"partition\":1,\"timestamp\":4000}");
+                Event live = stream.take(1).getFirst();
+                assertThat(json(live).path("offset").asLong()).isEqualTo(1);
+                assertThat(live.id()).isPresent();
+            }
+        });
+    }
+
     @Test
     void keysLandOnThePartitionKafkasDefaultPartitionerPicks() {
         assertTargetsAgree(g -> {
