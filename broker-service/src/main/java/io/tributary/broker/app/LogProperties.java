@@ -35,6 +35,9 @@ import org.springframework.validation.annotation.Validated;
  *     whose timestamp is more than this before the broker's clock is refused; unset: no bound
  * @param messageTimestampAfterMax {@code message.timestamp.after.max.ms}: with CreateTime, a record
  *     whose timestamp is more than this after the broker's clock is refused
+ * @param fileDeleteDelay {@code file.delete.delay.ms} (Kafka's broker setting {@code
+ *     log.segment.delete.delay.ms}): a segment file removed from the log stays open, renamed {@code
+ *     .deleted}, this long before it is deleted, so that reads in flight finish; 0 deletes at once
  * @param minInsyncReplicas {@code min.insync.replicas}: acks=all needs an ISR at least this large
  * @param producerStateRebuildSize bytes of the newest segments whose batch headers rebuild the
  *     idempotent producers' state when a log opens
@@ -58,6 +61,7 @@ public record LogProperties(
 
         Duration messageTimestampBeforeMax,
         @DefaultValue("1h") @NotNull Duration messageTimestampAfterMax,
+        @DefaultValue("60s") @NotNull Duration fileDeleteDelay,
         @DefaultValue("1") @Min(1) int minInsyncReplicas,
         @DefaultValue("64MB") @NotNull DataSize producerStateRebuildSize,
         @DefaultValue("1d") @NotNull Duration producerIdExpiration) {
@@ -97,6 +101,10 @@ public record LogProperties(
                     "tributary.broker.log.message-timestamp-after-max must not be negative, got "
                             + messageTimestampAfterMax);
         }
+        if (fileDeleteDelay != null && fileDeleteDelay.isNegative()) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.log.file-delete-delay must not be negative, got " + fileDeleteDelay);
+        }
         if (retentionSize != null && retentionSize.toBytes() < 0) {
             throw new IllegalArgumentException(
                     "tributary.broker.log.retention-size must not be negative, got " + retentionSize);
@@ -124,7 +132,8 @@ public record LogProperties(
                                 ? MessageTimestampType.LOG_APPEND_TIME
                                 : MessageTimestampType.CREATE_TIME)
                 .withTimestampBounds(new TimestampBounds(
-                        Optional.ofNullable(messageTimestampBeforeMax), Optional.of(messageTimestampAfterMax)));
+                        Optional.ofNullable(messageTimestampBeforeMax), Optional.of(messageTimestampAfterMax)))
+                .withFileDeleteDelay(fileDeleteDelay);
     }
 
     public ProducerStateConfig toProducerStateConfig() {

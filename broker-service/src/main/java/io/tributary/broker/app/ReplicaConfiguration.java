@@ -86,7 +86,7 @@ public class ReplicaConfiguration {
     }
 
     /**
-     * Retention, due flushes and high-watermark checkpoints, on one platform thread; stopped before the logs close. Closing it
+     * Retention, due flushes, deletion of retired segment files and high-watermark checkpoints, on one platform thread; stopped before the logs close. Closing it
      * cancels the periodic runs and waits for a run in progress (never interrupts it: an interrupt
      * during file I/O would close a segment's channel).
      */
@@ -103,6 +103,12 @@ public class ReplicaConfiguration {
         long flushMs = properties.flushCheckInterval().toMillis();
         scheduler.scheduleWithFixedDelay(
                 () -> guarded("flush", replicaManager::flushIfDue), flushMs, flushMs, TimeUnit.MILLISECONDS);
+        long retiredMs = properties.retiredSegmentsCheckInterval().toMillis();
+        scheduler.scheduleWithFixedDelay(
+                () -> guarded("retired segment deletion", replicaManager::deleteRetiredSegments),
+                retiredMs,
+                retiredMs,
+                TimeUnit.MILLISECONDS);
         long checkpointMs = properties.highWatermarkCheckpointInterval().toMillis();
         scheduler.scheduleWithFixedDelay(
                 () -> guarded("high-watermark checkpoint", replicaManager::checkpointHighWatermarks),

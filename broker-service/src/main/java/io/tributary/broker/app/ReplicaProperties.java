@@ -18,6 +18,9 @@ import org.springframework.validation.annotation.Validated;
  *     run stays short; a backlog is worked off over several runs
  * @param flushCheckInterval how often partitions with {@code flush.ms} are checked for a due fsync
  *     (Kafka's {@code log.flush.scheduler.interval.ms})
+ * @param retiredSegmentsCheckInterval how often the segment files removed from logs (retention,
+ *     truncation, compaction) are checked for a passed {@code file.delete.delay.ms}, then closed and
+ *     deleted; a file outlives its delay by at most this
  * @param fetchMaxWait a Fetch waits at most this long for {@code min_bytes}, whatever its {@code
  *     max_wait_ms}
  * @param produceMaxTimeout an acks=all Produce waits at most this long for the ISR, whatever its
@@ -40,6 +43,7 @@ public record ReplicaProperties(
         @DefaultValue("5m") @NotNull Duration retentionCheckInterval,
         @DefaultValue("16") @Min(1) @Max(1_000_000) int retentionSegmentsPerRun,
         @DefaultValue("1s") @NotNull Duration flushCheckInterval,
+        @DefaultValue("1s") @NotNull Duration retiredSegmentsCheckInterval,
         @DefaultValue("30s") @NotNull Duration fetchMaxWait,
         @DefaultValue("60s") @NotNull Duration produceMaxTimeout,
         @DefaultValue("5s") @NotNull Duration highWatermarkCheckpointInterval,
@@ -50,6 +54,7 @@ public record ReplicaProperties(
     public ReplicaProperties {
         requirePositive(retentionCheckInterval, "retention-check-interval");
         requirePositive(flushCheckInterval, "flush-check-interval");
+        requirePositive(retiredSegmentsCheckInterval, "retired-segments-check-interval");
         requirePositive(fetchMaxWait, "fetch-max-wait");
         requirePositive(produceMaxTimeout, "produce-max-timeout");
         requirePositive(highWatermarkCheckpointInterval, "high-watermark-checkpoint-interval");

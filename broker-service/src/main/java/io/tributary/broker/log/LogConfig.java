@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Consumer;
 import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 
 /**
@@ -27,6 +28,7 @@ import org.apache.kafka.common.record.internal.DefaultRecordBatch;
  *       {@link CompactionConfig}</td></tr>
  *   <tr><td>{@code timestampBounds}</td><td>{@code message.timestamp.before.max.ms}, {@code
  *       message.timestamp.after.max.ms}</td><td>unlimited, 1 hour: see {@link TimestampBounds}</td></tr>
+ *   <tr><td>{@code fileDeleteDelay}</td><td>{@code file.delete.delay.ms}</td><td>1 minute</td></tr>
  * </table>
  *
  * <p>{@code segmentBytes} may be set below Kafka's 1 MiB minimum (down to one batch header, 61
@@ -44,6 +46,9 @@ import org.apache.kafka.common.record.internal.DefaultRecordBatch;
  * @param compaction the cleanup policy and the log cleaner's settings
  * @param timestampBounds how far a producer's record timestamps may lie from the leader's clock
  *     ({@code CreateTime} topics only)
+ * @param fileDeleteDelay how long a segment file that retention, a truncation or a cleaner swap
+ *     removed from the log stays readable (open, renamed {@code <name>.deleted}) before it is closed
+ *     and deleted, so that reads in flight finish (see {@code SegmentDeleter}); zero deletes at once
  */
 public record LogConfig(
         int segmentBytes,
@@ -56,13 +61,16 @@ public record LogConfig(
         Optional<Duration> flushInterval,
         MessageTimestampType timestampType,
         CompactionConfig compaction,
-        TimestampBounds timestampBounds) {
+        TimestampBounds timestampBounds,
+        Duration fileDeleteDelay) {
 
     public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
     public static final Duration DEFAULT_SEGMENT_TIME = Duration.ofDays(7);
     public static final Duration DEFAULT_RETENTION_TIME = Duration.ofDays(7);
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024 + 12;
     public static final int DEFAULT_INDEX_INTERVAL_BYTES = 4096;
+    /** Kafka's {@code file.delete.delay.ms} default: one minute. */
+    public static final Duration DEFAULT_FILE_DELETE_DELAY = Duration.ofMinutes(1);
 
     public LogConfig {
         Objects.requireNonNull(segmentTime, "segmentTime");
@@ -73,6 +81,10 @@ public record LogConfig(
         Objects.requireNonNull(timestampType, "timestampType");
         Objects.requireNonNull(compaction, "compaction");
         Objects.requireNonNull(timestampBounds, "timestampBounds");
+        Objects.requireNonNull(fileDeleteDelay, "fileDeleteDelay");
+        if (fileDeleteDelay.isNegative()) {
+            throw new IllegalArgumentException("file.delete.delay.ms must not be negative: " + fileDeleteDelay);
+        }
         if (segmentBytes < DefaultRecordBatch.RECORD_BATCH_OVERHEAD) {
             throw new IllegalArgumentException("segment.bytes must hold at least one batch header: " + segmentBytes);
         }
@@ -110,7 +122,8 @@ public record LogConfig(
                 flushInterval,
                 timestampType,
                 CompactionConfig.defaults(),
-                TimestampBounds.defaults());
+                TimestampBounds.defaults(),
+                DEFAULT_FILE_DELETE_DELAY);
     }
 
     /** Kafka's defaults. */
@@ -128,168 +141,105 @@ public record LogConfig(
     }
 
     public LogConfig withSegmentBytes(int value) {
-        return new LogConfig(
-                value,
-                segmentTime,
-                retentionTime,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                flushMessages,
-                flushInterval,
-                timestampType,
-                compaction,
-                timestampBounds);
+        return with(c -> c.segmentBytes = value);
     }
 
     public LogConfig withSegmentTime(Duration value) {
-        return new LogConfig(
-                segmentBytes,
-                value,
-                retentionTime,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                flushMessages,
-                flushInterval,
-                timestampType,
-                compaction,
-                timestampBounds);
+        return with(c -> c.segmentTime = value);
     }
 
     public LogConfig withRetentionTime(Optional<Duration> value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                value,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                flushMessages,
-                flushInterval,
-                timestampType,
-                compaction,
-                timestampBounds);
+        return with(c -> c.retentionTime = value);
     }
 
     public LogConfig withRetentionBytes(OptionalLong value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                retentionTime,
-                value,
-                maxMessageBytes,
-                indexIntervalBytes,
-                flushMessages,
-                flushInterval,
-                timestampType,
-                compaction,
-                timestampBounds);
+        return with(c -> c.retentionBytes = value);
     }
 
     public LogConfig withMaxMessageBytes(int value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                retentionTime,
-                retentionBytes,
-                value,
-                indexIntervalBytes,
-                flushMessages,
-                flushInterval,
-                timestampType,
-                compaction,
-                timestampBounds);
+        return with(c -> c.maxMessageBytes = value);
     }
 
     public LogConfig withIndexIntervalBytes(int value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                retentionTime,
-                retentionBytes,
-                maxMessageBytes,
-                value,
-                flushMessages,
-                flushInterval,
-                timestampType,
-                compaction,
-                timestampBounds);
+        return with(c -> c.indexIntervalBytes = value);
     }
 
     public LogConfig withFlushMessages(OptionalLong value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                retentionTime,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                value,
-                flushInterval,
-                timestampType,
-                compaction,
-                timestampBounds);
+        return with(c -> c.flushMessages = value);
     }
 
     public LogConfig withFlushInterval(Optional<Duration> value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                retentionTime,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                flushMessages,
-                value,
-                timestampType,
-                compaction,
-                timestampBounds);
+        return with(c -> c.flushInterval = value);
     }
 
     public LogConfig withTimestampType(MessageTimestampType value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                retentionTime,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                flushMessages,
-                flushInterval,
-                value,
-                compaction,
-                timestampBounds);
+        return with(c -> c.timestampType = value);
     }
 
     public LogConfig withCompaction(CompactionConfig value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                retentionTime,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                flushMessages,
-                flushInterval,
-                timestampType,
-                value,
-                timestampBounds);
+        return with(c -> c.compaction = value);
     }
 
     public LogConfig withTimestampBounds(TimestampBounds value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                retentionTime,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                flushMessages,
-                flushInterval,
-                timestampType,
-                compaction,
-                value);
+        return with(c -> c.timestampBounds = value);
+    }
+
+    public LogConfig withFileDeleteDelay(Duration value) {
+        return with(c -> c.fileDeleteDelay = value);
+    }
+
+    /** This config with the fields {@code change} sets in a copy of it; the canonical constructor validates. */
+    private LogConfig with(Consumer<Copy> change) {
+        Copy copy = new Copy(this);
+        change.accept(copy);
+        return copy.build();
+    }
+
+    /** The fields of a config being changed by a {@code with...} method. */
+    private static final class Copy {
+        int segmentBytes;
+        Duration segmentTime;
+        Optional<Duration> retentionTime;
+        OptionalLong retentionBytes;
+        int maxMessageBytes;
+        int indexIntervalBytes;
+        OptionalLong flushMessages;
+        Optional<Duration> flushInterval;
+        MessageTimestampType timestampType;
+        CompactionConfig compaction;
+        TimestampBounds timestampBounds;
+        Duration fileDeleteDelay;
+
+        Copy(LogConfig config) {
+            segmentBytes = config.segmentBytes;
+            segmentTime = config.segmentTime;
+            retentionTime = config.retentionTime;
+            retentionBytes = config.retentionBytes;
+            maxMessageBytes = config.maxMessageBytes;
+            indexIntervalBytes = config.indexIntervalBytes;
+            flushMessages = config.flushMessages;
+            flushInterval = config.flushInterval;
+            timestampType = config.timestampType;
+            compaction = config.compaction;
+            timestampBounds = config.timestampBounds;
+            fileDeleteDelay = config.fileDeleteDelay;
+        }
+
+        LogConfig build() {
+            return new LogConfig(
+                    segmentBytes,
+                    segmentTime,
+                    retentionTime,
+                    retentionBytes,
+                    maxMessageBytes,
+                    indexIntervalBytes,
+                    flushMessages,
+                    flushInterval,
+                    timestampType,
+                    compaction,
+                    timestampBounds,
+                    fileDeleteDelay);
+        }
     }
 
     private static void requirePositive(Duration d, String key) {

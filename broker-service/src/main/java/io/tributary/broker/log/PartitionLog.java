@@ -48,9 +48,14 @@ import org.slf4j.LoggerFactory;
  * queries, the getters) take no lock and never wait for the writer. They see the log up to the
  * published end: after a write completes, the writer publishes the log end offset together with the
  * segment and byte position it corresponds to in one volatile write ({@link LogEnd}), and a reader
- * bounds itself by the end it read, so it never sees a partly written batch. A reader racing with a
- * truncation, a deletion, retention or a cleaner swap may get an error or a region whose bytes are
- * gone; it retries (as a Kafka fetch would after {@code OFFSET_OUT_OF_RANGE}).
+ * bounds itself by the end it read, so it never sees a partly written batch. A segment that a
+ * truncation, DeleteRecords, retention or a cleaner swap removes from the log is not closed at once:
+ * its file is renamed {@code <base>.log.deleted} and stays open for {@code file.delete.delay.ms}
+ * ({@code SegmentDeleter}; {@link #deleteRetiredSegments} closes and deletes it after that), so a
+ * reader that found it just before, or a region of it being sent, reads the old bytes. A reader
+ * holding a region past the delay, or of the active segment's bytes cut by a truncation, may get an
+ * error or bytes that are gone; it retries (as a Kafka fetch would after {@code
+ * OFFSET_OUT_OF_RANGE}).
  *
  * <h2>Compaction</h2>
  *
@@ -112,6 +117,7 @@ public final class PartitionLog implements AutoCloseable {
     private final InstantSource clock;
     private final Executor rollFlusher;
     private final ConcurrentSkipListMap<Long, LogSegment> segments = new ConcurrentSkipListMap<>();
+    private final SegmentDeleter deleter;
     private final Object writeLock = new Object();
 
     private volatile LogEnd end;
@@ -165,6 +171,7 @@ public final class PartitionLog implements AutoCloseable {
         this.index = store.partition(partition.topicId(), partition.partition());
         this.clock = clock;
         this.lastFlushMs = clock.millis();
+        this.deleter = new SegmentDeleter(clock);
         synchronized (writeLock) {
             this.openReport = load();
             loadOrRebuildProducerState();
@@ -486,7 +493,7 @@ public final class PartitionLog implements AutoCloseable {
             long oldEnd = end.nextOffset();
             int segmentsDeleted = 0;
             for (Long base : List.copyOf(segments.tailMap(offset, false).keySet())) {
-                segments.remove(base).delete();
+                retire(segments.remove(base));
                 segmentsDeleted++;
             }
             LogSegment active = segments.lastEntry().getValue();
@@ -538,7 +545,7 @@ public final class PartitionLog implements AutoCloseable {
             // Every segment a pending roll flush covers goes; the recovery point restarts at offset.
             pendingRollFlushes.forEach(p -> p.cancelled = true);
             for (Long base : List.copyOf(segments.keySet())) {
-                segments.remove(base).delete();
+                retire(segments.remove(base));
             }
             index.deleteOffsetsFrom(0);
             index.deleteTimesFrom(0);
@@ -651,7 +658,7 @@ public final class PartitionLog implements AutoCloseable {
             if (next > logStartOffset || first.getValue() == end.segment()) {
                 break;
             }
-            segments.remove(first.getKey()).delete();
+            retire(segments.remove(first.getKey()));
             deleted++;
         }
         long firstBase = segments.firstKey();
@@ -754,6 +761,15 @@ public final class PartitionLog implements AutoCloseable {
      * deletes the cleaned file and returns false.
      */
     public boolean swapInCleaned(List<LogSegment> replaced, SegmentSwap.Range range, OptionalLong checkpoint) {
+        return swapInCleaned(replaced, range, checkpoint, SwapObserver.NONE);
+    }
+
+    /**
+     * {@link #swapInCleaned(List, SegmentSwap.Range, OptionalLong)}, telling {@code observer} after
+     * each file operation (a seam for crash tests).
+     */
+    public boolean swapInCleaned(
+            List<LogSegment> replaced, SegmentSwap.Range range, OptionalLong checkpoint, SwapObserver observer) {
         Path cleaned = dir.resolve(SegmentSwap.cleanedFileName(range));
         synchronized (writeLock) {
             if (closed || !stillInLog(replaced, range)) {
@@ -766,7 +782,7 @@ public final class PartitionLog implements AutoCloseable {
                 return false;
             }
             long nowMs = clock.millis();
-            Path swap = SegmentSwap.commit(dir, range);
+            Path swap = SegmentSwap.commit(dir, range, observer);
             LogSegment swapped = LogSegment.openFile(swap, range.baseOffset(), nowMs);
             try {
                 replaceIndexOfCleaned(
@@ -776,15 +792,30 @@ public final class PartitionLog implements AutoCloseable {
             } finally {
                 swapped.close();
             }
-            SegmentSwap.finish(dir, range);
-            LogSegment fresh = LogSegment.open(dir, range.baseOffset(), nowMs);
+            observer.after(SwapObserver.Step.INDEX_REPLACED, swap);
+            List<LogSegment> retired = new ArrayList<>();
+            LogSegment fresh;
+            try {
+                for (LogSegment old : replaced) {
+                    Path file = deleter.retire(old, config.fileDeleteDelay());
+                    retired.add(old);
+                    observer.after(SwapObserver.Step.ORIGINAL_RETIRED, file);
+                }
+                SegmentSwap.install(dir, range, observer);
+                fresh = LogSegment.open(dir, range.baseOffset(), nowMs);
+            } catch (RuntimeException e) {
+                // Decided but not installed: the next opening finishes it. Until then the log serves
+                // the originals, so their retirement must not close them.
+                deleter.keepOpen(retired);
+                throw e;
+            }
             segments.put(range.baseOffset(), fresh);
             for (LogSegment old : replaced) {
                 if (old.baseOffset() != range.baseOffset()) {
                     segments.remove(old.baseOffset());
                 }
-                old.close();
             }
+            deleter.deleteDue();
             checkpoint.ifPresent(c -> cleanerCheckpoint = c);
             if (offsetOfMaxTimestampSoFar >= range.baseOffset() && offsetOfMaxTimestampSoFar < range.endOffset()) {
                 forgetDeletedMaxTimestamp();
@@ -847,64 +878,16 @@ public final class PartitionLog implements AutoCloseable {
         return true;
     }
 
-    /**
-     * Step 3 of a swap: the index entries of {@code range} become those of {@code cleaned}. The
-     * time index holds the largest timestamp so far at each offset-index point, so when cleaning
-     * removed the batch holding the largest timestamp of the range, the index points after the
-     * range up to the first time entry that stays (whose timestamp is above every batch before it)
-     * get the time entries the removed batch made unnecessary before: found by reading the batch
-     * headers between the range and that entry (the whole rest of the log when there is none).
-     */
+    /** Step 3 of a swap ({@link SwapIndexUpdate}), reading batches up to the published end. */
     private void replaceIndexOfCleaned(LogSegment cleaned, SegmentSwap.Range range, Optional<Long> checkpoint) {
-        // The largest timestamp below the range: the last time entry below it, or a batch after
-        // that entry (between two index points, or covered by an entry a swap just removed).
-        Optional<TimestampOffset> below = index.lastTimeBelow(range.baseOffset());
-        long previous = below.map(TimestampOffset::timestamp).orElse(RecordBatch.NO_TIMESTAMP);
-        long maxBefore = previous;
-        long offsetOfMaxBefore = below.map(TimestampOffset::offset).orElse(-1L);
-        Iterator<Located> head = batchesFrom(below.map(TimestampOffset::offset).orElse(segments.firstKey()), end)
-                .iterator();
-        while (head.hasNext()) {
-            BatchHeader header = head.next().header();
-            if (header.baseOffset() >= range.baseOffset()) {
-                break;
-            }
-            if (header.maxTimestamp() > maxBefore) {
-                maxBefore = header.maxTimestamp();
-                offsetOfMaxBefore = header.baseOffset();
-            }
-        }
-        SegmentSwap.IndexEntries entries =
-                SegmentSwap.indexEntries(cleaned, config.indexIntervalBytes(), previous, maxBefore, offsetOfMaxBefore);
-        List<TimestampOffset> times = new ArrayList<>(entries.times());
-        long lastEntry = times.isEmpty() ? previous : times.getLast().timestamp();
-        long max = entries.maxTimestamp();
-        long offsetOfMax = entries.offsetOfMax();
-        long stopAt = index.firstTimeAtOrAfter(range.endOffset())
-                .map(TimestampOffset::offset)
-                .orElse(Long.MAX_VALUE);
-        Iterator<Located> tail = batchesFrom(range.endOffset(), end).iterator();
-        while (tail.hasNext()) {
-            BatchHeader header = tail.next().header();
-            if (header.baseOffset() >= stopAt) {
-                break;
-            }
-            if (header.baseOffset() < range.endOffset()) {
-                continue;
-            }
-            if (header.maxTimestamp() > max) {
-                max = header.maxTimestamp();
-                offsetOfMax = header.baseOffset();
-            }
-            boolean indexPoint = index.floorOffset(header.baseOffset())
-                    .filter(e -> e.offset() == header.baseOffset())
-                    .isPresent();
-            if (indexPoint && max > lastEntry) {
-                times.add(new TimestampOffset(max, offsetOfMax));
-                lastEntry = max;
-            }
-        }
-        index.replaceRange(range.baseOffset(), range.endOffset(), entries.offsets(), times, checkpoint);
+        SwapIndexUpdate.replace(
+                index,
+                cleaned,
+                range,
+                checkpoint,
+                config.indexIntervalBytes(),
+                segments.firstKey(),
+                offset -> batchesFrom(offset, end).iterator());
     }
 
     /** After a truncation to {@code newEnd}: the cleaner has deduplicated nothing past it. */
@@ -1071,8 +1054,34 @@ public final class PartitionLog implements AutoCloseable {
             index.writeProducerSnapshot(producers.encode(end.nextOffset()));
             persistState(PartitionState.Shutdown.CLEAN, Durability.SYNC);
             segments.values().forEach(LogSegment::close);
+            deleter.deleteAll();
             closed = true;
         }
+    }
+
+    /**
+     * Closes and deletes the segments this log removed (retention, truncation, a cleaner swap) whose
+     * {@code file.delete.delay.ms} has passed on the log's clock; a scheduler calls it periodically.
+     * Takes no log lock.
+     *
+     * @return how many segment files were deleted
+     */
+    public int deleteRetiredSegments() {
+        return deleter.deleteDue();
+    }
+
+    /** Segments removed from the log whose files are kept open until their delay has passed. */
+    public int retiredSegments() {
+        return deleter.pending();
+    }
+
+    /**
+     * Hands a segment the log no longer holds to the deleter, which deletes it now if its delay is
+     * zero (writer lock held).
+     */
+    private void retire(LogSegment segment) {
+        deleter.retire(segment, config.fileDeleteDelay());
+        deleter.deleteDue();
     }
 
     /**
@@ -1082,6 +1091,7 @@ public final class PartitionLog implements AutoCloseable {
     void closeAsIfCrashed() {
         synchronized (writeLock) {
             segments.values().forEach(LogSegment::close);
+            deleter.closeAll();
             closed = true;
         }
     }
@@ -1345,6 +1355,7 @@ public final class PartitionLog implements AutoCloseable {
 
     private RecoveryReport load() {
         long nowMs = clock.millis();
+        SegmentDeleter.deleteLeftovers(dir);
         List<SegmentSwap.Range> finishedSwaps = SegmentSwap.recover(dir);
         List<Long> bases = listSegmentBases();
         Optional<PartitionState> saved = index.readState();

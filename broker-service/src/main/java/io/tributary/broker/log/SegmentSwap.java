@@ -49,20 +49,28 @@ import org.slf4j.LoggerFactory;
  *       the entries of the cleaned file, and write the cleaner's checkpoint: one synced write batch
  *       ({@code PartitionIndex.replaceRange}). Opening redoes this step for every swap it finishes
  *       (the batch is idempotent), so a crash before or after it is the same.
- *   <li>Delete the originals {@code b1 .. bk} ({@code bi.log}, {@code i >= 1}); not {@code b0.log}.
- *       Readers holding them keep reading the unlinked files until step 6 closes them.
- *   <li>Rename {@code b0-end.swap} to {@code b0.log} (atomic, replacing the original {@code
- *       b0.log}), fsync the directory. The swap is done on disk.
+ *   <li>Retire the originals {@code b0 .. bk}: rename each {@code bi.log} to {@code bi.log.deleted}
+ *       ({@code SegmentDeleter}). They stay open: readers holding them keep reading them until
+ *       {@code file.delete.delay.ms} has passed, when they are closed and deleted. A crash here
+ *       leaves some originals renamed; opening finishes the swap (below) and deletes every {@code
+ *       .deleted} file.
+ *   <li>Rename {@code b0-end.swap} to {@code b0.log} (atomic), fsync the directory. The swap is
+ *       done on disk.
  *   <li>In memory: open {@code b0.log}, put it in the segment map in place of the original {@code b0}
- *       segment, remove {@code b1 .. bk}, close the originals.
+ *       segment, remove {@code b1 .. bk}.
  * </ol>
+ *
+ * <p>{@link SwapObserver} is called after each file operation of these steps (a seam for crash
+ * tests; a no-op in the broker).
  *
  * <h2>Opening after a crash ({@link #recover})</h2>
  *
- * <p>Before the segments are listed: every {@code *.cleaned} file is deleted (steps 1–2 did not
+ * <p>Before the segments are listed: every {@code *.deleted} file is deleted (retired segments,
+ * see {@code SegmentDeleter}); every {@code *.cleaned} file is deleted (steps 1–2 did not
  * complete: the originals stand); for every {@code b0-end.swap} file, oldest first, every segment
  * file {@code b.log} with {@code b0 < b < end} is deleted and the swap file renamed to {@code
- * b0.log} (steps 4–5), and the directory fsynced. The log then redoes step 3 for each range. The
+ * b0.log} (steps 4–5; an original {@code b0.log} still there is replaced), and the directory
+ * fsynced. The log then redoes step 3 for each range. The
  * {@code .swap} file is removed only by the last rename, so until then every crash repeats the
  * same finishing steps; after it, the directory holds no trace of the swap and the index batch is
  * already durable (step 3 precedes step 5).
@@ -126,17 +134,31 @@ public final class SegmentSwap {
     }
 
     /** Step 2: renames the fsynced {@code .cleaned} file of {@code range} to its {@code .swap} name. */
-    static Path commit(Path dir, Range range) {
+    static Path commit(Path dir, Range range, SwapObserver observer) {
         Path cleaned = dir.resolve(cleanedFileName(range));
         Path swap = dir.resolve(swapFileName(range));
         move(cleaned, swap);
+        observer.after(SwapObserver.Step.SWAP_RENAMED, swap);
         fsyncDirectory(dir);
+        observer.after(SwapObserver.Step.SWAP_DIRECTORY_SYNCED, dir);
         return swap;
     }
 
     /**
-     * Steps 4 and 5: deletes the segment files {@code b.log} with {@code range.baseOffset() < b <
-     * range.endOffset()}, then renames the swap file to {@code <base>.log}, and fsyncs the directory.
+     * Step 5: renames the swap file to {@code <base>.log} (replacing an original still under that
+     * name, which only a recovery leaves), and fsyncs the directory.
+     */
+    static void install(Path dir, Range range, SwapObserver observer) {
+        Path installed = dir.resolve(LogSegment.fileName(range.baseOffset()));
+        move(dir.resolve(swapFileName(range)), installed);
+        observer.after(SwapObserver.Step.SWAP_INSTALLED, installed);
+        fsyncDirectory(dir);
+        observer.after(SwapObserver.Step.INSTALL_DIRECTORY_SYNCED, dir);
+    }
+
+    /**
+     * Steps 4 and 5 when opening (no reader holds a segment yet): deletes the segment files {@code
+     * b.log} with {@code range.baseOffset() < b < range.endOffset()}, then installs the swap file.
      */
     static void finish(Path dir, Range range) {
         for (long base : segmentBases(dir)) {
@@ -144,8 +166,7 @@ public final class SegmentSwap {
                 delete(dir.resolve(LogSegment.fileName(base)));
             }
         }
-        move(dir.resolve(swapFileName(range)), dir.resolve(LogSegment.fileName(range.baseOffset())));
-        fsyncDirectory(dir);
+        install(dir, range, SwapObserver.NONE);
     }
 
     /**

@@ -26,6 +26,7 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  *   <tr><th>key</th><th>type</th><th>default</th><th>broker synonym</th><th>valid values</th></tr>
  *   <tr><td>cleanup.policy</td><td>list</td><td>delete</td><td>log.cleanup.policy</td><td>delete, compact, or both</td></tr>
  *   <tr><td>delete.retention.ms</td><td>long</td><td>86400000 (1 day)</td><td>log.cleaner.delete.retention.ms</td><td>0 or more</td></tr>
+ *   <tr><td>file.delete.delay.ms</td><td>long</td><td>60000 (1 minute)</td><td>log.segment.delete.delay.ms</td><td>0 or more</td></tr>
  *   <tr><td>flush.messages</td><td>long</td><td>2^63-1 (never)</td><td>log.flush.interval.messages</td><td>1 or more</td></tr>
  *   <tr><td>flush.ms</td><td>long</td><td>2^63-1 (never)</td><td>log.flush.interval.ms</td><td>0 or more</td></tr>
  *   <tr><td>max.compaction.lag.ms</td><td>long</td><td>2^63-1 (never forced)</td><td>log.cleaner.max.compaction.lag.ms</td><td>1 or more</td></tr>
@@ -52,6 +53,7 @@ public final class TopicConfigCatalog {
     public static final String MAX_COMPACTION_LAG_MS = TopicConfigRules.MAX_COMPACTION_LAG_MS;
     public static final String MIN_CLEANABLE_DIRTY_RATIO = TopicConfigRules.MIN_CLEANABLE_DIRTY_RATIO;
     public static final String MIN_COMPACTION_LAG_MS = TopicConfigRules.MIN_COMPACTION_LAG_MS;
+    public static final String FILE_DELETE_DELAY_MS = TopicConfigRules.FILE_DELETE_DELAY_MS;
     public static final String FLUSH_MESSAGES = TopicConfigRules.FLUSH_MESSAGES;
     public static final String FLUSH_MS = TopicConfigRules.FLUSH_MS;
     public static final String MAX_MESSAGE_BYTES = TopicConfigRules.MAX_MESSAGE_BYTES;
@@ -163,6 +165,12 @@ public final class TopicConfigCatalog {
                         "0",
                         "log.cleaner.min.compaction.lag.ms",
                         "A record stays uncompacted at least this many milliseconds after its timestamp."),
+                new Definition(
+                        rule(FILE_DELETE_DELAY_MS),
+                        Long.toString(LogConfig.DEFAULT_FILE_DELETE_DELAY.toMillis()),
+                        "log.segment.delete.delay.ms",
+                        "A segment file removed from the log (retention, truncation, compaction) is deleted this many"
+                                + " milliseconds later, so that reads in flight finish."),
                 new Definition(
                         rule(FLUSH_MESSAGES),
                         Long.toString(NEVER),

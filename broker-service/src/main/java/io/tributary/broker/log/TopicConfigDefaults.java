@@ -62,6 +62,9 @@ public record TopicConfigDefaults(Map<String, String> values) {
         values.put(
                 TopicConfigCatalog.MESSAGE_TIMESTAMP_AFTER_MAX_MS,
                 Long.toString(log.timestampBounds().maxAfterMs()));
+        values.put(
+                TopicConfigCatalog.FILE_DELETE_DELAY_MS,
+                Long.toString(log.fileDeleteDelay().toMillis()));
         values.put(TopicConfigCatalog.MIN_INSYNC_REPLICAS, Integer.toString(minInsyncReplicas));
         return new TopicConfigDefaults(values);
     }

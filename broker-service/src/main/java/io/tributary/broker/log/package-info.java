@@ -31,6 +31,10 @@
  *       io.tributary.broker.log.SegmentSwap}'s crash-safe protocol.
  *   <li>Readers see only batches below the published log end, and never wait for the writer.
  *   <li>The log is the truth; the index is derived and is repaired from the log on recovery.
+ *   <li>A segment leaves the log (retention, DeleteRecords, truncation, a cleaner swap) by being
+ *       retired: renamed {@code <base>.log.deleted} and kept open for {@code file.delete.delay.ms}
+ *       so that reads in flight finish, then closed and deleted ({@code SegmentDeleter}); opening
+ *       deletes leftover {@code .deleted} files.
  *   <li>Operating errors are the {@link io.tributary.broker.log.LogException} subclasses;
  *       programmer errors are {@code IllegalArgumentException}/{@code IllegalStateException}.
  * </ul>

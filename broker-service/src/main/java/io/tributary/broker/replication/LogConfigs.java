@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * message.timestamp.type}, {@code message.timestamp.before.max.ms} and {@code
  * message.timestamp.after.max.ms} ({@code 2^63-1}: unbounded), {@code cleanup.policy} ({@code delete}, {@code compact} or both), {@code
  * delete.retention.ms}, {@code min.compaction.lag.ms}, {@code max.compaction.lag.ms} ({@code
- * 2^63-1}: unlimited) and {@code min.cleanable.dirty.ratio}; plus {@code min.insync.replicas} for
+ * 2^63-1}: unlimited), {@code min.cleanable.dirty.ratio} and {@code file.delete.delay.ms}; plus {@code min.insync.replicas} for
  * acks=all. A value that does not
  * parse (the coordinator validates, so only a newer coordinator could send one) keeps the default
  * and is logged.
@@ -50,6 +50,7 @@ public final class LogConfigs {
     public static final String MIN_COMPACTION_LAG_MS = "min.compaction.lag.ms";
     public static final String MAX_COMPACTION_LAG_MS = "max.compaction.lag.ms";
     public static final String MIN_CLEANABLE_DIRTY_RATIO = "min.cleanable.dirty.ratio";
+    public static final String FILE_DELETE_DELAY_MS = "file.delete.delay.ms";
 
     private LogConfigs() {}
 
@@ -126,6 +127,7 @@ public final class LogConfigs {
                 config.withCompaction(config.compaction().withMaxCompactionLag(unlessMax(Long.parseLong(value))));
             case MIN_CLEANABLE_DIRTY_RATIO ->
                 config.withCompaction(config.compaction().withMinCleanableDirtyRatio(Double.parseDouble(value)));
+            case FILE_DELETE_DELAY_MS -> config.withFileDeleteDelay(Duration.ofMillis(Long.parseLong(value)));
             default -> config;
         };
     }

@@ -425,6 +425,20 @@ public final class ReplicaManager implements MetadataListener, AutoCloseable {
         }
     }
 
+    /**
+     * Closes and deletes, in every log, the segment files removed from it whose {@code
+     * file.delete.delay.ms} has passed ({@code PartitionLog.deleteRetiredSegments}).
+     *
+     * @return segment files deleted in total
+     */
+    public int deleteRetiredSegments() {
+        int deleted = 0;
+        for (Partition partition : partitions()) {
+            deleted += partition.log().deleteRetiredSegments();
+        }
+        return deleted;
+    }
+
     /** Flushes every log whose {@code flush.ms} is due. */
     public void flushIfDue() {
         for (Partition partition : partitions()) {

@@ -42,6 +42,7 @@ class TopicConfigCatalogTest {
         assertThat(kafka.value("message.timestamp.type")).isEqualTo("CreateTime");
         assertThat(kafka.value("message.timestamp.before.max.ms")).isEqualTo(Long.toString(Long.MAX_VALUE));
         assertThat(kafka.value("message.timestamp.after.max.ms")).isEqualTo("3600000");
+        assertThat(kafka.value("file.delete.delay.ms")).isEqualTo("60000");
     }
 
     @Test
@@ -52,7 +53,8 @@ class TopicConfigCatalogTest {
                 .withSegmentTime(Duration.ofHours(1))
                 .withFlushInterval(Optional.of(Duration.ofSeconds(1)))
                 .withTimestampType(MessageTimestampType.LOG_APPEND_TIME)
-                .withTimestampBounds(new TimestampBounds(Optional.of(Duration.ofMinutes(5)), Optional.empty()));
+                .withTimestampBounds(new TimestampBounds(Optional.of(Duration.ofMinutes(5)), Optional.empty()))
+                .withFileDeleteDelay(Duration.ofSeconds(5));
 
         TopicConfigDefaults defaults = TopicConfigDefaults.of(log, 2);
 
@@ -65,6 +67,7 @@ class TopicConfigCatalogTest {
                 .containsEntry("message.timestamp.before.max.ms", "300000")
                 .containsEntry("message.timestamp.after.max.ms", Long.toString(Long.MAX_VALUE))
                 .containsEntry("min.insync.replicas", "2")
+                .containsEntry("file.delete.delay.ms", "5000")
                 .containsEntry("cleanup.policy", "delete");
         assertThat(defaults.isKafkaDefault("retention.ms")).isFalse();
         assertThat(defaults.isKafkaDefault("segment.bytes")).isTrue();

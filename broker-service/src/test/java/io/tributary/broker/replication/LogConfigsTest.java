@@ -47,6 +47,16 @@ class LogConfigsTest {
     }
 
     @Test
+    void fileDeleteDelayMsSetsHowLongRemovedSegmentFilesStayReadable() {
+        assertThat(LogConfigs.of(defaults, Map.of("file.delete.delay.ms", "0")).fileDeleteDelay())
+                .isZero();
+        assertThat(LogConfigs.of(defaults, Map.of("file.delete.delay.ms", "1500"))
+                        .fileDeleteDelay())
+                .isEqualTo(Duration.ofMillis(1500));
+        assertThat(defaults.fileDeleteDelay()).isEqualTo(Duration.ofMinutes(1));
+    }
+
+    @Test
     void minusOneMeansUnlimitedAndFlushMsZeroFlushesEveryAppend() {
         LogConfig config =
                 LogConfigs.of(defaults, Map.of("retention.ms", "-1", "retention.bytes", "-1", "flush.ms", "0"));

@@ -27,6 +27,7 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  *   <tr><th>key</th><th>type</th><th>valid values</th></tr>
  *   <tr><td>cleanup.policy</td><td>list</td><td>{@code delete}, {@code compact}, or both</td></tr>
  *   <tr><td>delete.retention.ms</td><td>long</td><td>0 or more</td></tr>
+ *   <tr><td>file.delete.delay.ms</td><td>long</td><td>0 or more</td></tr>
  *   <tr><td>flush.messages</td><td>long</td><td>1 or more</td></tr>
  *   <tr><td>flush.ms</td><td>long</td><td>0 or more</td></tr>
  *   <tr><td>max.compaction.lag.ms</td><td>long</td><td>1 or more</td></tr>
@@ -53,6 +54,7 @@ public final class TopicConfigRules {
 
     public static final String CLEANUP_POLICY = "cleanup.policy";
     public static final String DELETE_RETENTION_MS = "delete.retention.ms";
+    public static final String FILE_DELETE_DELAY_MS = "file.delete.delay.ms";
     public static final String MAX_COMPACTION_LAG_MS = "max.compaction.lag.ms";
     public static final String MIN_CLEANABLE_DIRTY_RATIO = "min.cleanable.dirty.ratio";
     public static final String MIN_COMPACTION_LAG_MS = "min.compaction.lag.ms";
@@ -153,6 +155,8 @@ public final class TopicConfigRules {
                         MIN_COMPACTION_LAG_MS,
                         ConfigType.LONG,
                         v -> longIn(MIN_COMPACTION_LAG_MS, v, 0, Long.MAX_VALUE)),
+                new Rule(
+                        FILE_DELETE_DELAY_MS, ConfigType.LONG, v -> longIn(FILE_DELETE_DELAY_MS, v, 0, Long.MAX_VALUE)),
                 new Rule(FLUSH_MESSAGES, ConfigType.LONG, v -> longIn(FLUSH_MESSAGES, v, 1, Long.MAX_VALUE)),
                 new Rule(FLUSH_MS, ConfigType.LONG, v -> longIn(FLUSH_MS, v, 0, Long.MAX_VALUE)),
                 new Rule(MAX_MESSAGE_BYTES, ConfigType.INT, v -> longIn(MAX_MESSAGE_BYTES, v, 0, Integer.MAX_VALUE)),

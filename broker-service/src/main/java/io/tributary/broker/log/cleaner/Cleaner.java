@@ -5,6 +5,7 @@ import io.tributary.broker.log.CleanableSection;
 import io.tributary.broker.log.LogSegment;
 import io.tributary.broker.log.PartitionLog;
 import io.tributary.broker.log.SegmentSwap;
+import io.tributary.broker.log.SwapObserver;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -78,6 +79,7 @@ public final class Cleaner {
     private final OffsetMap map;
     private final IoThrottle throttle;
     private final BooleanSupplier stopRequested;
+    private final SwapObserver observer;
     private final BufferSupplier decompression = BufferSupplier.create();
 
     /** A cleaner without an I/O limit, never stopped. */
@@ -91,6 +93,20 @@ public final class Cleaner {
      * broker is stopping), leaving the log as it was.
      */
     public Cleaner(CleanerConfig config, InstantSource clock, IoThrottle throttle, BooleanSupplier stopRequested) {
+        this(config, clock, throttle, stopRequested, SwapObserver.NONE);
+    }
+
+    /**
+     * A cleaner that also tells {@code observer} after each file operation of its swaps (a seam for
+     * crash tests: {@link SwapObserver}).
+     */
+    public Cleaner(
+            CleanerConfig config,
+            InstantSource clock,
+            IoThrottle throttle,
+            BooleanSupplier stopRequested,
+            SwapObserver observer) {
+        this.observer = Objects.requireNonNull(observer, "observer");
         this.config = Objects.requireNonNull(config, "config");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.throttle = Objects.requireNonNull(throttle, "throttle");
@@ -148,7 +164,10 @@ public final class Cleaner {
             boolean done;
             try {
                 done = partitionLog.swapInCleaned(
-                        group.segments(), group.range(), last ? OptionalLong.of(checkpoint) : OptionalLong.empty());
+                        group.segments(),
+                        group.range(),
+                        last ? OptionalLong.of(checkpoint) : OptionalLong.empty(),
+                        observer);
             } catch (RuntimeException e) {
                 // Failed before its commit point, the cleaned file is still ".cleaned": drop it. A ".swap"
                 // is decided; the log finishes it when it next opens.
@@ -384,6 +403,7 @@ public final class Cleaner {
                     position = chunkEnd;
                 }
             }
+            observer.after(SwapObserver.Step.CLEANED_WRITTEN, cleaned);
             out.force(true);
             written = true;
         } catch (IOException e) {
@@ -393,6 +413,7 @@ public final class Cleaner {
                 deleteQuietly(cleaned);
             }
         }
+        observer.after(SwapObserver.Step.CLEANED_SYNCED, cleaned);
     }
 
     /** The end of the whole batches from {@code position} that fit one I/O buffer (at least one batch). */

@@ -17,7 +17,9 @@
  *     |   each: MemoryRecords.filterTo into {@code <base>-<end>.cleaned}, fsync
  *     v
  *  PartitionLog.swapInCleaned (io.tributary.broker.log.SegmentSwap: .cleaned -&gt; .swap -&gt; index
- *     batch -&gt; delete originals -&gt; .log); the last swap stores the checkpoint in partition_state
+ *     batch -&gt; originals renamed .log.deleted (deleted after file.delete.delay.ms) -&gt; .swap renamed
+ *     .log); the last swap stores the checkpoint in partition_state; a SwapObserver (no-op but in
+ *     crash tests) hears each file operation
  * </pre>
  *
  * <h2>Invariants</h2>

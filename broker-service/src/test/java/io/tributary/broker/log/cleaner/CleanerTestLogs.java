@@ -74,6 +74,14 @@ public final class CleanerTestLogs implements BeforeEachCallback, AfterEachCallb
         return log;
     }
 
+    /** Opens {@code log}'s partition again (after a crash or a close), with its config, on the logs' clock. */
+    public PartitionLog reopen(PartitionLog log) {
+        PartitionLog reopened =
+                PartitionLog.open(dir.resolve("data"), log.topicIdPartition(), log.config(), store, clock);
+        logs.add(reopened);
+        return reopened;
+    }
+
     /**
      * Appends {@code segments} closed segments, each one batch of {@code records} records over the
      * keys k0..k9 (record i has key {@code k(i % 10)}, value {@code v<segment>-<i>}), stamped {@code
