@@ -39,7 +39,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * time is read ({@code /proc/PID/stat}) and the topic is altered to {@code cleanup.policy=compact},
  * {@code min.cleanable.dirty.ratio=0.01}; the bench then reads the partition directory's {@code
  * .log} files (both brokers lay a partition out as {@code <data>/<topic>-0/<base offset>.log}) every
- * {@value #POLL_MS} ms until their size has not changed for {@code --settle-ms}. {@code clean_s}: from
+ * {@value #POLL_MS} ms until they shrank (the cleaner's first swap comes only after it read the
+ * whole dirty section) and then until their size has not changed for {@code --settle-ms}. {@code clean_s}: from
  * the alter to the last change of the size; {@code mb_per_s}: the bytes before (every segment but
  * the active one is cleaned) over that; {@code cpu_s}: the broker's CPU time over the same span
  * (the settle wait included: an idle broker's share is small); {@code mb_per_cpu_s}.
@@ -140,6 +141,7 @@ public final class CleanerBench {
                                             AlterConfigOp.OpType.SET))))
                     .all()
                     .get(60, TimeUnit.SECONDS);
+            awaitShrinking(partition, before);
             Settled after = settledSize(partition, settleMs);
             long cpuAfter = cpuTicks(target.pid());
             double seconds = (after.lastChangeNanos() - started) / 1e9;
@@ -218,6 +220,24 @@ public final class CleanerBench {
             }
         }
         return new Settled(size, changed);
+    }
+
+    /** How long the cleaner may take to change the log at all once it may clean it. */
+    static final long START_WAIT_MINUTES = 5;
+
+    /**
+     * Waits until the partition's {@code .log} files are smaller than {@code before}: the cleaner's
+     * first swap (it first reads the whole dirty section into its offset map, seconds for a big log).
+     */
+    private static void awaitShrinking(Path partition, long before) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(START_WAIT_MINUTES);
+        while (logBytes(partition) >= before) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(
+                        "the log of " + partition + " was not cleaned within " + START_WAIT_MINUTES + " minutes");
+            }
+            TimeUnit.MILLISECONDS.sleep(POLL_MS);
+        }
     }
 
     private static long logBytes(Path partition) throws IOException {
