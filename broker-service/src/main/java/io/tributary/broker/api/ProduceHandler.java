@@ -6,7 +6,9 @@ import io.tributary.broker.cluster.ClusterImage;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.cluster.TopicInfo;
 import io.tributary.broker.log.AppendResult;
+import io.tributary.broker.log.InvalidRecordException;
 import io.tributary.broker.log.InvalidTimestampException;
+import io.tributary.broker.log.RecordError;
 import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.common.protocol.ApiVersionRange;
@@ -53,8 +55,9 @@ import org.apache.kafka.common.requests.ProduceResponse;
  *       CORRUPT_MESSAGE}, {@code MESSAGE_TOO_LARGE}, {@code OUT_OF_ORDER_SEQUENCE_NUMBER}, {@code
  *       INVALID_PRODUCER_EPOCH}, {@code UNSUPPORTED_FOR_MESSAGE_FORMAT} for transactional batches,
  *       {@code INVALID_TIMESTAMP} (a record outside {@code message.timestamp.before.max.ms} / {@code
- *       after.max.ms}) with the log start offset and {@code RecordErrors}: each refused record's
- *       index in the batch and Kafka's message.
+ *       after.max.ms}) and {@code INVALID_RECORD} for records without a key in a compacted topic,
+ *       both with the log start offset and {@code RecordErrors}: each refused record's index in the
+ *       batch and Kafka's message.
  *   <li>An idempotent producer's retried batch is answered with its original offsets.
  * </ul>
  *
@@ -204,11 +207,16 @@ public final class ProduceHandler implements RequestHandler {
             if (error == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER || error == Errors.INVALID_PRODUCER_EPOCH) {
                 slot.response.setLogStartOffset(partition.log().logStartOffset());
             }
-            if (e instanceof InvalidTimestampException invalid) {
+            List<RecordError> recordErrors = switch (e) {
+                case InvalidTimestampException invalid -> invalid.recordErrors();
+                case InvalidRecordException invalid -> invalid.recordErrors();
+                default -> List.of();
+            };
+            if (!recordErrors.isEmpty()) {
                 // Kafka's answer to a record validation failure: the log start offset and an error
                 // per refused record, by its index in the batch.
                 slot.response.setLogStartOffset(partition.log().logStartOffset());
-                for (InvalidTimestampException.RecordError recordError : invalid.recordErrors()) {
+                for (RecordError recordError : recordErrors) {
                     slot.response
                             .recordErrors()
                             .add(new ProduceResponseData.BatchIndexAndErrorMessage()

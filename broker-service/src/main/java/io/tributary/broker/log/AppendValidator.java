@@ -3,6 +3,7 @@ package io.tributary.broker.log;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -42,8 +43,17 @@ final class AppendValidator {
      * Validates {@code records} and assigns offsets from {@code nextOffset}, stamping {@code
      * leaderEpoch} and, when the topic asks for it, {@code nowMs} as LogAppendTime.
      */
+    /** Kafka's record error for a record without a key in a compacted topic, before the topic partition. */
+    static final String KEYLESS_IN_COMPACTED_TOPIC =
+            "Compacted topic cannot accept message without key in topic partition ";
+
     static ValidatedAppend assignOffsetsAsLeader(
-            MemoryRecords records, long nextOffset, int leaderEpoch, LogConfig config, long nowMs) {
+            TopicPartition partition,
+            MemoryRecords records,
+            long nextOffset,
+            int leaderEpoch,
+            LogConfig config,
+            long nowMs) {
         if (leaderEpoch < 0) {
             throw new IllegalArgumentException("leader epoch must not be negative: " + leaderEpoch);
         }
@@ -64,7 +74,7 @@ final class AppendValidator {
                 throw new InvalidRecordException("batch at byte " + position + " has " + count
                         + " records but a last offset delta of " + lastOffsetDelta);
             }
-            checkRecords(batch, position, config, nowMs);
+            checkRecords(partition, batch, config, nowMs);
             batch.setLastOffset(offset + lastOffsetDelta);
             batch.setPartitionLeaderEpoch(leaderEpoch);
             if (logAppendTime) {
@@ -83,39 +93,32 @@ final class AppendValidator {
      * a key (a compacted topic keeps the latest record per key, so a record without one has no
      * place in it: {@code INVALID_RECORD}); in a {@code CreateTime} topic every timestamp must lie
      * within the topic's {@link TimestampBounds} of {@code nowMs} ({@code INVALID_TIMESTAMP}). The
-     * whole batch is refused if any record fails; when any failed its timestamp, the refusal is an
-     * {@link InvalidTimestampException} naming every failed record by its index in the batch (a
-     * keyless one too, with Kafka's message), else an {@link InvalidRecordException} naming the first
-     * keyless record. Reads the records only when a check applies, without copying keys and values
-     * ({@link MutableRecordBatch#skipKeyValueIterator}: a compressed batch is decompressed, as
-     * Kafka's validator does). Must run before offsets are assigned: a record's offset in the
-     * message is the one the producer sent.
+     * whole batch is refused if any record fails, and every failed record is named by its index in
+     * the batch with Kafka's message (a keyless one: {@value #KEYLESS_IN_COMPACTED_TOPIC} and the
+     * topic partition): an {@link InvalidTimestampException} when any failed its timestamp, else an
+     * {@link InvalidRecordException} with those record errors. Reads the records only when a check
+     * applies, without copying keys and values ({@link MutableRecordBatch#skipKeyValueIterator}: a
+     * compressed batch is decompressed, as Kafka's validator does). Must run before offsets are
+     * assigned: a record's offset in the message is the one the producer sent.
      */
-    private static void checkRecords(MutableRecordBatch batch, int position, LogConfig config, long nowMs) {
+    private static void checkRecords(TopicPartition partition, MutableRecordBatch batch, LogConfig config, long nowMs) {
         boolean keys = config.compaction().compacts();
         TimestampBounds bounds = config.timestampBounds();
         boolean timestamps = config.timestampType() == MessageTimestampType.CREATE_TIME && bounds.bounds();
         if (!keys && !timestamps) {
             return;
         }
-        List<InvalidTimestampException.RecordError> errors = new ArrayList<>(0);
+        List<RecordError> errors = new ArrayList<>(0);
         boolean badTimestamp = false;
-        String firstKeyless = null;
         try (CloseableIterator<Record> records = batch.skipKeyValueIterator(BufferSupplier.NO_CACHING)) {
             int index = 0;
             while (records.hasNext()) {
                 Record record = records.next();
                 if (keys && !record.hasKey()) {
-                    String message = "batch at byte " + position + " holds a record without a key (offset delta "
-                            + (record.offset() - batch.baseOffset()) + "); a compacted topic needs a key on every"
-                            + " record";
-                    firstKeyless = firstKeyless == null ? message : firstKeyless;
-                    errors.add(new InvalidTimestampException.RecordError(
-                            index, "Compacted topic cannot accept message without key"));
+                    errors.add(new RecordError(index, KEYLESS_IN_COMPACTED_TOPIC + partition));
                 } else if (timestamps && !bounds.accepts(record.timestamp(), nowMs)) {
                     badTimestamp = true;
-                    errors.add(new InvalidTimestampException.RecordError(
-                            index, bounds.refusal(record.timestamp(), record.offset(), nowMs)));
+                    errors.add(new RecordError(index, bounds.refusal(record.timestamp(), record.offset(), nowMs)));
                 }
                 index++;
             }
@@ -123,8 +126,8 @@ final class AppendValidator {
         if (badTimestamp) {
             throw new InvalidTimestampException(errors);
         }
-        if (firstKeyless != null) {
-            throw new InvalidRecordException(firstKeyless);
+        if (!errors.isEmpty()) {
+            throw new InvalidRecordException(errors);
         }
     }
 

@@ -1,7 +1,6 @@
 package io.tributary.broker.log;
 
 import java.util.List;
-import java.util.Objects;
 
 /**
  * A batch holds records whose timestamps lie outside the topic's {@link TimestampBounds} (Kafka's
@@ -18,18 +17,6 @@ public final class InvalidTimestampException extends LogException {
 
     /** Kafka's partition-level message for a batch refused for its timestamps. */
     public static final String MESSAGE = "One or more records have been rejected due to invalid timestamp";
-
-    /**
-     * One refused record.
-     *
-     * @param batchIndex the record's index in its batch (0 for the first record)
-     * @param message why, in Kafka's words
-     */
-    public record RecordError(int batchIndex, String message) {
-        public RecordError {
-            Objects.requireNonNull(message, "message");
-        }
-    }
 
     private final transient List<RecordError> recordErrors;
 

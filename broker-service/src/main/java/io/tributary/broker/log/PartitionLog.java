@@ -250,8 +250,8 @@ public final class PartitionLog implements AutoCloseable {
         synchronized (writeLock) {
             ensureOpen();
             long nowMs = clock.millis();
-            ValidatedAppend append =
-                    AppendValidator.assignOffsetsAsLeader(records, end.nextOffset(), leaderEpoch, config, nowMs);
+            ValidatedAppend append = AppendValidator.assignOffsetsAsLeader(
+                    partition.topicPartition(), records, end.nextOffset(), leaderEpoch, config, nowMs);
             ProducerState.Analysis analysis = producers.analyze(append.batches(), nowMs);
             if (analysis.duplicate().isPresent()) {
                 ProducerState.BatchMetadata original = analysis.duplicate().get();
@@ -334,7 +334,9 @@ public final class PartitionLog implements AutoCloseable {
         } else {
             ageMs = nowMs - active.rollBaseMs();
         }
-        return ageMs >= config.segmentTime().toMillis();
+        // strictly older, as Kafka's LogSegment.shouldRoll: a batch exactly segment.ms after the
+        // segment's first stays in it
+        return ageMs > config.segmentTime().toMillis();
     }
 
     /** Rolls the active segment now, if it holds any batch: later appends go to a new segment. */

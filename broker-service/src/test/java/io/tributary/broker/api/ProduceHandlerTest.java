@@ -294,6 +294,29 @@ class ProduceHandlerTest {
     }
 
     @Test
+    void recordsWithoutAKeyInACompactedTopicAreAnInvalidRecordNamingEachByItsIndexInTheBatch() {
+        setOrdersConfigs(Map.of("cleanup.policy", "compact"));
+        MemoryRecords records = MemoryRecords.withRecords(
+                Compression.NONE,
+                new SimpleRecord(1_000L, "k".getBytes(), "keyed".getBytes()),
+                new SimpleRecord(1_000L, null, "keyless".getBytes()));
+
+        var answer = produce(13, (short) -1, "", ORDERS, 0, records);
+
+        String keyless = "Compacted topic cannot accept message without key in topic partition orders-0";
+        assertThat(Errors.forCode(answer.errorCode())).isEqualTo(Errors.INVALID_RECORD);
+        assertThat(answer.errorMessage())
+                .isEqualTo("One or more records have been rejected due to 1 record errors in total, and only showing"
+                        + " the first three errors at most: [RecordError(batchIndex=1, message='" + keyless + "')]");
+        assertThat(answer.logStartOffset()).isZero();
+        assertThat(answer.recordErrors()).singleElement().satisfies(error -> {
+            assertThat(error.batchIndex()).isEqualTo(1);
+            assertThat(error.batchIndexErrorMessage()).isEqualTo(keyless);
+        });
+        assertThat(broker.partition("orders", 0).log().logEndOffset()).isZero();
+    }
+
+    @Test
     void aLogAppendTimeTopicTakesAnyTimestamp() {
         setOrdersConfigs(Map.of(
                 "message.timestamp.type", "LogAppendTime",

@@ -28,7 +28,8 @@ class AppendValidatorTest {
         byte[] recordBytesBefore = new byte[records.sizeInBytes() - BatchHeader.SIZE];
         before.position(BatchHeader.SIZE).get(recordBytesBefore);
 
-        ValidatedAppend append = AppendValidator.assignOffsetsAsLeader(records, 42, 7, CONFIG, 5_000);
+        ValidatedAppend append =
+                AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, records, 42, 7, CONFIG, 5_000);
 
         assertThat(append.firstOffset()).isEqualTo(42);
         assertThat(append.lastOffset()).isEqualTo(44);
@@ -42,7 +43,8 @@ class AppendValidatorTest {
 
     @Test
     void leaderStampsThePartitionLeaderEpoch() {
-        ValidatedAppend append = AppendValidator.assignOffsetsAsLeader(batch(1, 1_000, 1), 0, 9, CONFIG, 5_000);
+        ValidatedAppend append =
+                AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, batch(1, 1_000, 1), 0, 9, CONFIG, 5_000);
 
         assertThat(only(append.records()).partitionLeaderEpoch()).isEqualTo(9);
         assertThat(append.batches().getFirst().partitionLeaderEpoch()).isEqualTo(9);
@@ -50,7 +52,8 @@ class AppendValidatorTest {
 
     @Test
     void leaderKeepsCreateTimeByDefault() {
-        ValidatedAppend append = AppendValidator.assignOffsetsAsLeader(batch(2, 1_000, 1), 0, 0, CONFIG, 5_000);
+        ValidatedAppend append =
+                AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, batch(2, 1_000, 1), 0, 0, CONFIG, 5_000);
 
         MutableRecordBatch batch = only(append.records());
         assertThat(batch.timestampType()).isEqualTo(TimestampType.CREATE_TIME);
@@ -62,7 +65,8 @@ class AppendValidatorTest {
     void leaderSetsLogAppendTimeWhenTheTopicAsksForIt() {
         LogConfig config = CONFIG.withTimestampType(MessageTimestampType.LOG_APPEND_TIME);
 
-        ValidatedAppend append = AppendValidator.assignOffsetsAsLeader(batch(2, 1_000, 1), 0, 0, config, 5_000);
+        ValidatedAppend append =
+                AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, batch(2, 1_000, 1), 0, 0, config, 5_000);
 
         MutableRecordBatch batch = only(append.records());
         assertThat(batch.isValid()).isTrue();
@@ -78,7 +82,8 @@ class AppendValidatorTest {
     void leaderAssignsConsecutiveOffsetsAcrossBatchesOfOneAppend() {
         MemoryRecords records = concat(batch(2, 1, 1), batch(3, 1, 1));
 
-        ValidatedAppend append = AppendValidator.assignOffsetsAsLeader(records, 10, 0, CONFIG, 0);
+        ValidatedAppend append =
+                AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, records, 10, 0, CONFIG, 0);
 
         assertThat(TestBatches.offsetsOf(append.records().batches())).containsExactly(10L, 11L, 12L, 13L, 14L);
         assertThat(append.batches())
@@ -95,7 +100,7 @@ class AppendValidatorTest {
                 TimestampType.CREATE_TIME,
                 new SimpleRecord(1, new byte[1]));
 
-        assertThatThrownBy(() -> AppendValidator.assignOffsetsAsLeader(v1, 0, 0, CONFIG, 0))
+        assertThatThrownBy(() -> AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, v1, 0, 0, CONFIG, 0))
                 .isInstanceOf(InvalidRecordException.class)
                 .hasMessageContaining("magic 1");
     }
@@ -106,7 +111,7 @@ class AppendValidatorTest {
         ByteBuffer buffer = records.buffer();
         buffer.put(buffer.limit() - 1, (byte) (buffer.get(buffer.limit() - 1) ^ 0x5a));
 
-        assertThatThrownBy(() -> AppendValidator.assignOffsetsAsLeader(records, 0, 0, CONFIG, 0))
+        assertThatThrownBy(() -> AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, records, 0, 0, CONFIG, 0))
                 .isInstanceOf(CorruptBatchException.class)
                 .hasMessageContaining("CRC");
     }
@@ -116,7 +121,7 @@ class AppendValidatorTest {
         MemoryRecords records = batch(1, 1_000, 200);
         LogConfig config = CONFIG.withMaxMessageBytes(records.sizeInBytes() - 1);
 
-        assertThatThrownBy(() -> AppendValidator.assignOffsetsAsLeader(records, 0, 0, config, 0))
+        assertThatThrownBy(() -> AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, records, 0, 0, config, 0))
                 .isInstanceOf(RecordTooLargeException.class)
                 .hasMessageContaining("max.message.bytes");
     }
@@ -126,7 +131,7 @@ class AppendValidatorTest {
         MemoryRecords records = batch(1, 1_000, 200);
         LogConfig config = CONFIG.withMaxMessageBytes(records.sizeInBytes());
 
-        assertThat(AppendValidator.assignOffsetsAsLeader(records, 0, 0, config, 0)
+        assertThat(AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, records, 0, 0, config, 0)
                         .lastOffset())
                 .isZero();
     }
@@ -139,7 +144,7 @@ class AppendValidatorTest {
         batch.setMaxTimestamp(TimestampType.CREATE_TIME, batch.maxTimestamp() + 1); // recomputes the CRC
         assertThat(batch.isValid()).isTrue();
 
-        assertThatThrownBy(() -> AppendValidator.assignOffsetsAsLeader(records, 0, 0, CONFIG, 0))
+        assertThatThrownBy(() -> AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, records, 0, 0, CONFIG, 0))
                 .isInstanceOf(InvalidRecordException.class)
                 .hasMessageContaining("2 records but a last offset delta of 2");
     }
@@ -150,7 +155,7 @@ class AppendValidatorTest {
         MemoryRecords cut =
                 MemoryRecords.readableRecords(whole.buffer().duplicate().limit(whole.sizeInBytes() - 3));
 
-        assertThatThrownBy(() -> AppendValidator.assignOffsetsAsLeader(cut, 0, 0, CONFIG, 0))
+        assertThatThrownBy(() -> AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, cut, 0, 0, CONFIG, 0))
                 .isInstanceOf(CorruptBatchException.class)
                 .hasMessageContaining("ends inside a batch");
     }
@@ -160,13 +165,14 @@ class AppendValidatorTest {
         MemoryRecords records = batch(1, 1, 1);
         records.buffer().putInt(BatchHeader.LENGTH_OFFSET, 3);
 
-        assertThatThrownBy(() -> AppendValidator.assignOffsetsAsLeader(records, 0, 0, CONFIG, 0))
+        assertThatThrownBy(() -> AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, records, 0, 0, CONFIG, 0))
                 .isInstanceOf(CorruptBatchException.class);
     }
 
     @Test
     void appendRejectsNoBatches() {
-        assertThatThrownBy(() -> AppendValidator.assignOffsetsAsLeader(MemoryRecords.EMPTY, 0, 0, CONFIG, 0))
+        assertThatThrownBy(() -> AppendValidator.assignOffsetsAsLeader(
+                        TestBatches.PARTITION, MemoryRecords.EMPTY, 0, 0, CONFIG, 0))
                 .isInstanceOf(InvalidRecordException.class);
     }
 
@@ -208,7 +214,8 @@ class AppendValidatorTest {
 
     @Test
     void leaderEpochMustNotBeNegative() {
-        assertThatThrownBy(() -> AppendValidator.assignOffsetsAsLeader(batch(1, 1, 1), 0, -1, CONFIG, 0))
+        assertThatThrownBy(() ->
+                        AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, batch(1, 1, 1), 0, -1, CONFIG, 0))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 }

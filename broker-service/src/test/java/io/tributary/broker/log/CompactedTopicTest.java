@@ -65,8 +65,11 @@ class CompactedTopicTest {
                                 new SimpleRecord(1L, LogContents.bytes("k"), LogContents.bytes("v")),
                                 new SimpleRecord(2L, null, LogContents.bytes("no key"))),
                         0))
-                .isInstanceOf(InvalidRecordException.class)
-                .hasMessageContaining("without a key");
+                .isInstanceOfSatisfying(
+                        InvalidRecordException.class,
+                        e -> assertThat(e.recordErrors())
+                                .extracting(RecordError::batchIndex)
+                                .containsExactly(1));
         assertThat(log.logEndOffset()).isZero();
         log.appendAsLeader(records(new SimpleRecord(1L, LogContents.bytes("k"), null)), 0);
         assertThat(log.logEndOffset()).isEqualTo(1);

@@ -213,15 +213,17 @@ class PartitionLogTest {
     }
 
     @Test
-    void rollsOnceTheFirstBatchIsSegmentMsOlderThanTheIncomingOne() {
+    void rollsOnceTheFirstBatchIsMoreThanSegmentMsOlderThanTheIncomingOne() {
         open(LogConfig.defaults().withSegmentTime(Duration.ofMillis(1_000)));
 
         log.appendAsLeader(batch(1, 10_000, 1), 0);
         log.appendAsLeader(batch(1, 10_999, 1), 0);
-        assertThat(log.segmentBaseOffsets()).containsExactly(0L);
+        // exactly segment.ms apart: not yet (Kafka compares with ">")
         log.appendAsLeader(batch(1, 11_000, 1), 0);
+        assertThat(log.segmentBaseOffsets()).containsExactly(0L);
+        log.appendAsLeader(batch(1, 11_001, 1), 0);
 
-        assertThat(log.segmentBaseOffsets()).containsExactly(0L, 2L);
+        assertThat(log.segmentBaseOffsets()).containsExactly(0L, 3L);
     }
 
     @Test
@@ -234,7 +236,7 @@ class PartitionLogTest {
                 org.apache.kafka.common.record.TimestampType.CREATE_TIME,
                 new org.apache.kafka.common.record.internal.SimpleRecord(-1L, null, new byte[1]));
         log.appendAsLeader(noTimestamp, 0);
-        clock.advance(Duration.ofMillis(9_999));
+        clock.advance(Duration.ofMillis(10_000));
         log.appendAsLeader(batch(1, 0, 1), 0);
         assertThat(log.segmentBaseOffsets()).containsExactly(0L);
 

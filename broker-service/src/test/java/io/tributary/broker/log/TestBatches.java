@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -14,6 +15,9 @@ import org.apache.kafka.common.record.internal.SimpleRecord;
 
 /** Builders of producer-shaped batches for tests. */
 final class TestBatches {
+
+    /** The topic partition a test's log stands for, in the messages that name it. */
+    static final TopicPartition PARTITION = new TopicPartition("test-topic", 0);
 
     private TestBatches() {}
 

@@ -51,7 +51,7 @@ class TimestampBoundsTest {
     private static InvalidTimestampException refusal(MemoryRecords records, LogConfig config) {
         return catchThrowableOfType(
                 InvalidTimestampException.class,
-                () -> AppendValidator.assignOffsetsAsLeader(records, 10, 0, config, NOW_MS));
+                () -> AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, records, 10, 0, config, NOW_MS));
     }
 
     @Test
@@ -68,14 +68,13 @@ class TimestampBoundsTest {
     void byDefaultARecordFromLongAgoIsTakenAndOneMoreThanAnHourAheadIsRefused() {
         LogConfig config = LogConfig.defaults();
 
-        ValidatedAppend old = AppendValidator.assignOffsetsAsLeader(records(0L, 1L), 0, 0, config, NOW_MS);
+        ValidatedAppend old =
+                AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, records(0L, 1L), 0, 0, config, NOW_MS);
         assertThat(old.lastOffset()).isEqualTo(1);
-        AppendValidator.assignOffsetsAsLeader(records(NOW_MS + HOUR_MS), 0, 0, config, NOW_MS);
+        AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, records(NOW_MS + HOUR_MS), 0, 0, config, NOW_MS);
 
         InvalidTimestampException e = refusal(records(NOW_MS, NOW_MS + HOUR_MS + 1), config);
-        assertThat(e.recordErrors())
-                .extracting(InvalidTimestampException.RecordError::batchIndex)
-                .containsExactly(1);
+        assertThat(e.recordErrors()).extracting(RecordError::batchIndex).containsExactly(1);
     }
 
     @Test
@@ -90,11 +89,11 @@ class TimestampBoundsTest {
         long high = NOW_MS + 60_000;
         assertThat(e.recordErrors())
                 .containsExactly(
-                        new InvalidTimestampException.RecordError(
+                        new RecordError(
                                 1,
                                 "Timestamp " + (NOW_MS - HOUR_MS - 1) + " of message with offset 1 is out of range."
                                         + " The timestamp should be within [" + low + ", " + high + "]"),
-                        new InvalidTimestampException.RecordError(
+                        new RecordError(
                                 3,
                                 "Timestamp " + (NOW_MS + 60_001) + " of message with offset 3 is out of range."
                                         + " The timestamp should be within [" + low + ", " + high + "]"));
@@ -113,7 +112,12 @@ class TimestampBoundsTest {
     @Test
     void timestampsExactlyAtTheBoundsAreTaken() {
         ValidatedAppend append = AppendValidator.assignOffsetsAsLeader(
-                records(NOW_MS - 5_000, NOW_MS, NOW_MS + 7_000), 0, 0, bounded(5_000, 7_000), NOW_MS);
+                TestBatches.PARTITION,
+                records(NOW_MS - 5_000, NOW_MS, NOW_MS + 7_000),
+                0,
+                0,
+                bounded(5_000, 7_000),
+                NOW_MS);
 
         assertThat(append.lastOffset()).isEqualTo(2);
     }
@@ -122,15 +126,15 @@ class TimestampBoundsTest {
     void zeroBoundsTakeOnlyTheBrokersOwnMillisecond() {
         LogConfig config = bounded(0, 0);
 
-        AppendValidator.assignOffsetsAsLeader(records(NOW_MS), 0, 0, config, NOW_MS);
+        AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, records(NOW_MS), 0, 0, config, NOW_MS);
         assertThat(refusal(records(NOW_MS - 1), config).recordErrors()).hasSize(1);
         assertThat(refusal(records(NOW_MS + 1), config).recordErrors()).hasSize(1);
     }
 
     @Test
     void aRecordWithoutATimestampIsNeverRefused() {
-        ValidatedAppend append =
-                AppendValidator.assignOffsetsAsLeader(records(RecordBatch.NO_TIMESTAMP), 0, 0, bounded(0, 0), NOW_MS);
+        ValidatedAppend append = AppendValidator.assignOffsetsAsLeader(
+                TestBatches.PARTITION, records(RecordBatch.NO_TIMESTAMP), 0, 0, bounded(0, 0), NOW_MS);
 
         assertThat(append.lastOffset()).isZero();
     }
@@ -139,8 +143,8 @@ class TimestampBoundsTest {
     void aLogAppendTimeTopicIgnoresTheBoundsAndStampsTheClock() {
         LogConfig config = bounded(0, 0).withTimestampType(MessageTimestampType.LOG_APPEND_TIME);
 
-        ValidatedAppend append =
-                AppendValidator.assignOffsetsAsLeader(records(1L, NOW_MS + 10 * HOUR_MS), 0, 0, config, NOW_MS);
+        ValidatedAppend append = AppendValidator.assignOffsetsAsLeader(
+                TestBatches.PARTITION, records(1L, NOW_MS + 10 * HOUR_MS), 0, 0, config, NOW_MS);
 
         assertThat(append.logAppendTimeMs()).hasValue(NOW_MS);
     }
@@ -157,16 +161,15 @@ class TimestampBoundsTest {
         InvalidTimestampException e =
                 refusal(records(compression, NOW_MS, NOW_MS, NOW_MS - 2 * HOUR_MS), bounded(HOUR_MS, HOUR_MS));
 
-        assertThat(e.recordErrors())
-                .extracting(InvalidTimestampException.RecordError::batchIndex)
-                .containsExactly(2);
+        assertThat(e.recordErrors()).extracting(RecordError::batchIndex).containsExactly(2);
     }
 
     @Test
     void unboundedBothWaysTakesAnyTimestamp() {
         LogConfig config = LogConfig.defaults().withTimestampBounds(TimestampBounds.unlimited());
 
-        ValidatedAppend append = AppendValidator.assignOffsetsAsLeader(records(0L, NOW_MS * 10), 0, 0, config, NOW_MS);
+        ValidatedAppend append = AppendValidator.assignOffsetsAsLeader(
+                TestBatches.PARTITION, records(0L, NOW_MS * 10), 0, 0, config, NOW_MS);
 
         assertThat(append.lastOffset()).isEqualTo(1);
     }
@@ -182,22 +185,39 @@ class TimestampBoundsTest {
 
         InvalidTimestampException e = refusal(records, config);
 
-        assertThat(e.recordErrors())
-                .extracting(InvalidTimestampException.RecordError::batchIndex)
-                .containsExactly(0, 1);
-        assertThat(e.recordErrors().getFirst().message()).contains("without key");
+        assertThat(e.recordErrors()).extracting(RecordError::batchIndex).containsExactly(0, 1);
+        assertThat(e.recordErrors().getFirst().message())
+                .isEqualTo("Compacted topic cannot accept message without key in topic partition test-topic-0");
     }
 
     @Test
-    void inACompactedTopicAMissingKeyAloneIsStillAnInvalidRecord() {
+    void inACompactedTopicMissingKeysAloneAreAnInvalidRecordNamingEachAndQuotingTheFirstThree() {
         LogConfig config = bounded(HOUR_MS, HOUR_MS)
                 .withCompaction(CompactionConfig.defaults().withCleanupPolicy(Set.of(CleanupPolicy.COMPACT)));
-        MemoryRecords records =
-                MemoryRecords.withRecords(Compression.NONE, new SimpleRecord(NOW_MS, null, new byte[] {1}));
+        MemoryRecords records = MemoryRecords.withRecords(
+                Compression.gzip().build(),
+                new SimpleRecord(NOW_MS, "k".getBytes(StandardCharsets.US_ASCII), new byte[] {0}),
+                new SimpleRecord(NOW_MS, null, new byte[] {1}),
+                new SimpleRecord(NOW_MS, null, new byte[] {2}),
+                new SimpleRecord(NOW_MS, null, new byte[] {3}),
+                new SimpleRecord(NOW_MS, null, new byte[] {4}));
 
-        assertThatThrownBy(() -> AppendValidator.assignOffsetsAsLeader(records, 0, 0, config, NOW_MS))
-                .isInstanceOf(InvalidRecordException.class)
-                .hasMessageContaining("without a key");
+        InvalidRecordException e = catchThrowableOfType(
+                InvalidRecordException.class,
+                () -> AppendValidator.assignOffsetsAsLeader(TestBatches.PARTITION, records, 0, 0, config, NOW_MS));
+
+        String keyless = "Compacted topic cannot accept message without key in topic partition test-topic-0";
+        assertThat(e.recordErrors())
+                .containsExactly(
+                        new RecordError(1, keyless),
+                        new RecordError(2, keyless),
+                        new RecordError(3, keyless),
+                        new RecordError(4, keyless));
+        assertThat(e)
+                .hasMessage("One or more records have been rejected due to 4 record errors in total, and only showing"
+                        + " the first three errors at most: [RecordError(batchIndex=1, message='" + keyless + "'),"
+                        + " RecordError(batchIndex=2, message='" + keyless + "'), RecordError(batchIndex=3, message='"
+                        + keyless + "')]");
     }
 
     @Test

@@ -20,6 +20,9 @@ final class ApacheKafkaTarget implements KafkaTarget {
         // 2 partitions for the auto-created internal topics keeps the start quick on 2 cores.
         Map<String, String> settings = new HashMap<>(KafkaTargets.KAFKA_GROUP_SETTINGS);
         settings.put("offsets.topic.num.partitions", "2");
+        // CompactionIT waits for the cleaner: it runs every 250 ms (Kafka's default is 15 s), as
+        // tributary.broker.log-cleaner.backoff on the Tributary targets
+        settings.put("log.cleaner.backoff.ms", "250");
         return new ApacheKafkaTarget(KafkaBroker.start(settings));
     }
 

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -261,7 +262,6 @@ class BadRequestsIT {
                         + recordError.formatted(2) + "]; log end 0",
                 target -> {
                     String topic = Clients.uniqueTopic("timestamp-bounds");
-                    TopicPartition partition = new TopicPartition(topic, 0);
                     ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
                     try (Admin admin = target.admin()) {
                         admin.createTopics(List.of(new NewTopic(topic, Optional.of(1), Optional.empty())
@@ -285,35 +285,89 @@ class BadRequestsIT {
                                 new SimpleRecord(now, null, "now".getBytes(StandardCharsets.UTF_8)),
                                 new SimpleRecord(now - twoHoursMs, null, "past".getBytes(StandardCharsets.UTF_8)),
                                 new SimpleRecord(now + twoHoursMs, null, "future".getBytes(StandardCharsets.UTF_8)));
-                        int leaderPort = target.brokerPorts()
-                                .get(description
-                                        .partitions()
-                                        .getFirst()
-                                        .leader()
-                                        .id());
-                        try (RawKafka raw = RawKafka.open(leaderPort)) {
-                            var answer = produce(raw, topic, description.topicId(), 0, records);
-                            outcome.append("; ")
-                                    .append(Errors.forCode(answer.errorCode()))
-                                    .append(" '")
-                                    .append(answer.errorMessage())
-                                    .append("' base offset ")
-                                    .append(answer.baseOffset())
-                                    .append(", log start ")
-                                    .append(answer.logStartOffset())
-                                    .append(", record errors ")
-                                    .append(answer.recordErrors().stream()
-                                            .map(e -> e.batchIndex() + ": "
-                                                    + e.batchIndexErrorMessage().replaceAll("-?\\d{10,}", "<ms>"))
-                                            .toList());
-                        }
-                        long end = admin.listOffsets(Map.of(partition, OffsetSpec.latest()))
-                                .partitionResult(partition)
-                                .get(30, TimeUnit.SECONDS)
-                                .offset();
-                        return outcome.append("; log end ").append(end).toString();
+                        return outcome.append("; ")
+                                .append(refusedProduce(
+                                        target, admin, description, records, m -> m.replaceAll("-?\\d{10,}", "<ms>")))
+                                .toString();
                     }
                 });
+    }
+
+    /**
+     * A compacted topic (issue 17) is sent one batch over a raw Produce: a keyed record and four
+     * without a key. The whole batch is refused with INVALID_RECORD, Kafka's partition-level
+     * message (which quotes the first three record errors) and a record error per keyless record,
+     * by its index in the batch, naming the topic partition (replaced by {@code <tp>}); nothing is
+     * written. {@code CompactionIT} compares what a producer is told.
+     */
+    @Test
+    void recordsWithoutAKeyInACompactedTopicAreAnInvalidRecordWithAnErrorPerRecord() throws Exception {
+        String recordError = "Compacted topic cannot accept message without key in topic partition <tp>";
+        String quoted = "RecordError(batchIndex=%d, message='" + recordError + "')";
+        assertEveryTargetAnswers(
+                "INVALID_RECORD 'One or more records have been rejected due to 4 record errors in total, and only"
+                        + " showing the first three errors at most: [" + quoted.formatted(1) + ", "
+                        + quoted.formatted(2) + ", " + quoted.formatted(3) + "]' base offset -1, log start 0,"
+                        + " record errors [1: " + recordError + ", 2: " + recordError + ", 3: " + recordError
+                        + ", 4: " + recordError + "]; log end 0",
+                target -> {
+                    String topic = Clients.uniqueTopic("keyless");
+                    TopicPartition partition = new TopicPartition(topic, 0);
+                    try (Admin admin = target.admin()) {
+                        admin.createTopics(List.of(new NewTopic(topic, Optional.of(1), Optional.empty())
+                                        .configs(Map.of("cleanup.policy", "compact"))))
+                                .all()
+                                .get(Clients.PATIENCE.toSeconds(), TimeUnit.SECONDS);
+                        TopicDescription description = Clients.awaitLeaders(admin, topic, 1);
+                        long now = System.currentTimeMillis();
+                        MemoryRecords records = MemoryRecords.withRecords(
+                                Compression.NONE,
+                                record("keyed"),
+                                new SimpleRecord(now, null, "a".getBytes(StandardCharsets.UTF_8)),
+                                new SimpleRecord(now, null, "b".getBytes(StandardCharsets.UTF_8)),
+                                new SimpleRecord(now, null, "c".getBytes(StandardCharsets.UTF_8)),
+                                new SimpleRecord(now, null, "d".getBytes(StandardCharsets.UTF_8)));
+                        return refusedProduce(
+                                target, admin, description, records, m -> m.replace(partition.toString(), "<tp>"));
+                    }
+                });
+    }
+
+    /**
+     * Sends {@code records} to partition 0 of the described topic at its leader over a raw Produce
+     * and describes the answer (error, message, base offset, log start offset, record errors; each
+     * message through {@code mask}) and the partition's log end afterwards.
+     */
+    private static String refusedProduce(
+            KafkaTarget target,
+            Admin admin,
+            TopicDescription description,
+            MemoryRecords records,
+            UnaryOperator<String> mask)
+            throws Exception {
+        TopicPartition partition = new TopicPartition(description.name(), 0);
+        int leaderPort = target.brokerPorts()
+                .get(description.partitions().getFirst().leader().id());
+        StringBuilder outcome = new StringBuilder();
+        try (RawKafka raw = RawKafka.open(leaderPort)) {
+            var answer = produce(raw, description.name(), description.topicId(), 0, records);
+            outcome.append(Errors.forCode(answer.errorCode()))
+                    .append(" '")
+                    .append(mask.apply(answer.errorMessage()))
+                    .append("' base offset ")
+                    .append(answer.baseOffset())
+                    .append(", log start ")
+                    .append(answer.logStartOffset())
+                    .append(", record errors ")
+                    .append(answer.recordErrors().stream()
+                            .map(e -> e.batchIndex() + ": " + mask.apply(e.batchIndexErrorMessage()))
+                            .toList());
+        }
+        long end = admin.listOffsets(Map.of(partition, OffsetSpec.latest()))
+                .partitionResult(partition)
+                .get(30, TimeUnit.SECONDS)
+                .offset();
+        return outcome.append("; log end ").append(end).toString();
     }
 
     private static String describe(ConfigEntry entry) {

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -91,7 +92,13 @@ final class TributaryTarget implements KafkaTarget {
         // the other processes ignore these keys).
         String javaOptions = "-Xmx512m -Dtributary.coordinator.groups.session-timeout=10s"
                 + " -Dtributary.coordinator.groups.heartbeat-interval=1s"
-                + " -Dtributary.coordinator.groups.streams.initial-rebalance-delay=0s";
+                + " -Dtributary.coordinator.groups.streams.initial-rebalance-delay=0s"
+                // CompactionIT waits for cleaners and for a restarted broker's preferred leadership:
+                // the cleaner runs every 250 ms (as log.cleaner.backoff.ms on the Kafka target; a
+                // round skips every topic that does not compact) and a broker back for 1 s leads its
+                // preferred partitions again (no other test restarts a broker of these targets)
+                + " -Dtributary.broker.log-cleaner.backoff=250ms"
+                + " -Dtributary.coordinator.metadata.preferred-leader-delay=1s";
         if (degraded) {
             javaOptions += " -Dtributary.broker.admin.default-replication-factor=" + DEGRADED_REPLICATION_FACTOR
                     + " -Dtributary.broker.log.min-insync-replicas=" + DEGRADED_MIN_INSYNC_REPLICAS;
@@ -186,6 +193,30 @@ final class TributaryTarget implements KafkaTarget {
             Thread.currentThread().interrupt();
         }
         log.warn("the {} brokers are not all in the cluster's metadata after {}: {}", BROKERS, REGISTRATION_WAIT, last);
+    }
+
+    /**
+     * Stops broker {@code id} cleanly ({@code bin/tributary stop}: SIGTERM, so the coordinator moves
+     * its leaderships before it exits); it counts as stopped until {@link #startBroker} brings it
+     * back. A test that stops a broker of this shared target must start it again, also on failure.
+     */
+    void stopBroker(int id) {
+        ScriptedCluster.Result stop = cluster.run("stop", "broker-" + id);
+        if (stop.exitCode() != 0) {
+            throw new AssertionError(
+                    "bin/tributary stop broker-" + id + " failed (exit " + stop.exitCode() + "):\n" + stop.output());
+        }
+        stopped = Stream.concat(stopped.stream(), Stream.of(id)).collect(Collectors.toUnmodifiableSet());
+    }
+
+    /** Starts broker {@code id} again on its ports and data; returns once it is ready. */
+    void startBroker(int id) {
+        ScriptedCluster.Result start = cluster.run("start", "broker-" + id);
+        if (start.exitCode() != 0) {
+            throw new AssertionError(
+                    "bin/tributary start broker-" + id + " failed (exit " + start.exitCode() + "):\n" + start.output());
+        }
+        stopped = stopped.stream().filter(b -> b != id).collect(Collectors.toUnmodifiableSet());
     }
 
     @Override
