@@ -45,6 +45,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * the active one is cleaned) over that; {@code cpu_s}: the broker's CPU time over the same span
  * (the settle wait included: an idle broker's share is small); {@code mb_per_cpu_s}.
  *
+ * <p>Then, per round and target, {@code append-delete} and {@code append-compact} ({@link #append}):
+ * the same records written to a topic that does not compact and to one whose cleaner compacts
+ * each segment as it closes: the append throughput of a broker while its cleaner runs, against
+ * the same broker without cleaning.
+ *
  * <p>Arguments are {@code --name=value}: {@code targets} ({@code kafka=host:port:DATA:PID,...}),
  * {@code rounds}, {@code records}, {@code record-size}, {@code keys}, {@code segment-bytes}, {@code
  * settle-ms}, {@code csv}.
@@ -64,6 +69,8 @@ public final class CleanerBench {
             "mb_per_s",
             "cpu_s",
             "mb_per_cpu_s",
+            "seconds",
+            "records_per_s",
             "error");
 
     private record Target(String name, String bootstrap, Path data, long pid) {}
@@ -96,10 +103,7 @@ public final class CleanerBench {
                 order = order.reversed();
             }
             for (Target target : order) {
-                Map<String, String> row = new LinkedHashMap<>();
-                row.put("case", "clean");
-                row.put("target", target.name());
-                row.put("round", Integer.toString(round));
+                Map<String, String> row = row("clean", target, round);
                 try {
                     clean(target, round, row);
                 } catch (Exception e) {
@@ -107,7 +111,61 @@ public final class CleanerBench {
                 }
                 GroupBench.progress("  %s round %d: %s", target.name(), round, row);
                 write(row);
+                // The order alternates too: one broker's page cache and JIT warm the other case.
+                for (String policy : round % 2 == 0 ? List.of("compact", "delete") : List.of("delete", "compact")) {
+                    Map<String, String> append = row("append-" + policy, target, round);
+                    try {
+                        append(target, round, policy, append);
+                    } catch (Exception e) {
+                        append.put("error", String.valueOf(e));
+                    }
+                    GroupBench.progress("  %s round %d: %s", target.name(), round, append);
+                    write(append);
+                }
             }
+        }
+    }
+
+    private static Map<String, String> row(String caseName, Target target, int round) {
+        Map<String, String> row = new LinkedHashMap<>();
+        row.put("case", caseName);
+        row.put("target", target.name());
+        row.put("round", Integer.toString(round));
+        return row;
+    }
+
+    /**
+     * {@code append-POLICY}: the same records as {@code clean} written to a new topic with {@code
+     * cleanup.policy=POLICY} ({@code compact} with {@code min.cleanable.dirty.ratio=0.01}, so the
+     * cleaner compacts each segment as soon as it closes, while the producer goes on): records per
+     * second from the first send to the last acknowledgement, and the log's bytes right then.
+     */
+    private void append(Target target, int round, String policy, Map<String, String> row) throws Exception {
+        long records = Long.parseLong(o.getOrDefault("records", "200000"));
+        int recordSize = Integer.parseInt(o.getOrDefault("record-size", "1024"));
+        int keys = Integer.parseInt(o.getOrDefault("keys", "20000"));
+        String topic = "bench-append-" + policy + "-r" + round;
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, target.bootstrap()))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)
+                            .configs(Map.of(
+                                    "cleanup.policy",
+                                    policy,
+                                    "retention.ms",
+                                    "-1",
+                                    "min.cleanable.dirty.ratio",
+                                    "0.01",
+                                    "segment.bytes",
+                                    o.getOrDefault("segment-bytes", "16777216")))))
+                    .all()
+                    .get(60, TimeUnit.SECONDS);
+            long started = System.nanoTime();
+            fill(target, topic, records, recordSize, keys);
+            double seconds = (System.nanoTime() - started) / 1e9;
+            row.put("records", Long.toString(records));
+            row.put("bytes_after", Long.toString(logBytes(partitionDir(target.data(), topic))));
+            row.put("seconds", format(seconds, 3));
+            row.put("records_per_s", format(records / seconds, 0));
+            admin.deleteTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
         }
     }
 
