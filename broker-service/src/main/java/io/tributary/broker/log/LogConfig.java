@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Consumer;
+import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 
 /**
@@ -16,6 +18,7 @@ import org.apache.kafka.common.record.internal.DefaultRecordBatch;
  *   <tr><th>field</th><th>Kafka key</th><th>default</th></tr>
  *   <tr><td>{@code segmentBytes}</td><td>{@code segment.bytes}</td><td>1 GiB (1073741824)</td></tr>
  *   <tr><td>{@code segmentTime}</td><td>{@code segment.ms}</td><td>7 days</td></tr>
+ *   <tr><td>{@code segmentJitter}</td><td>{@code segment.jitter.ms}</td><td>0 (none)</td></tr>
  *   <tr><td>{@code retentionTime}</td><td>{@code retention.ms}</td><td>7 days (empty: unlimited)</td></tr>
  *   <tr><td>{@code retentionBytes}</td><td>{@code retention.bytes}</td><td>unlimited</td></tr>
  *   <tr><td>{@code maxMessageBytes}</td><td>{@code max.message.bytes}</td><td>1048588</td></tr>
@@ -44,6 +47,9 @@ import org.apache.kafka.common.record.internal.DefaultRecordBatch;
  * @param compaction the cleanup policy and the log cleaner's settings
  * @param timestampBounds how far a producer's record timestamps may lie from the leader's clock
  *     ({@code CreateTime} topics only)
+ * @param segmentJitter each segment rolls up to this much (at most {@code segmentTime}) before
+ *     {@code segmentTime}, by {@link #segmentJitterMs}, so that partitions created together do not
+ *     all roll at once
  */
 public record LogConfig(
         int segmentBytes,
@@ -56,7 +62,8 @@ public record LogConfig(
         Optional<Duration> flushInterval,
         MessageTimestampType timestampType,
         CompactionConfig compaction,
-        TimestampBounds timestampBounds) {
+        TimestampBounds timestampBounds,
+        Duration segmentJitter) {
 
     public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
     public static final Duration DEFAULT_SEGMENT_TIME = Duration.ofDays(7);
@@ -73,6 +80,7 @@ public record LogConfig(
         Objects.requireNonNull(timestampType, "timestampType");
         Objects.requireNonNull(compaction, "compaction");
         Objects.requireNonNull(timestampBounds, "timestampBounds");
+        Objects.requireNonNull(segmentJitter, "segmentJitter");
         if (segmentBytes < DefaultRecordBatch.RECORD_BATCH_OVERHEAD) {
             throw new IllegalArgumentException("segment.bytes must hold at least one batch header: " + segmentBytes);
         }
@@ -83,11 +91,14 @@ public record LogConfig(
         requireAtLeast(indexIntervalBytes, 0, "index.interval.bytes");
         flushMessages.ifPresent(m -> requireAtLeast(m, 1, "flush.messages"));
         flushInterval.ifPresent(d -> requirePositive(d, "flush.ms"));
+        if (segmentJitter.isNegative()) {
+            throw new IllegalArgumentException("segment.jitter.ms must not be negative: " + segmentJitter);
+        }
     }
 
     /**
-     * A config with Kafka's default cleanup policy ({@code delete}), compaction settings and
-     * timestamp bounds.
+     * A config with Kafka's default cleanup policy ({@code delete}), compaction settings, timestamp
+     * bounds and no segment jitter.
      */
     public LogConfig(
             int segmentBytes,
@@ -110,7 +121,8 @@ public record LogConfig(
                 flushInterval,
                 timestampType,
                 CompactionConfig.defaults(),
-                TimestampBounds.defaults());
+                TimestampBounds.defaults(),
+                Duration.ZERO);
     }
 
     /** Kafka's defaults. */
@@ -128,168 +140,132 @@ public record LogConfig(
     }
 
     public LogConfig withSegmentBytes(int value) {
-        return new LogConfig(
-                value,
-                segmentTime,
-                retentionTime,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                flushMessages,
-                flushInterval,
-                timestampType,
-                compaction,
-                timestampBounds);
+        return edit(b -> b.segmentBytes = value);
     }
 
     public LogConfig withSegmentTime(Duration value) {
-        return new LogConfig(
-                segmentBytes,
-                value,
-                retentionTime,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                flushMessages,
-                flushInterval,
-                timestampType,
-                compaction,
-                timestampBounds);
+        return edit(b -> b.segmentTime = value);
     }
 
     public LogConfig withRetentionTime(Optional<Duration> value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                value,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                flushMessages,
-                flushInterval,
-                timestampType,
-                compaction,
-                timestampBounds);
+        return edit(b -> b.retentionTime = value);
     }
 
     public LogConfig withRetentionBytes(OptionalLong value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                retentionTime,
-                value,
-                maxMessageBytes,
-                indexIntervalBytes,
-                flushMessages,
-                flushInterval,
-                timestampType,
-                compaction,
-                timestampBounds);
+        return edit(b -> b.retentionBytes = value);
     }
 
     public LogConfig withMaxMessageBytes(int value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                retentionTime,
-                retentionBytes,
-                value,
-                indexIntervalBytes,
-                flushMessages,
-                flushInterval,
-                timestampType,
-                compaction,
-                timestampBounds);
+        return edit(b -> b.maxMessageBytes = value);
     }
 
     public LogConfig withIndexIntervalBytes(int value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                retentionTime,
-                retentionBytes,
-                maxMessageBytes,
-                value,
-                flushMessages,
-                flushInterval,
-                timestampType,
-                compaction,
-                timestampBounds);
+        return edit(b -> b.indexIntervalBytes = value);
     }
 
     public LogConfig withFlushMessages(OptionalLong value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                retentionTime,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                value,
-                flushInterval,
-                timestampType,
-                compaction,
-                timestampBounds);
+        return edit(b -> b.flushMessages = value);
     }
 
     public LogConfig withFlushInterval(Optional<Duration> value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                retentionTime,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                flushMessages,
-                value,
-                timestampType,
-                compaction,
-                timestampBounds);
+        return edit(b -> b.flushInterval = value);
     }
 
     public LogConfig withTimestampType(MessageTimestampType value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                retentionTime,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                flushMessages,
-                flushInterval,
-                value,
-                compaction,
-                timestampBounds);
+        return edit(b -> b.timestampType = value);
     }
 
     public LogConfig withCompaction(CompactionConfig value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                retentionTime,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                flushMessages,
-                flushInterval,
-                timestampType,
-                value,
-                timestampBounds);
+        return edit(b -> b.compaction = value);
     }
 
     public LogConfig withTimestampBounds(TimestampBounds value) {
-        return new LogConfig(
-                segmentBytes,
-                segmentTime,
-                retentionTime,
-                retentionBytes,
-                maxMessageBytes,
-                indexIntervalBytes,
-                flushMessages,
-                flushInterval,
-                timestampType,
-                compaction,
-                value);
+        return edit(b -> b.timestampBounds = value);
+    }
+
+    public LogConfig withSegmentJitter(Duration value) {
+        return edit(b -> b.segmentJitter = value);
+    }
+
+    /** A copy of this config with {@code change} applied to its fields. */
+    private LogConfig edit(Consumer<Fields> change) {
+        Fields fields = new Fields(this);
+        change.accept(fields);
+        return fields.toConfig();
+    }
+
+    /** The fields of a config being copied with one changed: what the {@code with} methods edit. */
+    private static final class Fields {
+        int segmentBytes;
+        Duration segmentTime;
+        Optional<Duration> retentionTime;
+        OptionalLong retentionBytes;
+        int maxMessageBytes;
+        int indexIntervalBytes;
+        OptionalLong flushMessages;
+        Optional<Duration> flushInterval;
+        MessageTimestampType timestampType;
+        CompactionConfig compaction;
+        TimestampBounds timestampBounds;
+        Duration segmentJitter;
+
+        Fields(LogConfig c) {
+            segmentBytes = c.segmentBytes;
+            segmentTime = c.segmentTime;
+            retentionTime = c.retentionTime;
+            retentionBytes = c.retentionBytes;
+            maxMessageBytes = c.maxMessageBytes;
+            indexIntervalBytes = c.indexIntervalBytes;
+            flushMessages = c.flushMessages;
+            flushInterval = c.flushInterval;
+            timestampType = c.timestampType;
+            compaction = c.compaction;
+            timestampBounds = c.timestampBounds;
+            segmentJitter = c.segmentJitter;
+        }
+
+        LogConfig toConfig() {
+            return new LogConfig(
+                    segmentBytes,
+                    segmentTime,
+                    retentionTime,
+                    retentionBytes,
+                    maxMessageBytes,
+                    indexIntervalBytes,
+                    flushMessages,
+                    flushInterval,
+                    timestampType,
+                    compaction,
+                    timestampBounds,
+                    segmentJitter);
+        }
+    }
+
+    /**
+     * How much earlier than {@code segment.ms} the segment starting at {@code baseOffset} of {@code
+     * partition} rolls: 0 without {@code segment.jitter.ms}, else a value in {@code [0,
+     * min(segment.jitter.ms, segment.ms))}. Kafka draws it at random when it creates a segment;
+     * Tributary derives it from the partition and the segment's base offset with a 64-bit mixing
+     * function, so that it is spread as evenly over the partitions and segments, needs no random
+     * source, and stays the same when the log is reopened.
+     */
+    public long segmentJitterMs(TopicIdPartition partition, long baseOffset) {
+        long bound = Math.min(segmentJitter.toMillis(), segmentTime.toMillis());
+        if (bound <= 0) {
+            return 0;
+        }
+        long seed = partition.topicId().getMostSignificantBits() * 31
+                + partition.topicId().getLeastSignificantBits()
+                + partition.partition() * 0x9E3779B97F4A7C15L
+                + baseOffset;
+        return Math.floorMod(mix64(seed), bound);
+    }
+
+    /** Stafford's variant 13 of the MurmurHash3 finalizer: each input bit flips each output bit half the time. */
+    private static long mix64(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
     }
 
     private static void requirePositive(Duration d, String key) {

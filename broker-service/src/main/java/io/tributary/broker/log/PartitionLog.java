@@ -327,7 +327,7 @@ public final class PartitionLog implements AutoCloseable {
         } else {
             ageMs = nowMs - active.rollBaseMs();
         }
-        return ageMs >= config.segmentTime().toMillis();
+        return ageMs >= config.segmentTime().toMillis() - config.segmentJitterMs(partition, active.baseOffset());
     }
 
     /** Rolls the active segment now, if it holds any batch: later appends go to a new segment. */

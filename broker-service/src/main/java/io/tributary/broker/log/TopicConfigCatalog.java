@@ -48,6 +48,7 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  *   <tr><td>retention.bytes</td><td>long</td><td>-1 (unlimited)</td><td>log.retention.bytes</td><td>-1 or more</td></tr>
  *   <tr><td>retention.ms</td><td>long</td><td>{@link LogConfig#DEFAULT_RETENTION_TIME} (7 days)</td><td>log.retention.ms</td><td>-1 (unlimited) or more</td></tr>
  *   <tr><td>segment.bytes</td><td>int</td><td>{@link LogConfig#DEFAULT_SEGMENT_BYTES} (1 GiB)</td><td>log.segment.bytes</td><td>1048576 .. 2^31-1</td></tr>
+ *   <tr><td>segment.jitter.ms</td><td>long</td><td>0</td><td>log.roll.jitter.ms</td><td>0 or more</td></tr>
  *   <tr><td>segment.ms</td><td>long</td><td>{@link LogConfig#DEFAULT_SEGMENT_TIME} (7 days)</td><td>log.roll.ms</td><td>1 or more</td></tr>
  *   <tr><td>unclean.leader.election.enable</td><td>boolean</td><td>false</td><td>unclean.leader.election.enable</td><td>true, false</td></tr>
  * </table>
@@ -78,6 +79,7 @@ public final class TopicConfigCatalog {
     public static final String UNCLEAN_LEADER_ELECTION_ENABLE = TopicConfigRules.UNCLEAN_LEADER_ELECTION_ENABLE;
     public static final String COMPRESSION_TYPE = TopicConfigRules.COMPRESSION_TYPE;
     public static final String INDEX_INTERVAL_BYTES = TopicConfigRules.INDEX_INTERVAL_BYTES;
+    public static final String SEGMENT_JITTER_MS = TopicConfigRules.SEGMENT_JITTER_MS;
 
     /** Kafka's value of the {@code flush.*} defaults: never flush on count or time. */
     public static final long NEVER = Long.MAX_VALUE;
@@ -253,6 +255,12 @@ public final class TopicConfigCatalog {
                         Integer.toString(LogConfig.DEFAULT_INDEX_INTERVAL_BYTES),
                         Optional.of("log.index.interval.bytes"),
                         "Bytes of batches between two entries of the sparse offset and time indexes."),
+                new Definition(
+                        rule(SEGMENT_JITTER_MS),
+                        "0",
+                        Optional.of("log.roll.jitter.ms"),
+                        "Each segment rolls up to this many milliseconds (at most segment.ms) before segment.ms, so"
+                                + " that partitions do not all roll at once."),
                 tiered(TopicConfigRules.LOCAL_RETENTION_BYTES, "-2", Optional.of("log.local.retention.bytes")),
                 tiered(TopicConfigRules.LOCAL_RETENTION_MS, "-2", Optional.of("log.local.retention.ms")),
                 tiered(TopicConfigRules.REMOTE_COPY_LAG_BYTES, "-1", Optional.of("log.remote.copy.lag.bytes")),

@@ -49,6 +49,9 @@ public record TopicConfigDefaults(Map<String, String> values) {
         values.put(TopicConfigCatalog.MAX_MESSAGE_BYTES, Integer.toString(log.maxMessageBytes()));
         values.put(TopicConfigCatalog.INDEX_INTERVAL_BYTES, Integer.toString(log.indexIntervalBytes()));
         values.put(
+                TopicConfigCatalog.SEGMENT_JITTER_MS,
+                Long.toString(log.segmentJitter().toMillis()));
+        values.put(
                 TopicConfigCatalog.FLUSH_MESSAGES,
                 Long.toString(log.flushMessages().orElse(TopicConfigCatalog.NEVER)));
         values.put(

@@ -134,7 +134,9 @@ class TopicConfigCatalogTest {
                 "remote.copy.lag.bytes|-1|-1",
                 "remote.log.copy.disable|TRUE|true",
                 "remote.log.delete.on.disable|false|false",
-                "remote.storage.enable|false|false"
+                "remote.storage.enable|false|false",
+                "segment.jitter.ms|0|0",
+                "segment.jitter.ms|+1000|1000"
             })
     void acceptsValidValuesAndNormalizesThemAsTheCoordinatorsDo(String key, String value, String normalized) {
         assertThat(TopicConfigCatalog.validate(Map.of(key, value))).containsEntry(key, normalized);
@@ -175,7 +177,8 @@ class TopicConfigCatalogTest {
                 "preallocate|true",
                 "segment.index.bytes|10485760",
                 "leader.replication.throttled.replicas|*",
-                "compression.zstd.level|3"
+                "compression.zstd.level|3",
+                "segment.jitter.ms|-1"
             })
     void rejectsWhatTheCoordinatorsRejectNamingTheKey(String key, String value) {
         assertThatThrownBy(() -> TopicConfigCatalog.validate(Map.of(key, value)))

@@ -54,6 +54,7 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  *   <tr><td>retention.bytes</td><td>long</td><td>-1 (unlimited) or more</td></tr>
  *   <tr><td>retention.ms</td><td>long</td><td>-1 (unlimited) or more</td></tr>
  *   <tr><td>segment.bytes</td><td>int</td><td>1048576 (1 MiB, Kafka 4's minimum) .. 2^31-1</td></tr>
+ *   <tr><td>segment.jitter.ms</td><td>long</td><td>0 or more</td></tr>
  *   <tr><td>segment.ms</td><td>long</td><td>1 or more</td></tr>
  *   <tr><td>unclean.leader.election.enable</td><td>boolean</td><td>{@code true}, {@code false}</td></tr>
  * </table>
@@ -86,6 +87,7 @@ public final class TopicConfigRules {
     public static final String RETENTION_MS = "retention.ms";
     public static final String SEGMENT_BYTES = "segment.bytes";
     public static final String SEGMENT_MS = "segment.ms";
+    public static final String SEGMENT_JITTER_MS = "segment.jitter.ms";
     public static final String UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable";
     public static final String COMPRESSION_TYPE = "compression.type";
     public static final String INDEX_INTERVAL_BYTES = "index.interval.bytes";
@@ -205,6 +207,7 @@ public final class TopicConfigRules {
                 longRule(RETENTION_BYTES, -1),
                 longRule(RETENTION_MS, -1),
                 intRule(SEGMENT_BYTES, MIN_SEGMENT_BYTES),
+                longRule(SEGMENT_JITTER_MS, 0),
                 longRule(SEGMENT_MS, 1),
                 booleanRule(UNCLEAN_LEADER_ELECTION_ENABLE));
         Map<String, Rule> byName = new LinkedHashMap<>();
