@@ -24,7 +24,7 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  * <table>
  *   <caption>Topic configs and defaults</caption>
  *   <tr><th>key</th><th>type</th><th>default</th><th>broker synonym</th><th>valid values</th></tr>
- *   <tr><td>cleanup.policy</td><td>list</td><td>delete</td><td>log.cleanup.policy</td><td>delete, compact, or both</td></tr>
+ *   <tr><td>cleanup.policy</td><td>list</td><td>delete</td><td>log.cleanup.policy</td><td>delete, compact, both, or empty (none)</td></tr>
  *   <tr><td>compression.type</td><td>string</td><td>producer</td><td>compression.type</td><td>producer only</td></tr>
  *   <tr><td>delete.retention.ms</td><td>long</td><td>86400000 (1 day)</td><td>log.cleaner.delete.retention.ms</td><td>0 or more</td></tr>
  *   <tr><td>flush.messages</td><td>long</td><td>2^63-1 (never)</td><td>log.flush.interval.messages</td><td>1 or more</td></tr>

@@ -138,10 +138,7 @@ public final class LogConfigs {
                 .map(String::strip)
                 .filter(s -> !s.isEmpty())
                 .forEach(s -> policies.add(CleanupPolicy.of(s)));
-        if (policies.isEmpty()) {
-            throw new IllegalArgumentException("empty cleanup.policy");
-        }
-        return policies;
+        return policies; // empty: Kafka 4.4's "no cleanup", neither retention nor compaction
     }
 
     /** A duration in milliseconds where Kafka's 2^63-1 means none (unlimited). */

@@ -25,7 +25,7 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  * <table>
  *   <caption>Accepted keys</caption>
  *   <tr><th>key</th><th>type</th><th>valid values</th></tr>
- *   <tr><td>cleanup.policy</td><td>list</td><td>{@code delete}, {@code compact}, or both</td></tr>
+ *   <tr><td>cleanup.policy</td><td>list</td><td>{@code delete}, {@code compact}, both, or empty (none)</td></tr>
  *   <tr><td>compression.type</td><td>string</td><td>{@code producer} only (Kafka's other codecs are refused:
  *       the broker never recompresses)</td></tr>
  *   <tr><td>delete.retention.ms</td><td>long</td><td>0 or more</td></tr>
@@ -259,18 +259,25 @@ public final class TopicConfigRules {
         return Double.toString(parsed);
     }
 
+    /**
+     * Kafka 4.4's list: {@code delete}, {@code compact} (case-sensitive), both, or none (an empty
+     * value: no retention and no compaction); an empty member ({@code "delete,"}) is refused.
+     */
     private static String cleanupPolicy(String value) {
-        List<String> members = Arrays.stream(value.split(","))
-                .map(s -> s.strip().toLowerCase(Locale.ROOT))
-                .filter(s -> !s.isEmpty())
-                .distinct()
-                .sorted()
-                .toList();
-        if (members.isEmpty() || !List.of("compact", "delete").containsAll(members)) {
-            throw new InvalidConfigurationException(
-                    "topic config 'cleanup.policy' must be delete, compact or both, got '" + value + "'");
+        if (value.isEmpty()) {
+            return "";
         }
-        return String.join(",", members);
+        List<String> given =
+                Arrays.stream(value.split(",", -1)).map(String::strip).toList();
+        if (given.contains("")) {
+            throw new InvalidConfigurationException(
+                    "topic config 'cleanup.policy' has an empty member in '" + value + "'");
+        }
+        if (!List.of("compact", "delete").containsAll(given)) {
+            throw new InvalidConfigurationException(
+                    "topic config 'cleanup.policy' must be delete, compact, both or empty, got '" + value + "'");
+        }
+        return String.join(",", given.stream().distinct().sorted().toList());
     }
 
     private static String timestampType(String value) {

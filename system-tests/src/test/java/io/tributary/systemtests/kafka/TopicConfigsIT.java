@@ -138,6 +138,55 @@ class TopicConfigsIT {
     }
 
     @Test
+    void cleanupPolicyMayBeEmptyAsInKafka44() {
+        Differential.assertSameOutcome((target, outcome) -> {
+            String topic = Clients.uniqueTopic("configs-no-cleanup");
+            try (Admin admin = target.admin()) {
+                outcome.add("create cleanup.policy=''", create(admin, topic, Map.of("cleanup.policy", ""), false));
+                Clients.awaitLeaders(admin, topic, 1);
+                outcome.add("described", describeCleanupPolicy(admin, topic));
+                outcome.add("append delete", change(admin, topic, "delete", AlterConfigOp.OpType.APPEND));
+                Awaitility.await("cleanup.policy delete on " + target.kind())
+                        .atMost(Clients.PATIENCE)
+                        .untilAsserted(() ->
+                                assertThat(describeCleanupPolicy(admin, topic)).startsWith("delete "));
+                outcome.add("subtract delete", change(admin, topic, "delete", AlterConfigOp.OpType.SUBTRACT));
+                Awaitility.await("no cleanup.policy on " + target.kind())
+                        .atMost(Clients.PATIENCE)
+                        .untilAsserted(() ->
+                                assertThat(describeCleanupPolicy(admin, topic)).startsWith(" "));
+                outcome.add("described after subtract", describeCleanupPolicy(admin, topic));
+                outcome.add(
+                        "create cleanup.policy='delete,'",
+                        errorClass(create(
+                                admin,
+                                Clients.uniqueTopic("configs-no-cleanup"),
+                                Map.of("cleanup.policy", "delete,"),
+                                true)));
+                outcome.add(
+                        "create cleanup.policy=DELETE",
+                        errorClass(create(
+                                admin,
+                                Clients.uniqueTopic("configs-no-cleanup"),
+                                Map.of("cleanup.policy", "DELETE"),
+                                true)));
+            }
+        });
+    }
+
+    private static String describeCleanupPolicy(Admin admin, String topic) throws Exception {
+        ConfigEntry entry = describe(admin, topic).get("cleanup.policy");
+        return entry.value() + " (" + entry.source() + ")";
+    }
+
+    private static String change(Admin admin, String topic, String value, AlterConfigOp.OpType op) {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        return answer(() -> get(admin.incrementalAlterConfigs(
+                        Map.of(resource, List.of(new AlterConfigOp(new ConfigEntry("cleanup.policy", value), op))))
+                .all()));
+    }
+
+    @Test
     void tieredStorageConfigsAnswerAsOnKafkaWithoutTieredStorage() {
         Differential.assertSameOutcome((target, outcome) -> {
             String topic = Clients.uniqueTopic("configs-tiered");
