@@ -145,10 +145,11 @@ public final class DescribeConfigsHandler implements RequestHandler {
             if (entry.isOverride()) {
                 synonyms.add(synonym(d.name(), entry.value(), ConfigSource.TOPIC_CONFIG));
             }
-            synonyms.add(synonym(
-                    d.brokerSynonym(),
-                    config.topicDefaults().value(d.name()),
-                    TopicConfigEntries.defaultSource(config.topicDefaults(), d.name())));
+            d.brokerSynonym()
+                    .ifPresent(broker -> synonyms.add(synonym(
+                            broker,
+                            config.topicDefaults().value(d.name()),
+                            TopicConfigEntries.defaultSource(config.topicDefaults(), d.name()))));
             described.add(new Described(
                     d.name(), entry.value(), entry.source(), false, d.type(), d.documentation(), synonyms));
         }
@@ -165,12 +166,13 @@ public final class DescribeConfigsHandler implements RequestHandler {
         }
         List<Described> described = new ArrayList<>();
         for (TopicConfigCatalog.Definition d : TopicConfigCatalog.all()) {
-            described.add(brokerConfig(
-                    d.brokerSynonym(),
-                    config.topicDefaults().value(d.name()),
-                    TopicConfigEntries.defaultSource(config.topicDefaults(), d.name()),
-                    d.type(),
-                    "The default of topic config " + d.name() + ": " + d.documentation()));
+            d.brokerSynonym()
+                    .ifPresent(broker -> described.add(brokerConfig(
+                            broker,
+                            config.topicDefaults().value(d.name()),
+                            TopicConfigEntries.defaultSource(config.topicDefaults(), d.name()),
+                            d.type(),
+                            "The default of topic config " + d.name() + ": " + d.documentation())));
         }
         described.add(brokerConfig(
                 "num.partitions",

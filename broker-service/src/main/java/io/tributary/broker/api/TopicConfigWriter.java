@@ -5,6 +5,7 @@ import io.tributary.broker.cluster.ControlPlaneException;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigCatalog;
 import io.tributary.broker.log.TopicConfigDefaults;
+import io.tributary.common.topic.UnsupportedTopicConfigs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -173,7 +174,7 @@ final class TopicConfigWriter {
         return TopicConfigCatalog.definition(key)
                 .orElseThrow(() -> new Refusal(
                         Errors.INVALID_CONFIG,
-                        "unknown topic config '" + key + "'; accepted keys: " + TopicConfigCatalog.names()));
+                        UnsupportedTopicConfigs.refusal(key).getMessage()));
     }
 
     /** This broker's topic-config defaults. */

@@ -20,7 +20,8 @@ import java.util.Set;
  * </table>
  *
  * @param cleanupPolicy {@link CleanupPolicy#DELETE}: retention deletes old segments; {@link
- *     CleanupPolicy#COMPACT}: the cleaner keeps the latest record per key; both: both
+ *     CleanupPolicy#COMPACT}: the cleaner keeps the latest record per key; both: both; none (Kafka 4.4's
+ *     empty list): segments are neither deleted by retention nor compacted
  * @param deleteRetention a tombstone (a record with a null value) stays this long after the batch
  *     holding it was first rewritten by the cleaner (Kafka's delete horizon, KIP-534)
  * @param minCompactionLag a record stays uncompacted at least this long after its timestamp

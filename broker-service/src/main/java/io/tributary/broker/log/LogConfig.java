@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
+import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.record.internal.DefaultRecordBatch;
 
 /**
@@ -29,6 +30,7 @@ import org.apache.kafka.common.record.internal.DefaultRecordBatch;
  *   <tr><td>{@code timestampBounds}</td><td>{@code message.timestamp.before.max.ms}, {@code
  *       message.timestamp.after.max.ms}</td><td>unlimited, 1 hour: see {@link TimestampBounds}</td></tr>
  *   <tr><td>{@code fileDeleteDelay}</td><td>{@code file.delete.delay.ms}</td><td>1 minute</td></tr>
+ *   <tr><td>{@code segmentJitter}</td><td>{@code segment.jitter.ms}</td><td>0 (none)</td></tr>
  * </table>
  *
  * <p>{@code segmentBytes} may be set below Kafka's 1 MiB minimum (down to one batch header, 61
@@ -49,6 +51,9 @@ import org.apache.kafka.common.record.internal.DefaultRecordBatch;
  * @param fileDeleteDelay how long a segment file that retention, a truncation or a cleaner swap
  *     removed from the log stays readable (open, renamed {@code <name>.deleted}) before it is closed
  *     and deleted, so that reads in flight finish (see {@code SegmentDeleter}); zero deletes at once
+ * @param segmentJitter each segment rolls up to this much (at most {@code segmentTime}) before
+ *     {@code segmentTime}, by {@link #segmentJitterMs}, so that partitions created together do not
+ *     all roll at once
  */
 public record LogConfig(
         int segmentBytes,
@@ -62,7 +67,8 @@ public record LogConfig(
         MessageTimestampType timestampType,
         CompactionConfig compaction,
         TimestampBounds timestampBounds,
-        Duration fileDeleteDelay) {
+        Duration fileDeleteDelay,
+        Duration segmentJitter) {
 
     public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
     public static final Duration DEFAULT_SEGMENT_TIME = Duration.ofDays(7);
@@ -85,6 +91,10 @@ public record LogConfig(
         if (fileDeleteDelay.isNegative()) {
             throw new IllegalArgumentException("file.delete.delay.ms must not be negative: " + fileDeleteDelay);
         }
+        Objects.requireNonNull(segmentJitter, "segmentJitter");
+        if (segmentJitter.isNegative()) {
+            throw new IllegalArgumentException("segment.jitter.ms must not be negative: " + segmentJitter);
+        }
         if (segmentBytes < DefaultRecordBatch.RECORD_BATCH_OVERHEAD) {
             throw new IllegalArgumentException("segment.bytes must hold at least one batch header: " + segmentBytes);
         }
@@ -98,8 +108,8 @@ public record LogConfig(
     }
 
     /**
-     * A config with Kafka's default cleanup policy ({@code delete}), compaction settings and
-     * timestamp bounds.
+     * A config with Kafka's default cleanup policy ({@code delete}), compaction settings, timestamp
+     * bounds and file delete delay, and no segment jitter.
      */
     public LogConfig(
             int segmentBytes,
@@ -123,7 +133,8 @@ public record LogConfig(
                 timestampType,
                 CompactionConfig.defaults(),
                 TimestampBounds.defaults(),
-                DEFAULT_FILE_DELETE_DELAY);
+                DEFAULT_FILE_DELETE_DELAY,
+                Duration.ZERO);
     }
 
     /** Kafka's defaults. */
@@ -188,6 +199,10 @@ public record LogConfig(
         return with(c -> c.fileDeleteDelay = value);
     }
 
+    public LogConfig withSegmentJitter(Duration value) {
+        return with(c -> c.segmentJitter = value);
+    }
+
     /** This config with the fields {@code change} sets in a copy of it; the canonical constructor validates. */
     private LogConfig with(Consumer<Copy> change) {
         Copy copy = new Copy(this);
@@ -209,6 +224,7 @@ public record LogConfig(
         CompactionConfig compaction;
         TimestampBounds timestampBounds;
         Duration fileDeleteDelay;
+        Duration segmentJitter;
 
         Copy(LogConfig config) {
             segmentBytes = config.segmentBytes;
@@ -223,6 +239,7 @@ public record LogConfig(
             compaction = config.compaction;
             timestampBounds = config.timestampBounds;
             fileDeleteDelay = config.fileDeleteDelay;
+            segmentJitter = config.segmentJitter;
         }
 
         LogConfig build() {
@@ -238,8 +255,36 @@ public record LogConfig(
                     timestampType,
                     compaction,
                     timestampBounds,
-                    fileDeleteDelay);
+                    fileDeleteDelay,
+                    segmentJitter);
         }
+    }
+
+    /**
+     * How much earlier than {@code segment.ms} the segment starting at {@code baseOffset} of {@code
+     * partition} rolls: 0 without {@code segment.jitter.ms}, else a value in {@code [0,
+     * min(segment.jitter.ms, segment.ms))}. Kafka draws it at random when it creates a segment;
+     * Tributary derives it from the partition and the segment's base offset with a 64-bit mixing
+     * function, so that it is spread as evenly over the partitions and segments, needs no random
+     * source, and stays the same when the log is reopened.
+     */
+    public long segmentJitterMs(TopicIdPartition partition, long baseOffset) {
+        long bound = Math.min(segmentJitter.toMillis(), segmentTime.toMillis());
+        if (bound <= 0) {
+            return 0;
+        }
+        long seed = partition.topicId().getMostSignificantBits() * 31
+                + partition.topicId().getLeastSignificantBits()
+                + partition.partition() * 0x9E3779B97F4A7C15L
+                + baseOffset;
+        return Math.floorMod(mix64(seed), bound);
+    }
+
+    /** Stafford's variant 13 of the MurmurHash3 finalizer: each input bit flips each output bit half the time. */
+    private static long mix64(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
     }
 
     private static void requirePositive(Duration d, String key) {

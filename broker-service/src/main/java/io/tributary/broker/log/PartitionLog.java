@@ -334,9 +334,9 @@ public final class PartitionLog implements AutoCloseable {
         } else {
             ageMs = nowMs - active.rollBaseMs();
         }
-        // strictly older, as Kafka's LogSegment.shouldRoll: a batch exactly segment.ms after the
-        // segment's first stays in it
-        return ageMs > config.segmentTime().toMillis();
+        // strictly older, as Kafka's LogSegment.shouldRoll: a batch exactly segment.ms (less the
+        // segment's jitter) after the segment's first stays in it
+        return ageMs > config.segmentTime().toMillis() - config.segmentJitterMs(partition, active.baseOffset());
     }
 
     /** Rolls the active segment now, if it holds any batch: later appends go to a new segment. */

@@ -24,11 +24,15 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  * <table>
  *   <caption>Topic configs and defaults</caption>
  *   <tr><th>key</th><th>type</th><th>default</th><th>broker synonym</th><th>valid values</th></tr>
- *   <tr><td>cleanup.policy</td><td>list</td><td>delete</td><td>log.cleanup.policy</td><td>delete, compact, or both</td></tr>
+ *   <tr><td>cleanup.policy</td><td>list</td><td>delete</td><td>log.cleanup.policy</td><td>delete, compact, both, or empty (none)</td></tr>
+ *   <tr><td>compression.type</td><td>string</td><td>producer</td><td>compression.type</td><td>producer only</td></tr>
  *   <tr><td>delete.retention.ms</td><td>long</td><td>86400000 (1 day)</td><td>log.cleaner.delete.retention.ms</td><td>0 or more</td></tr>
  *   <tr><td>file.delete.delay.ms</td><td>long</td><td>60000 (1 minute)</td><td>log.segment.delete.delay.ms</td><td>0 or more</td></tr>
  *   <tr><td>flush.messages</td><td>long</td><td>2^63-1 (never)</td><td>log.flush.interval.messages</td><td>1 or more</td></tr>
  *   <tr><td>flush.ms</td><td>long</td><td>2^63-1 (never)</td><td>log.flush.interval.ms</td><td>0 or more</td></tr>
+ *   <tr><td>index.interval.bytes</td><td>int</td><td>{@link LogConfig#DEFAULT_INDEX_INTERVAL_BYTES}</td><td>log.index.interval.bytes</td><td>0 or more</td></tr>
+ *   <tr><td>local.retention.bytes</td><td>long</td><td>-2</td><td>log.local.retention.bytes</td><td>-2 or more (tiered storage, no effect)</td></tr>
+ *   <tr><td>local.retention.ms</td><td>long</td><td>-2</td><td>log.local.retention.ms</td><td>-2 or more (tiered storage, no effect)</td></tr>
  *   <tr><td>max.compaction.lag.ms</td><td>long</td><td>2^63-1 (never forced)</td><td>log.cleaner.max.compaction.lag.ms</td><td>1 or more</td></tr>
  *   <tr><td>max.message.bytes</td><td>int</td><td>{@link LogConfig#DEFAULT_MAX_MESSAGE_BYTES}</td><td>message.max.bytes</td><td>0 or more</td></tr>
  *   <tr><td>message.timestamp.after.max.ms</td><td>long</td><td>3600000 (1 hour)</td><td>log.message.timestamp.after.max.ms</td><td>0 or more</td></tr>
@@ -37,12 +41,21 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  *   <tr><td>min.cleanable.dirty.ratio</td><td>double</td><td>0.5</td><td>log.cleaner.min.cleanable.ratio</td><td>0 to 1</td></tr>
  *   <tr><td>min.compaction.lag.ms</td><td>long</td><td>0</td><td>log.cleaner.min.compaction.lag.ms</td><td>0 or more</td></tr>
  *   <tr><td>min.insync.replicas</td><td>int</td><td>1</td><td>min.insync.replicas</td><td>1 or more</td></tr>
+ *   <tr><td>remote.copy.lag.bytes</td><td>long</td><td>-1</td><td>log.remote.copy.lag.bytes</td><td>-1 or more (tiered storage, no effect)</td></tr>
+ *   <tr><td>remote.copy.lag.ms</td><td>long</td><td>0</td><td>log.remote.copy.lag.ms</td><td>-1 or more (tiered storage, no effect)</td></tr>
+ *   <tr><td>remote.log.copy.disable</td><td>boolean</td><td>false</td><td>(none)</td><td>true, false (tiered storage, no effect)</td></tr>
+ *   <tr><td>remote.log.delete.on.disable</td><td>boolean</td><td>false</td><td>(none)</td><td>true, false (tiered storage, no effect)</td></tr>
+ *   <tr><td>remote.storage.enable</td><td>boolean</td><td>false</td><td>(none)</td><td>false only (no tiered storage)</td></tr>
  *   <tr><td>retention.bytes</td><td>long</td><td>-1 (unlimited)</td><td>log.retention.bytes</td><td>-1 or more</td></tr>
  *   <tr><td>retention.ms</td><td>long</td><td>{@link LogConfig#DEFAULT_RETENTION_TIME} (7 days)</td><td>log.retention.ms</td><td>-1 (unlimited) or more</td></tr>
  *   <tr><td>segment.bytes</td><td>int</td><td>{@link LogConfig#DEFAULT_SEGMENT_BYTES} (1 GiB)</td><td>log.segment.bytes</td><td>1048576 .. 2^31-1</td></tr>
+ *   <tr><td>segment.jitter.ms</td><td>long</td><td>0</td><td>log.roll.jitter.ms</td><td>0 or more</td></tr>
  *   <tr><td>segment.ms</td><td>long</td><td>{@link LogConfig#DEFAULT_SEGMENT_TIME} (7 days)</td><td>log.roll.ms</td><td>1 or more</td></tr>
  *   <tr><td>unclean.leader.election.enable</td><td>boolean</td><td>false</td><td>unclean.leader.election.enable</td><td>true, false</td></tr>
  * </table>
+ *
+ * <p>The keys Kafka 4.4 defines that are not here are refused by name ({@link
+ * io.tributary.common.topic.UnsupportedTopicConfigs}); the broker README lists every key and its status.
  *
  * <p>Thread-safety: immutable.
  */
@@ -66,6 +79,9 @@ public final class TopicConfigCatalog {
     public static final String SEGMENT_BYTES = TopicConfigRules.SEGMENT_BYTES;
     public static final String SEGMENT_MS = TopicConfigRules.SEGMENT_MS;
     public static final String UNCLEAN_LEADER_ELECTION_ENABLE = TopicConfigRules.UNCLEAN_LEADER_ELECTION_ENABLE;
+    public static final String COMPRESSION_TYPE = TopicConfigRules.COMPRESSION_TYPE;
+    public static final String INDEX_INTERVAL_BYTES = TopicConfigRules.INDEX_INTERVAL_BYTES;
+    public static final String SEGMENT_JITTER_MS = TopicConfigRules.SEGMENT_JITTER_MS;
 
     /** Kafka's value of the {@code flush.*} defaults: never flush on count or time. */
     public static final long NEVER = Long.MAX_VALUE;
@@ -76,11 +92,12 @@ public final class TopicConfigCatalog {
      * @param rule the key, its Kafka type and its valid values (shared with the coordinator)
      * @param defaultValue Kafka's default, as Kafka writes it (a broker may set another: {@link
      *     TopicConfigDefaults})
-     * @param brokerSynonym the Kafka broker config the default comes from
+     * @param brokerSynonym the Kafka broker config the default comes from, empty for a topic config
+     *     Kafka gives no broker synonym (its default is Kafka's, DescribeConfigs' DEFAULT_CONFIG)
      * @param documentation one sentence for DescribeConfigs' {@code documentation}
      */
     public record Definition(
-            TopicConfigRules.Rule rule, String defaultValue, String brokerSynonym, String documentation) {
+            TopicConfigRules.Rule rule, String defaultValue, Optional<String> brokerSynonym, String documentation) {
 
         /** The Kafka key. */
         public String name() {
@@ -141,102 +158,136 @@ public final class TopicConfigCatalog {
                 new Definition(
                         rule(CLEANUP_POLICY),
                         "delete",
-                        "log.cleanup.policy",
+                        Optional.of("log.cleanup.policy"),
                         "delete: old segments are deleted by retention; compact: the last record per key is kept."),
                 new Definition(
                         rule(DELETE_RETENTION_MS),
                         Long.toString(CompactionConfig.DEFAULT_DELETE_RETENTION.toMillis()),
-                        "log.cleaner.delete.retention.ms",
+                        Optional.of("log.cleaner.delete.retention.ms"),
                         "A tombstone is kept this many milliseconds after the cleaner first rewrote its batch."),
                 new Definition(
                         rule(MAX_COMPACTION_LAG_MS),
                         Long.toString(Long.MAX_VALUE),
-                        "log.cleaner.max.compaction.lag.ms",
+                        Optional.of("log.cleaner.max.compaction.lag.ms"),
                         "A log whose oldest uncompacted record is older than this is compacted whatever its dirty"
                                 + " ratio."),
                 new Definition(
                         rule(MIN_CLEANABLE_DIRTY_RATIO),
                         Double.toString(CompactionConfig.DEFAULT_MIN_CLEANABLE_DIRTY_RATIO),
-                        "log.cleaner.min.cleanable.ratio",
+                        Optional.of("log.cleaner.min.cleanable.ratio"),
                         "A log is compacted once its uncompacted bytes are more than this share of its cleanable"
                                 + " bytes."),
                 new Definition(
                         rule(MIN_COMPACTION_LAG_MS),
                         "0",
-                        "log.cleaner.min.compaction.lag.ms",
+                        Optional.of("log.cleaner.min.compaction.lag.ms"),
                         "A record stays uncompacted at least this many milliseconds after its timestamp."),
                 new Definition(
                         rule(FILE_DELETE_DELAY_MS),
                         Long.toString(LogConfig.DEFAULT_FILE_DELETE_DELAY.toMillis()),
-                        "log.segment.delete.delay.ms",
+                        Optional.of("log.segment.delete.delay.ms"),
                         "A segment file removed from the log (retention, truncation, compaction) is deleted this many"
                                 + " milliseconds later, so that reads in flight finish."),
                 new Definition(
                         rule(FLUSH_MESSAGES),
                         Long.toString(NEVER),
-                        "log.flush.interval.messages",
+                        Optional.of("log.flush.interval.messages"),
                         "Fsync the log after this many records; replication, not fsync, is the durability mechanism."),
                 new Definition(
                         rule(FLUSH_MS),
                         Long.toString(NEVER),
-                        "log.flush.interval.ms",
+                        Optional.of("log.flush.interval.ms"),
                         "Fsync the log when this many milliseconds passed since the last fsync."),
                 new Definition(
                         rule(MAX_MESSAGE_BYTES),
                         Integer.toString(LogConfig.DEFAULT_MAX_MESSAGE_BYTES),
-                        "message.max.bytes",
+                        Optional.of("message.max.bytes"),
                         "The largest record batch a producer may append, in bytes."),
                 new Definition(
                         rule(MESSAGE_TIMESTAMP_TYPE),
                         "CreateTime",
-                        "log.message.timestamp.type",
+                        Optional.of("log.message.timestamp.type"),
                         "CreateTime keeps the producer's timestamps; LogAppendTime stamps batches with the broker's"
                                 + " clock."),
                 new Definition(
                         rule(MESSAGE_TIMESTAMP_BEFORE_MAX_MS),
                         Long.toString(TimestampBounds.defaults().maxBeforeMs()),
-                        "log.message.timestamp.before.max.ms",
+                        Optional.of("log.message.timestamp.before.max.ms"),
                         "With CreateTime, a record whose timestamp is more than this many milliseconds before the"
                                 + " broker's clock is refused (INVALID_TIMESTAMP)."),
                 new Definition(
                         rule(MESSAGE_TIMESTAMP_AFTER_MAX_MS),
                         Long.toString(TimestampBounds.defaults().maxAfterMs()),
-                        "log.message.timestamp.after.max.ms",
+                        Optional.of("log.message.timestamp.after.max.ms"),
                         "With CreateTime, a record whose timestamp is more than this many milliseconds after the"
                                 + " broker's clock is refused (INVALID_TIMESTAMP)."),
                 new Definition(
                         rule(MIN_INSYNC_REPLICAS),
                         "1",
-                        "min.insync.replicas",
+                        Optional.of("min.insync.replicas"),
                         "acks=all producers fail with NOT_ENOUGH_REPLICAS while the ISR is smaller than this."),
                 new Definition(
                         rule(RETENTION_BYTES),
                         "-1",
-                        "log.retention.bytes",
+                        Optional.of("log.retention.bytes"),
                         "Old segments are deleted while a partition is larger than this; -1: no size limit."),
                 new Definition(
                         rule(RETENTION_MS),
                         Long.toString(LogConfig.DEFAULT_RETENTION_TIME.toMillis()),
-                        "log.retention.ms",
+                        Optional.of("log.retention.ms"),
                         "Segments whose newest record is older than this are deleted; -1: no time limit."),
                 new Definition(
                         rule(SEGMENT_BYTES),
                         Integer.toString(LogConfig.DEFAULT_SEGMENT_BYTES),
-                        "log.segment.bytes",
+                        Optional.of("log.segment.bytes"),
                         "A segment file is rolled before it would grow past this many bytes."),
                 new Definition(
                         rule(SEGMENT_MS),
                         Long.toString(LogConfig.DEFAULT_SEGMENT_TIME.toMillis()),
-                        "log.roll.ms",
+                        Optional.of("log.roll.ms"),
                         "A non-empty segment is rolled once its first record is this many milliseconds old."),
                 new Definition(
                         rule(UNCLEAN_LEADER_ELECTION_ENABLE),
                         "false",
-                        "unclean.leader.election.enable",
+                        Optional.of("unclean.leader.election.enable"),
                         "Whether a replica outside the ISR may become leader when no ISR member is alive (data"
-                                + " loss)."));
+                                + " loss)."),
+                new Definition(
+                        rule(COMPRESSION_TYPE),
+                        TopicConfigRules.COMPRESSION_PRODUCER,
+                        Optional.of("compression.type"),
+                        "producer: batches are stored as the producer compressed them (Tributary accepts no other"
+                                + " value)."),
+                new Definition(
+                        rule(INDEX_INTERVAL_BYTES),
+                        Integer.toString(LogConfig.DEFAULT_INDEX_INTERVAL_BYTES),
+                        Optional.of("log.index.interval.bytes"),
+                        "Bytes of batches between two entries of the sparse offset and time indexes."),
+                new Definition(
+                        rule(SEGMENT_JITTER_MS),
+                        "0",
+                        Optional.of("log.roll.jitter.ms"),
+                        "Each segment rolls up to this many milliseconds (at most segment.ms) before segment.ms, so"
+                                + " that partitions do not all roll at once."),
+                tiered(TopicConfigRules.LOCAL_RETENTION_BYTES, "-2", Optional.of("log.local.retention.bytes")),
+                tiered(TopicConfigRules.LOCAL_RETENTION_MS, "-2", Optional.of("log.local.retention.ms")),
+                tiered(TopicConfigRules.REMOTE_COPY_LAG_BYTES, "-1", Optional.of("log.remote.copy.lag.bytes")),
+                tiered(TopicConfigRules.REMOTE_COPY_LAG_MS, "0", Optional.of("log.remote.copy.lag.ms")),
+                tiered(TopicConfigRules.REMOTE_LOG_COPY_DISABLE, "false", Optional.empty()),
+                tiered(TopicConfigRules.REMOTE_LOG_DELETE_ON_DISABLE, "false", Optional.empty()),
+                tiered(TopicConfigRules.REMOTE_STORAGE_ENABLE, "false", Optional.empty()));
         list.stream().sorted(java.util.Comparator.comparing(Definition::name)).forEach(d -> byName.put(d.name(), d));
         return byName;
+    }
+
+    /** A tiered-storage config: Kafka's default, accepted and without effect (no tiered storage). */
+    private static Definition tiered(String name, String kafkaDefault, Optional<String> brokerSynonym) {
+        return new Definition(
+                rule(name),
+                kafkaDefault,
+                brokerSynonym,
+                "Tiered storage: accepted with Kafka's values and without effect, as on a Kafka cluster without"
+                        + " tiered storage.");
     }
 
     private static TopicConfigRules.Rule rule(String name) {

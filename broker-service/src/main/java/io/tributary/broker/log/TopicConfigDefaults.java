@@ -47,6 +47,10 @@ public record TopicConfigDefaults(Map<String, String> values) {
                 TopicConfigCatalog.RETENTION_BYTES,
                 Long.toString(log.retentionBytes().orElse(-1)));
         values.put(TopicConfigCatalog.MAX_MESSAGE_BYTES, Integer.toString(log.maxMessageBytes()));
+        values.put(TopicConfigCatalog.INDEX_INTERVAL_BYTES, Integer.toString(log.indexIntervalBytes()));
+        values.put(
+                TopicConfigCatalog.SEGMENT_JITTER_MS,
+                Long.toString(log.segmentJitter().toMillis()));
         values.put(
                 TopicConfigCatalog.FLUSH_MESSAGES,
                 Long.toString(log.flushMessages().orElse(TopicConfigCatalog.NEVER)));

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Turns a topic's configs (Kafka names, as the coordinator stores them) into the {@link LogConfig}
  * of its partitions, over the broker's defaults. The keys read are the ones the coordinator's
- * {@code TopicConfigs} accepts that concern the log: {@code segment.bytes}, {@code segment.ms},
+ * {@code TopicConfigs} accepts that concern the log: {@code segment.bytes}, {@code segment.ms}, {@code segment.jitter.ms},
  * {@code retention.ms} ({@code -1}: unlimited), {@code retention.bytes} ({@code -1}: unlimited),
  * {@code max.message.bytes}, {@code index.interval.bytes}, {@code flush.messages}, {@code flush.ms}
  * ({@code 0}: flush after every append, as {@code flush.messages=1}), {@code
@@ -35,6 +35,7 @@ public final class LogConfigs {
 
     public static final String SEGMENT_BYTES = "segment.bytes";
     public static final String SEGMENT_MS = "segment.ms";
+    public static final String SEGMENT_JITTER_MS = "segment.jitter.ms";
     public static final String RETENTION_MS = "retention.ms";
     public static final String RETENTION_BYTES = "retention.bytes";
     public static final String MAX_MESSAGE_BYTES = "max.message.bytes";
@@ -89,6 +90,7 @@ public final class LogConfigs {
         return switch (key) {
             case SEGMENT_BYTES -> config.withSegmentBytes(Integer.parseInt(value));
             case SEGMENT_MS -> config.withSegmentTime(Duration.ofMillis(Long.parseLong(value)));
+            case SEGMENT_JITTER_MS -> config.withSegmentJitter(Duration.ofMillis(Long.parseLong(value)));
             case RETENTION_MS -> {
                 long ms = Long.parseLong(value);
                 yield config.withRetentionTime(ms < 0 ? Optional.empty() : Optional.of(Duration.ofMillis(ms)));
@@ -138,10 +140,7 @@ public final class LogConfigs {
                 .map(String::strip)
                 .filter(s -> !s.isEmpty())
                 .forEach(s -> policies.add(CleanupPolicy.of(s)));
-        if (policies.isEmpty()) {
-            throw new IllegalArgumentException("empty cleanup.policy");
-        }
-        return policies;
+        return policies; // empty: Kafka 4.4's "no cleanup", neither retention nor compaction
     }
 
     /** A duration in milliseconds where Kafka's 2^63-1 means none (unlimited). */

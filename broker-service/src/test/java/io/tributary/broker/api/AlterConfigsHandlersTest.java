@@ -98,11 +98,12 @@ class AlterConfigsHandlersTest {
     }
 
     @Test
-    void subtractingEveryMemberOfCleanupPolicyIsInvalidConfig() {
+    void subtractingEveryMemberOfCleanupPolicyLeavesNoPolicyAsKafka44Does() {
         IncrementalAlterConfigsResponse response =
                 alter(1, false, topic("orders", op("cleanup.policy", OpType.SUBTRACT, "delete")));
 
-        assertThat(response.data().responses().getFirst().errorCode()).isEqualTo(Errors.INVALID_CONFIG.code());
+        assertThat(response.data().responses().getFirst().errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(configs()).containsEntry("cleanup.policy", "");
     }
 
     @Test

@@ -98,7 +98,7 @@ class CreateTopicsHandlerTest {
     void configsAreValidatedNormalizedStoredAndReportedWithTheirSource() {
         CreatableTopic topic = topic("orders", 1, 1);
         topic.configs().add(new CreatableTopicConfig().setName("retention.ms").setValue(" 3600000"));
-        topic.configs().add(new CreatableTopicConfig().setName("cleanup.policy").setValue("DELETE,compact"));
+        topic.configs().add(new CreatableTopicConfig().setName("cleanup.policy").setValue("delete, compact"));
 
         CreateTopicsResponse response = create(7, false, 30_000, topic);
 

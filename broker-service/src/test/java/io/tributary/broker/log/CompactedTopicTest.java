@@ -98,4 +98,16 @@ class CompactedTopicTest {
                         .withCleanupPolicy(Set.of(CleanupPolicy.COMPACT, CleanupPolicy.DELETE))));
         assertThat(log.deleteExpiredSegments(16).segmentsDeleted()).isEqualTo(1);
     }
+
+    @Test
+    void aTopicWithoutCleanupPolicyKeepsEverySegmentAndTakesRecordsWithoutKeys() {
+        open(Set.of());
+        log.appendAsLeader(records(new SimpleRecord(1L, null, LogContents.bytes("v"))), 0);
+        log.roll();
+        log.appendAsLeader(records(new SimpleRecord(2L, null, LogContents.bytes("w"))), 0);
+
+        assertThat(log.deleteExpiredSegments(16).segmentsDeleted()).isZero();
+        assertThat(log.config().compaction().compacts()).isFalse();
+        assertThat(log.segmentBaseOffsets()).containsExactly(0L, 1L);
+    }
 }

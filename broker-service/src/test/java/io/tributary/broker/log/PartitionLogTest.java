@@ -227,6 +227,24 @@ class PartitionLogTest {
     }
 
     @Test
+    void segmentJitterMsRollsEachSegmentThatMuchEarlier() {
+        LogConfig config = LogConfig.defaults()
+                .withSegmentTime(Duration.ofMillis(1_000))
+                .withSegmentJitter(Duration.ofMillis(500));
+        long jitterMs = config.segmentJitterMs(TP, 0);
+        assertThat(jitterMs).as("this partition's first segment has a jitter").isBetween(1L, 499L);
+        open(config);
+
+        log.appendAsLeader(batch(1, 10_000, 1), 0);
+        // exactly segment.ms - jitter apart: not yet (Kafka compares with ">")
+        log.appendAsLeader(batch(1, 10_000 + 1_000 - jitterMs, 1), 0);
+        assertThat(log.segmentBaseOffsets()).containsExactly(0L);
+        log.appendAsLeader(batch(1, 10_000 + 1_000 - jitterMs + 1, 1), 0);
+
+        assertThat(log.segmentBaseOffsets()).containsExactly(0L, 2L);
+    }
+
+    @Test
     void batchesWithoutTimestampsRollByTheClock() {
         open(LogConfig.defaults().withSegmentTime(Duration.ofSeconds(10)));
         MemoryRecords noTimestamp = MemoryRecords.withRecords(

@@ -43,6 +43,38 @@ class TopicConfigCatalogTest {
         assertThat(kafka.value("message.timestamp.before.max.ms")).isEqualTo(Long.toString(Long.MAX_VALUE));
         assertThat(kafka.value("message.timestamp.after.max.ms")).isEqualTo("3600000");
         assertThat(kafka.value("file.delete.delay.ms")).isEqualTo("60000");
+        assertThat(kafka.value("index.interval.bytes")).isEqualTo("4096");
+        assertThat(kafka.value("compression.type")).isEqualTo("producer");
+        assertThat(kafka.value("local.retention.ms")).isEqualTo("-2");
+        assertThat(kafka.value("remote.storage.enable")).isEqualTo("false");
+    }
+
+    @Test
+    void aBrokersIndexIntervalBecomesItsTopicDefault() {
+        TopicConfigDefaults defaults =
+                TopicConfigDefaults.of(LogConfig.defaults().withIndexIntervalBytes(128), 1);
+
+        assertThat(defaults.value("index.interval.bytes")).isEqualTo("128");
+        assertThat(defaults.isKafkaDefault("index.interval.bytes")).isFalse();
+    }
+
+    @Test
+    void theTieredStorageSwitchIsRefusedWithKafkasMessageWhenOn() {
+        assertThatThrownBy(() -> TopicConfigCatalog.validate(Map.of("remote.storage.enable", "true")))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage(TopicConfigRules.TIERED_STORAGE_DISABLED);
+    }
+
+    @Test
+    void tieredStorageSwitchesHaveNoBrokerSynonymAsOnKafka() {
+        assertThat(TopicConfigCatalog.definition("remote.storage.enable")
+                        .orElseThrow()
+                        .brokerSynonym())
+                .isEmpty();
+        assertThat(TopicConfigCatalog.definition("local.retention.ms")
+                        .orElseThrow()
+                        .brokerSynonym())
+                .contains("log.local.retention.ms");
     }
 
     @Test
@@ -86,7 +118,8 @@ class TopicConfigCatalogTest {
                 "segment.ms|+60000|60000",
                 "min.insync.replicas|2|2",
                 "cleanup.policy|compact,delete|compact,delete",
-                "cleanup.policy|DELETE|delete",
+                "cleanup.policy|''|''",
+                "cleanup.policy|' '|''",
                 "cleanup.policy|delete, compact,delete|compact,delete",
                 "max.message.bytes|1048588|1048588",
                 "message.timestamp.type|LogAppendTime|LogAppendTime",
@@ -95,7 +128,19 @@ class TopicConfigCatalogTest {
                 "flush.ms|0|0",
                 "message.timestamp.before.max.ms|0|0",
                 "message.timestamp.before.max.ms|9223372036854775807|9223372036854775807",
-                "message.timestamp.after.max.ms|+3600000|3600000"
+                "message.timestamp.after.max.ms|+3600000|3600000",
+                "index.interval.bytes|0|0",
+                "index.interval.bytes|100|100",
+                "compression.type|producer|producer",
+                "local.retention.ms|-2|-2",
+                "local.retention.bytes|1000|1000",
+                "remote.copy.lag.ms|-1|-1",
+                "remote.copy.lag.bytes|-1|-1",
+                "remote.log.copy.disable|TRUE|true",
+                "remote.log.delete.on.disable|false|false",
+                "remote.storage.enable|false|false",
+                "segment.jitter.ms|0|0",
+                "segment.jitter.ms|+1000|1000"
             })
     void acceptsValidValuesAndNormalizesThemAsTheCoordinatorsDo(String key, String value, String normalized) {
         assertThat(TopicConfigCatalog.validate(Map.of(key, value))).containsEntry(key, normalized);
@@ -112,7 +157,9 @@ class TopicConfigCatalogTest {
                 "segment.ms|0",
                 "min.insync.replicas|0",
                 "cleanup.policy|archive",
-                "cleanup.policy|''",
+                "cleanup.policy|DELETE",
+                "cleanup.policy|'delete,'",
+                "cleanup.policy|','",
                 "max.message.bytes|-1",
                 "message.timestamp.type|createtime",
                 "unclean.leader.election.enable|yes",
@@ -122,7 +169,22 @@ class TopicConfigCatalogTest {
                 "message.timestamp.before.max.ms|-1",
                 "message.timestamp.after.max.ms|-1",
                 "message.timestamp.after.max.ms|9223372036854775808",
-                "message.timestamp.after.max.ms|1h"
+                "message.timestamp.after.max.ms|1h",
+                "index.interval.bytes|-1",
+                "index.interval.bytes|2147483648",
+                "compression.type|gzip",
+                "compression.type|PRODUCER",
+                "compression.type|brotli",
+                "local.retention.ms|-3",
+                "local.retention.bytes|-3",
+                "remote.copy.lag.ms|-2",
+                "remote.copy.lag.bytes|-2",
+                "remote.log.copy.disable|yes",
+                "preallocate|true",
+                "segment.index.bytes|10485760",
+                "leader.replication.throttled.replicas|*",
+                "compression.zstd.level|3",
+                "segment.jitter.ms|-1"
             })
     void rejectsWhatTheCoordinatorsRejectNamingTheKey(String key, String value) {
         assertThatThrownBy(() -> TopicConfigCatalog.validate(Map.of(key, value)))

@@ -57,6 +57,14 @@ class LogConfigsTest {
     }
 
     @Test
+    void segmentJitterMsSetsTheLogsJitter() {
+        LogConfig config = LogConfigs.of(defaults, Map.of("segment.jitter.ms", "30000"));
+
+        assertThat(config.segmentJitter()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(LogConfigs.of(defaults, Map.of()).segmentJitter()).isZero();
+    }
+
+    @Test
     void minusOneMeansUnlimitedAndFlushMsZeroFlushesEveryAppend() {
         LogConfig config =
                 LogConfigs.of(defaults, Map.of("retention.ms", "-1", "retention.bytes", "-1", "flush.ms", "0"));

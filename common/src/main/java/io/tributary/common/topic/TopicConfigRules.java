@@ -25,11 +25,17 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  * <table>
  *   <caption>Accepted keys</caption>
  *   <tr><th>key</th><th>type</th><th>valid values</th></tr>
- *   <tr><td>cleanup.policy</td><td>list</td><td>{@code delete}, {@code compact}, or both</td></tr>
+ *   <tr><td>cleanup.policy</td><td>list</td><td>{@code delete}, {@code compact}, both, or empty (none)</td></tr>
+ *   <tr><td>compression.type</td><td>string</td><td>{@code producer} only (Kafka's other codecs are refused:
+ *       the broker never recompresses)</td></tr>
  *   <tr><td>delete.retention.ms</td><td>long</td><td>0 or more</td></tr>
  *   <tr><td>file.delete.delay.ms</td><td>long</td><td>0 or more</td></tr>
  *   <tr><td>flush.messages</td><td>long</td><td>1 or more</td></tr>
  *   <tr><td>flush.ms</td><td>long</td><td>0 or more</td></tr>
+ *   <tr><td>index.interval.bytes</td><td>int</td><td>0 or more</td></tr>
+ *   <tr><td>local.retention.bytes</td><td>long</td><td>-2 or more (tiered storage: no effect without it, as on
+ *       Kafka)</td></tr>
+ *   <tr><td>local.retention.ms</td><td>long</td><td>-2 or more (tiered storage: no effect)</td></tr>
  *   <tr><td>max.compaction.lag.ms</td><td>long</td><td>1 or more</td></tr>
  *   <tr><td>max.message.bytes</td><td>int</td><td>0 or more</td></tr>
  *   <tr><td>message.timestamp.after.max.ms</td><td>long</td><td>0 or more</td></tr>
@@ -38,12 +44,26 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  *   <tr><td>min.cleanable.dirty.ratio</td><td>double</td><td>0 to 1</td></tr>
  *   <tr><td>min.compaction.lag.ms</td><td>long</td><td>0 or more</td></tr>
  *   <tr><td>min.insync.replicas</td><td>int</td><td>1 or more</td></tr>
+ *   <tr><td>remote.copy.lag.bytes</td><td>long</td><td>-1 or more (tiered storage: no effect)</td></tr>
+ *   <tr><td>remote.copy.lag.ms</td><td>long</td><td>-1 or more (tiered storage: no effect)</td></tr>
+ *   <tr><td>remote.log.copy.disable</td><td>boolean</td><td>{@code true}, {@code false} (tiered storage: no
+ *       effect)</td></tr>
+ *   <tr><td>remote.log.delete.on.disable</td><td>boolean</td><td>{@code true}, {@code false} (tiered storage:
+ *       no effect)</td></tr>
+ *   <tr><td>remote.storage.enable</td><td>boolean</td><td>{@code false} only: {@code true} gets Kafka's answer on
+ *       a cluster without tiered storage</td></tr>
  *   <tr><td>retention.bytes</td><td>long</td><td>-1 (unlimited) or more</td></tr>
  *   <tr><td>retention.ms</td><td>long</td><td>-1 (unlimited) or more</td></tr>
  *   <tr><td>segment.bytes</td><td>int</td><td>1048576 (1 MiB, Kafka 4's minimum) .. 2^31-1</td></tr>
+ *   <tr><td>segment.jitter.ms</td><td>long</td><td>0 or more</td></tr>
  *   <tr><td>segment.ms</td><td>long</td><td>1 or more</td></tr>
  *   <tr><td>unclean.leader.election.enable</td><td>boolean</td><td>{@code true}, {@code false}</td></tr>
  * </table>
+ *
+ * <p>The tiered-storage keys behave as on a Kafka 4.4 cluster without tiered storage: validated with
+ * Kafka's ranges, stored and described, and without effect; {@code remote.storage.enable=true} is
+ * refused with Kafka's message. The other keys Kafka 4.4 defines are refused by name with the reason
+ * ({@link UnsupportedTopicConfigs}).
  *
  * <p>Errors are Kafka's {@link InvalidConfigurationException} (the INVALID_CONFIG error code), with
  * a message naming the key and what is accepted.
@@ -69,7 +89,28 @@ public final class TopicConfigRules {
     public static final String RETENTION_MS = "retention.ms";
     public static final String SEGMENT_BYTES = "segment.bytes";
     public static final String SEGMENT_MS = "segment.ms";
+    public static final String SEGMENT_JITTER_MS = "segment.jitter.ms";
     public static final String UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable";
+    public static final String COMPRESSION_TYPE = "compression.type";
+    public static final String INDEX_INTERVAL_BYTES = "index.interval.bytes";
+    public static final String LOCAL_RETENTION_BYTES = "local.retention.bytes";
+    public static final String LOCAL_RETENTION_MS = "local.retention.ms";
+    public static final String REMOTE_COPY_LAG_BYTES = "remote.copy.lag.bytes";
+    public static final String REMOTE_COPY_LAG_MS = "remote.copy.lag.ms";
+    public static final String REMOTE_LOG_COPY_DISABLE = "remote.log.copy.disable";
+    public static final String REMOTE_LOG_DELETE_ON_DISABLE = "remote.log.delete.on.disable";
+    public static final String REMOTE_STORAGE_ENABLE = "remote.storage.enable";
+
+    /** The only {@code compression.type} Tributary accepts: batches are stored as the producer compressed them. */
+    public static final String COMPRESSION_PRODUCER = "producer";
+
+    /** Kafka 4.4's {@code compression.type} values. */
+    private static final List<String> KAFKA_COMPRESSION_TYPES =
+            List.of("uncompressed", "zstd", "lz4", "snappy", "gzip", COMPRESSION_PRODUCER);
+
+    /** Kafka's answer to {@code remote.storage.enable=true} on a cluster without tiered storage. */
+    public static final String TIERED_STORAGE_DISABLED =
+            "Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.";
 
     /** The smallest {@code segment.bytes}: 1 MiB, Kafka 4's minimum. */
     public static final long MIN_SEGMENT_BYTES = 1L << 20;
@@ -137,7 +178,7 @@ public final class TopicConfigRules {
     public static String normalize(String key, String value) {
         Rule rule = RULES.get(key);
         if (rule == null) {
-            throw new InvalidConfigurationException("unknown topic config '" + key + "'; accepted keys: " + keys());
+            throw UnsupportedTopicConfigs.refusal(key);
         }
         return rule.normalize(value);
     }
@@ -145,43 +186,50 @@ public final class TopicConfigRules {
     private static Map<String, Rule> rules() {
         List<Rule> list = List.of(
                 new Rule(CLEANUP_POLICY, ConfigType.LIST, TopicConfigRules::cleanupPolicy),
-                new Rule(DELETE_RETENTION_MS, ConfigType.LONG, v -> longIn(DELETE_RETENTION_MS, v, 0, Long.MAX_VALUE)),
-                new Rule(
-                        MAX_COMPACTION_LAG_MS,
-                        ConfigType.LONG,
-                        v -> longIn(MAX_COMPACTION_LAG_MS, v, 1, Long.MAX_VALUE)),
-                new Rule(MIN_CLEANABLE_DIRTY_RATIO, ConfigType.DOUBLE, TopicConfigRules::ratio),
-                new Rule(
-                        MIN_COMPACTION_LAG_MS,
-                        ConfigType.LONG,
-                        v -> longIn(MIN_COMPACTION_LAG_MS, v, 0, Long.MAX_VALUE)),
-                new Rule(
-                        FILE_DELETE_DELAY_MS, ConfigType.LONG, v -> longIn(FILE_DELETE_DELAY_MS, v, 0, Long.MAX_VALUE)),
-                new Rule(FLUSH_MESSAGES, ConfigType.LONG, v -> longIn(FLUSH_MESSAGES, v, 1, Long.MAX_VALUE)),
-                new Rule(FLUSH_MS, ConfigType.LONG, v -> longIn(FLUSH_MS, v, 0, Long.MAX_VALUE)),
-                new Rule(MAX_MESSAGE_BYTES, ConfigType.INT, v -> longIn(MAX_MESSAGE_BYTES, v, 0, Integer.MAX_VALUE)),
+                new Rule(COMPRESSION_TYPE, ConfigType.STRING, TopicConfigRules::compressionType),
+                longRule(DELETE_RETENTION_MS, 0),
+                longRule(FILE_DELETE_DELAY_MS, 0),
+                longRule(FLUSH_MESSAGES, 1),
+                longRule(FLUSH_MS, 0),
+                intRule(INDEX_INTERVAL_BYTES, 0),
+                longRule(LOCAL_RETENTION_BYTES, -2),
+                longRule(LOCAL_RETENTION_MS, -2),
+                longRule(MAX_COMPACTION_LAG_MS, 1),
+                intRule(MAX_MESSAGE_BYTES, 0),
+                longRule(MESSAGE_TIMESTAMP_AFTER_MAX_MS, 0),
+                longRule(MESSAGE_TIMESTAMP_BEFORE_MAX_MS, 0),
                 new Rule(MESSAGE_TIMESTAMP_TYPE, ConfigType.STRING, TopicConfigRules::timestampType),
-                new Rule(
-                        MESSAGE_TIMESTAMP_BEFORE_MAX_MS,
-                        ConfigType.LONG,
-                        v -> longIn(MESSAGE_TIMESTAMP_BEFORE_MAX_MS, v, 0, Long.MAX_VALUE)),
-                new Rule(
-                        MESSAGE_TIMESTAMP_AFTER_MAX_MS,
-                        ConfigType.LONG,
-                        v -> longIn(MESSAGE_TIMESTAMP_AFTER_MAX_MS, v, 0, Long.MAX_VALUE)),
-                new Rule(
-                        MIN_INSYNC_REPLICAS, ConfigType.INT, v -> longIn(MIN_INSYNC_REPLICAS, v, 1, Integer.MAX_VALUE)),
-                new Rule(RETENTION_BYTES, ConfigType.LONG, v -> longIn(RETENTION_BYTES, v, -1, Long.MAX_VALUE)),
-                new Rule(RETENTION_MS, ConfigType.LONG, v -> longIn(RETENTION_MS, v, -1, Long.MAX_VALUE)),
-                new Rule(
-                        SEGMENT_BYTES,
-                        ConfigType.INT,
-                        v -> longIn(SEGMENT_BYTES, v, MIN_SEGMENT_BYTES, Integer.MAX_VALUE)),
-                new Rule(SEGMENT_MS, ConfigType.LONG, v -> longIn(SEGMENT_MS, v, 1, Long.MAX_VALUE)),
-                new Rule(UNCLEAN_LEADER_ELECTION_ENABLE, ConfigType.BOOLEAN, TopicConfigRules::bool));
+                new Rule(MIN_CLEANABLE_DIRTY_RATIO, ConfigType.DOUBLE, TopicConfigRules::ratio),
+                longRule(MIN_COMPACTION_LAG_MS, 0),
+                intRule(MIN_INSYNC_REPLICAS, 1),
+                longRule(REMOTE_COPY_LAG_BYTES, -1),
+                longRule(REMOTE_COPY_LAG_MS, -1),
+                booleanRule(REMOTE_LOG_COPY_DISABLE),
+                booleanRule(REMOTE_LOG_DELETE_ON_DISABLE),
+                new Rule(REMOTE_STORAGE_ENABLE, ConfigType.BOOLEAN, TopicConfigRules::remoteStorageEnable),
+                longRule(RETENTION_BYTES, -1),
+                longRule(RETENTION_MS, -1),
+                intRule(SEGMENT_BYTES, MIN_SEGMENT_BYTES),
+                longRule(SEGMENT_JITTER_MS, 0),
+                longRule(SEGMENT_MS, 1),
+                booleanRule(UNCLEAN_LEADER_ELECTION_ENABLE));
         Map<String, Rule> byName = new LinkedHashMap<>();
         list.stream().sorted(Comparator.comparing(Rule::name)).forEach(r -> byName.put(r.name(), r));
         return byName;
+    }
+
+    /** A long config from {@code min} to 2^63-1. */
+    private static Rule longRule(String key, long min) {
+        return new Rule(key, ConfigType.LONG, v -> longIn(key, v, min, Long.MAX_VALUE));
+    }
+
+    /** An int config from {@code min} to 2^31-1. */
+    private static Rule intRule(String key, long min) {
+        return new Rule(key, ConfigType.INT, v -> longIn(key, v, min, Integer.MAX_VALUE));
+    }
+
+    private static Rule booleanRule(String key) {
+        return new Rule(key, ConfigType.BOOLEAN, v -> bool(key, v));
     }
 
     private static String longIn(String key, String value, long min, long max) {
@@ -214,18 +262,25 @@ public final class TopicConfigRules {
         return Double.toString(parsed);
     }
 
+    /**
+     * Kafka 4.4's list: {@code delete}, {@code compact} (case-sensitive), both, or none (an empty
+     * value: no retention and no compaction); an empty member ({@code "delete,"}) is refused.
+     */
     private static String cleanupPolicy(String value) {
-        List<String> members = Arrays.stream(value.split(","))
-                .map(s -> s.strip().toLowerCase(Locale.ROOT))
-                .filter(s -> !s.isEmpty())
-                .distinct()
-                .sorted()
-                .toList();
-        if (members.isEmpty() || !List.of("compact", "delete").containsAll(members)) {
-            throw new InvalidConfigurationException(
-                    "topic config 'cleanup.policy' must be delete, compact or both, got '" + value + "'");
+        if (value.isEmpty()) {
+            return "";
         }
-        return String.join(",", members);
+        List<String> given =
+                Arrays.stream(value.split(",", -1)).map(String::strip).toList();
+        if (given.contains("")) {
+            throw new InvalidConfigurationException(
+                    "topic config 'cleanup.policy' has an empty member in '" + value + "'");
+        }
+        if (!List.of("compact", "delete").containsAll(given)) {
+            throw new InvalidConfigurationException(
+                    "topic config 'cleanup.policy' must be delete, compact, both or empty, got '" + value + "'");
+        }
+        return String.join(",", given.stream().distinct().sorted().toList());
     }
 
     private static String timestampType(String value) {
@@ -236,12 +291,35 @@ public final class TopicConfigRules {
         return value;
     }
 
-    private static String bool(String value) {
+    private static String bool(String key, String value) {
         String lower = value.toLowerCase(Locale.ROOT);
         if (!lower.equals("true") && !lower.equals("false")) {
             throw new InvalidConfigurationException(
-                    "topic config 'unclean.leader.election.enable' must be true or false, got '" + value + "'");
+                    "topic config '%s' must be true or false, got '%s'".formatted(key, value));
         }
         return lower;
+    }
+
+    /** As on a Kafka cluster without tiered storage: {@code false} is accepted, {@code true} refused. */
+    private static String remoteStorageEnable(String value) {
+        String normalized = bool(REMOTE_STORAGE_ENABLE, value);
+        if (normalized.equals("true")) {
+            throw new InvalidConfigurationException(TIERED_STORAGE_DISABLED);
+        }
+        return normalized;
+    }
+
+    private static String compressionType(String value) {
+        if (!KAFKA_COMPRESSION_TYPES.contains(value)) {
+            throw new InvalidConfigurationException("topic config 'compression.type' must be one of %s, got '%s'"
+                    .formatted(KAFKA_COMPRESSION_TYPES, value));
+        }
+        if (!value.equals(COMPRESSION_PRODUCER)) {
+            throw new InvalidConfigurationException(("topic config 'compression.type' accepts only 'producer' on"
+                            + " Tributary (got '%s'): the broker stores batches as producers compressed them and"
+                            + " never recompresses")
+                    .formatted(value));
+        }
+        return value;
     }
 }

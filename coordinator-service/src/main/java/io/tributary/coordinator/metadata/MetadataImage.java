@@ -1,6 +1,7 @@
 package io.tributary.coordinator.metadata;
 
 import io.tributary.common.protocol.CoordinatorNodeIds;
+import io.tributary.common.topic.UnsupportedTopicConfigs;
 import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
 import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterPartition;
@@ -425,7 +426,7 @@ public record MetadataImage(
         for (String key : c.remove()) {
             if (!TopicConfigs.keys().contains(key)) {
                 throw new InvalidConfigException(
-                        "unknown topic config '" + key + "'; accepted keys: " + TopicConfigs.keys());
+                        UnsupportedTopicConfigs.refusal(key).getMessage());
             }
             if (c.set().containsKey(key)) {
                 throw new InvalidConfigException("topic config '" + key + "' is both set and removed");
