@@ -141,7 +141,7 @@ public final class CleanerBench {
      * second from the first send to the last acknowledgement, and the log's bytes right then.
      */
     private void append(Target target, int round, String policy, Map<String, String> row) throws Exception {
-        long records = Long.parseLong(o.getOrDefault("records", "200000"));
+        long records = Long.parseLong(o.getOrDefault("records", "400000"));
         int recordSize = Integer.parseInt(o.getOrDefault("record-size", "1024"));
         int keys = Integer.parseInt(o.getOrDefault("keys", "20000"));
         String topic = "bench-append-" + policy + "-r" + round;
@@ -170,7 +170,7 @@ public final class CleanerBench {
     }
 
     private void clean(Target target, int round, Map<String, String> row) throws Exception {
-        long records = Long.parseLong(o.getOrDefault("records", "200000"));
+        long records = Long.parseLong(o.getOrDefault("records", "400000"));
         int recordSize = Integer.parseInt(o.getOrDefault("record-size", "1024"));
         int keys = Integer.parseInt(o.getOrDefault("keys", "20000"));
         long settleMs = Long.parseLong(o.getOrDefault("settle-ms", "3000"));
