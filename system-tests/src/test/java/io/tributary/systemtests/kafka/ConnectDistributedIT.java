@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -29,6 +30,7 @@ import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ClassicGroupDescription;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.ClassicGroupState;
@@ -67,6 +69,12 @@ import org.slf4j.LoggerFactory;
  *   <li>The rest is released: the sink's files hold every record (at least once: the set of
  *       distinct numbers is compared), the source's offsets are at each range's end, and the topic
  *       holds each record once (the moved source task resumed at its committed offset).
+ *   <li>Connect's config, offset and status topics, which the test created compacted with short
+ *       segments ({@link #INTERNAL_TOPIC_CONFIGS}; Connect refuses ones that do not compact): once the
+ *       broker's cleaner has removed records from the status topic (fewer records than its end
+ *       offsets), a worker is started again (a new JVM, as a restarted pod): it reads the three from
+ *       their start, joins, the work is shared again, balanced and RUNNING, and the topic still holds
+ *       each record once (a source task it took resumed at the offset it read).
  * </ol>
  *
  * Written down and compared with Apache Kafka's: the group's state, protocol type, protocol and
@@ -88,6 +96,19 @@ class ConnectDistributedIT {
     static final int PARTITIONS = 4;
     static final long RECORDS_PER_RANGE = 1000;
     static final long FIRST_RELEASE = 500;
+    static final int OFFSETS_PARTITIONS = 4;
+    static final int STATUS_PARTITIONS = 2;
+
+    /**
+     * Connect's three topics, created by the test before the workers start (Connect checks that they
+     * compact, and would create them itself otherwise) with segments short enough that the broker's
+     * cleaner compacts them while the test runs.
+     */
+    static final Map<String, String> INTERNAL_TOPIC_CONFIGS = Map.of(
+            "cleanup.policy", "compact",
+            "segment.ms", "1000",
+            "min.cleanable.dirty.ratio", "0.01",
+            "min.compaction.lag.ms", "0");
 
     /** The Connect group's session: the coordinator removes a killed worker after this long. */
     static final int SESSION_TIMEOUT_MS = 10_000;
@@ -117,6 +138,7 @@ class ConnectDistributedIT {
         try (Admin admin = target.admin()) {
             Scenario scenario = new Scenario(target, admin, run, work, logs, outcome);
             Clients.createTopic(admin, scenario.topic(), PARTITIONS);
+            scenario.createInternalTopics();
             scenario.release(FIRST_RELEASE);
             Map<String, String> settings = scenario.workerSettings();
             // One after the other: the first to join an empty classic group leads it (Kafka's
@@ -168,6 +190,34 @@ class ConnectDistributedIT {
             outcome.add("records in the topic", records);
             assertThat(records)
                     .as("records in the topic: each once, the moved source task resumed at its committed offset")
+                    .isEqualTo(SOURCE_TASKS * RECORDS_PER_RANGE);
+
+            // The broker's cleaner compacts Connect's own topics (short segments, see
+            // createInternalTopics); a worker started again reads them from their start. The status
+            // topic is the one with versions to remove by now: every task's state was written at
+            // each rebalance (Connect writes a source offset only when it moved, here twice a task,
+            // in segments apart, and the newest of a key in the active segment is never cleaned).
+            scenario.awaitCompacted(scenario.statusTopic(), STATUS_PARTITIONS);
+            outcome.add("Connect's status topic compacted by the broker", true);
+            long restart = System.nanoTime();
+            ConnectWorker again = ConnectWorker.start("worker-b-again", logs.resolve("worker-b-again"), settings);
+            workers.add(again);
+            again.awaitReady();
+            scenario.awaitGroup("connect group with a worker started again", 2);
+            ConnectPlacement restarted = scenario.awaitPlacement(
+                    "work shared again with the worker started again",
+                    survivor,
+                    p -> p.allRunning()
+                            && p.workers().equals(Set.of(first.workerId(), again.workerId()))
+                            && p.isBalanced());
+            log.info("{}: work shared again {} ms after the restart", target, millisSince(restart));
+            outcome.add("states after a worker started again", restarted.states(scenario.roles()));
+            outcome.add("per worker after a worker started again", restarted.perWorker());
+            long recordsAfterRestart = scenario.recordsInTopic();
+            outcome.add("records in the topic after the restart", recordsAfterRestart);
+            assertThat(recordsAfterRestart)
+                    .as("records in the topic after a worker started again: a source task it took resumed at its"
+                            + " committed offset, read from the offset topic")
                     .isEqualTo(SOURCE_TASKS * RECORDS_PER_RANGE);
             log.info(
                     "{}: scenario done in {} ms, {} ms after the group formed; outcome:\n{}",
@@ -223,15 +273,15 @@ class ConnectDistributedIT {
             Map<String, String> settings = new LinkedHashMap<>();
             settings.put("bootstrap.servers", target.bootstrapServers());
             settings.put("group.id", group());
-            settings.put("config.storage.topic", group() + "-configs");
-            settings.put("offset.storage.topic", group() + "-offsets");
-            settings.put("status.storage.topic", group() + "-status");
+            settings.put("config.storage.topic", configsTopic());
+            settings.put("offset.storage.topic", offsetsTopic());
+            settings.put("status.storage.topic", statusTopic());
             // -1: the cluster's default replication factor (1, or 3 on the degraded target)
             settings.put("config.storage.replication.factor", "-1");
             settings.put("offset.storage.replication.factor", "-1");
             settings.put("status.storage.replication.factor", "-1");
-            settings.put("offset.storage.partitions", "4");
-            settings.put("status.storage.partitions", "2");
+            settings.put("offset.storage.partitions", Integer.toString(OFFSETS_PARTITIONS));
+            settings.put("status.storage.partitions", Integer.toString(STATUS_PARTITIONS));
             settings.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
             settings.put("value.converter", "org.apache.kafka.connect.storage.StringConverter");
             settings.put("plugin.discovery", "service_load");
@@ -246,6 +296,57 @@ class ConnectDistributedIT {
             settings.put("consumer.session.timeout.ms", Integer.toString(SESSION_TIMEOUT_MS));
             settings.put("consumer.heartbeat.interval.ms", Integer.toString(HEARTBEAT_INTERVAL_MS));
             return settings;
+        }
+
+        String configsTopic() {
+            return group() + "-configs";
+        }
+
+        String offsetsTopic() {
+            return group() + "-offsets";
+        }
+
+        String statusTopic() {
+            return group() + "-status";
+        }
+
+        /** Creates Connect's config, offset and status topics, compacted ({@link #INTERNAL_TOPIC_CONFIGS}). */
+        void createInternalTopics() throws Exception {
+            List<NewTopic> topics = List.of(
+                    new NewTopic(configsTopic(), Optional.of(1), Optional.empty()).configs(INTERNAL_TOPIC_CONFIGS),
+                    new NewTopic(offsetsTopic(), Optional.of(OFFSETS_PARTITIONS), Optional.empty())
+                            .configs(INTERNAL_TOPIC_CONFIGS),
+                    new NewTopic(statusTopic(), Optional.of(STATUS_PARTITIONS), Optional.empty())
+                            .configs(INTERNAL_TOPIC_CONFIGS));
+            admin.createTopics(topics).all().get(30, TimeUnit.SECONDS);
+            for (NewTopic topic : topics) {
+                Clients.awaitLeaders(admin, topic.name(), topic.numPartitions());
+            }
+        }
+
+        /**
+         * Waits until the broker's cleaner removed records from {@code topic}: reading it from its
+         * start gives fewer records than its end offsets (a compacted topic keeps its offsets, so
+         * the difference is what the cleaner removed).
+         */
+        void awaitCompacted(String topic, int partitions) {
+            AtomicReference<String> last = new AtomicReference<>("not read yet");
+            List<TopicPartition> all = Clients.partitions(topic, partitions);
+            try (var consumer = Clients.consumer(target, Map.of())) {
+                consumer.assign(all);
+                await(topic + " compacted", last::get, () -> {
+                    Map<TopicPartition, Long> ends = consumer.endOffsets(all);
+                    consumer.seekToBeginning(all);
+                    long read = 0;
+                    while (all.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+                        read += consumer.poll(Duration.ofMillis(200)).count();
+                    }
+                    long written =
+                            ends.values().stream().mapToLong(Long::longValue).sum();
+                    last.set(read + " records read of " + written + " written");
+                    return read < written;
+                });
+            }
         }
 
         /** Lets each source task emit its range's first {@code records} records. */
