@@ -125,6 +125,29 @@ public final class Clients {
         return records;
     }
 
+    /**
+     * Reads {@code partitions}, assigned to {@code consumer}, from their beginning up to {@code
+     * ends} (exclusive; records past them that a poll brings too are left out); fails after {@link
+     * #PATIENCE}.
+     */
+    public static List<ConsumerRecord<byte[], byte[]>> readFromStart(
+            KafkaConsumer<byte[], byte[]> consumer, List<TopicPartition> partitions, Map<TopicPartition, Long> ends) {
+        consumer.seekToBeginning(partitions);
+        List<ConsumerRecord<byte[], byte[]>> read = new ArrayList<>();
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+            assertThat(System.nanoTime())
+                    .as("reading %s up to %s within %s", partitions, ends, PATIENCE)
+                    .isLessThan(deadline);
+            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                if (record.offset() < ends.get(new TopicPartition(record.topic(), record.partition()))) {
+                    read.add(record);
+                }
+            }
+        }
+        return read;
+    }
+
     /** The partitions 0..n-1 of a topic. */
     public static List<TopicPartition> partitions(String topic, int count) {
         List<TopicPartition> partitions = new ArrayList<>(count);

@@ -1,7 +1,5 @@
 package io.tributary.systemtests.kafka;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -271,25 +269,12 @@ final class CompactionWorkload {
     /** Reads partition 0 of {@code topic} from its beginning up to {@code endOffset} (exclusive). */
     static List<Rec> readAll(KafkaTarget target, String topic, long endOffset) {
         TopicPartition partition = new TopicPartition(topic, 0);
-        List<Rec> read = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = Clients.consumer(target, Map.of())) {
             consumer.assign(List.of(partition));
-            consumer.seekToBeginning(List.of(partition));
-            long deadline = System.nanoTime() + Clients.PATIENCE.toNanos();
-            while (consumer.position(partition) < endOffset) {
-                assertThat(System.nanoTime())
-                        .as(
-                                "reading %s up to offset %d within %s (at %d)",
-                                topic, endOffset, Clients.PATIENCE, consumer.position(partition))
-                        .isLessThan(deadline);
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    if (record.offset() < endOffset) {
-                        read.add(rec(record));
-                    }
-                }
-            }
+            return Clients.readFromStart(consumer, List.of(partition), Map.of(partition, endOffset)).stream()
+                    .map(CompactionWorkload::rec)
+                    .toList();
         }
-        return read;
     }
 
     /**

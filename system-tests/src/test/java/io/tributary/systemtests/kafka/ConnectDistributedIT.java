@@ -336,11 +336,7 @@ class ConnectDistributedIT {
                 consumer.assign(all);
                 await(topic + " compacted", last::get, () -> {
                     Map<TopicPartition, Long> ends = consumer.endOffsets(all);
-                    consumer.seekToBeginning(all);
-                    long read = 0;
-                    while (all.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
-                        read += consumer.poll(Duration.ofMillis(200)).count();
-                    }
+                    long read = Clients.readFromStart(consumer, all, ends).size();
                     long written =
                             ends.values().stream().mapToLong(Long::longValue).sum();
                     last.set(read + " records read of " + written + " written");

@@ -208,20 +208,14 @@ class KTableRestoreIT {
                         written.set(ends.values().stream()
                                 .mapToLong(Long::longValue)
                                 .sum());
-                        consumer.seekToBeginning(partitions);
+                        List<ConsumerRecord<byte[], byte[]>> read = Clients.readFromStart(consumer, partitions, ends);
                         Map<String, Integer> seen = new HashMap<>();
-                        int read = 0;
-                        while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
-                            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                                seen.merge(
-                                        r.partition() + "/" + new String(r.key(), StandardCharsets.UTF_8),
-                                        1,
-                                        Integer::sum);
-                                read++;
-                            }
+                        for (ConsumerRecord<byte[], byte[]> r : read) {
+                            seen.merge(
+                                    r.partition() + "/" + new String(r.key(), StandardCharsets.UTF_8), 1, Integer::sum);
                         }
                         long twice = seen.values().stream().filter(n -> n > 1).count();
-                        last.set(read + " records read, " + twice + " keys more than once, end offsets " + ends);
+                        last.set(read.size() + " records read, " + twice + " keys more than once, end offsets " + ends);
                         return twice == 0;
                     });
         } catch (ConditionTimeoutException e) {
