@@ -2,6 +2,8 @@ package io.tributary.common.protocol;
 
 import io.micrometer.core.instrument.Timer;
 import io.tributary.common.protocol.ProtocolMetrics.FrameRejection;
+import io.tributary.common.security.sasl.SaslSession;
+import io.tributary.common.security.sasl.SaslSettings;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -52,6 +54,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KafkaProtocolServer.class);
 
     private final ProtocolServerConfig config;
+    private final SaslSettings sasl;
     private final Map<ApiKeys, RequestHandler> handlers;
     private final List<ApiVersionRange> advertised;
     private final ProtocolMetrics metrics;
@@ -70,14 +73,31 @@ public final class KafkaProtocolServer implements AutoCloseable {
      */
     public KafkaProtocolServer(
             ProtocolServerConfig config, Collection<? extends RequestHandler> handlers, ProtocolMetrics metrics) {
+        this(config, handlers, metrics, null);
+    }
+
+    /**
+     * A listener on which every connection authenticates with SASL before anything but ApiVersions
+     * ({@link SaslSession}); SaslHandshake and SaslAuthenticate are the listener's own, like
+     * ApiVersions.
+     *
+     * @param sasl the listener's SASL settings, or null for a listener without authentication
+     */
+    public KafkaProtocolServer(
+            ProtocolServerConfig config,
+            Collection<? extends RequestHandler> handlers,
+            ProtocolMetrics metrics,
+            SaslSettings sasl) {
+        this.sasl = sasl;
         this.config = config;
         this.metrics = metrics;
         this.inFlightBytes = new Semaphore(Math.toIntExact(config.maxInFlightRequestBytes()));
         Map<ApiKeys, RequestHandler> byKey = new EnumMap<>(ApiKeys.class);
         for (RequestHandler handler : handlers) {
             ApiKeys key = handler.versions().apiKey();
-            if (key == ApiKeys.API_VERSIONS) {
-                throw new IllegalArgumentException("ApiVersions is answered by the listener itself");
+            if (key == ApiKeys.API_VERSIONS
+                    || (sasl != null && (key == ApiKeys.SASL_HANDSHAKE || key == ApiKeys.SASL_AUTHENTICATE))) {
+                throw new IllegalArgumentException(key.name + " is answered by the listener itself");
             }
             if (byKey.putIfAbsent(key, handler) != null) {
                 throw new IllegalArgumentException("two handlers for " + key);
@@ -87,6 +107,11 @@ public final class KafkaProtocolServer implements AutoCloseable {
         List<ApiVersionRange> ranges = new ArrayList<>();
         ranges.add(new ApiVersionRange(
                 ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.oldestVersion(), ApiKeys.API_VERSIONS.latestVersion()));
+        if (sasl != null) {
+            for (ApiKeys key : List.of(ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE)) {
+                ranges.add(new ApiVersionRange(key, key.oldestVersion(), key.latestVersion()));
+            }
+        }
         byKey.values().forEach(handler -> ranges.add(handler.versions()));
         this.advertised = List.copyOf(ranges);
     }
@@ -221,6 +246,10 @@ public final class KafkaProtocolServer implements AutoCloseable {
         final SocketChannel socket;
         final String id;
         volatile Thread thread;
+        /** This connection's SASL exchange, or null on a listener without authentication. */
+        final SaslSession session = sasl == null ? null : new SaslSession(sasl, config.host());
+        /** The connection once its SASL exchange completed (its principal); only its thread uses it. */
+        ConnectionInfo authenticatedInfo;
 
         Connection(SocketChannel socket, String id) {
             this.socket = socket;
@@ -237,7 +266,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
                 DataInputStream in = new DataInputStream(
                         new BufferedInputStream(socket.socket().getInputStream()));
                 SocketTransferableChannel out = new SocketTransferableChannel(socket);
-                while (!closing && serveOne(in, out, info)) {
+                while (!closing && serveOne(in, out, authenticatedInfo == null ? info : authenticatedInfo)) {
                     // next request
                 }
             } catch (SocketTimeoutException e) {
@@ -297,6 +326,13 @@ public final class KafkaProtocolServer implements AutoCloseable {
                     return reject(info, FrameRejection.MALFORMED, e.getMessage());
                 }
                 try {
+                    if (session != null
+                            && (!session.authenticated()
+                                    || isSaslExchange(decoded.header().apiKey()))
+                            && !(decoded.body() instanceof ApiVersionsRequest
+                                    && session.state() == SaslSession.State.HANDSHAKE)) {
+                        return authenticate(decoded, info, out, sample);
+                    }
                     return answer(decoded, info, out, sample);
                 } catch (RuntimeException e) {
                     // kafka-clients could not build or encode an answer for a request it parsed (a
@@ -342,6 +378,46 @@ public final class KafkaProtocolServer implements AutoCloseable {
             return true;
         }
 
+        /**
+         * One step of the SASL exchange ({@link SaslSession}); false when the connection is to be
+         * closed. Once it completes, the connection's requests carry the authenticated principal.
+         */
+        private boolean authenticate(
+                KafkaCodec.Decoded decoded, ConnectionInfo info, SocketTransferableChannel out, Timer.Sample sample)
+                throws IOException {
+            SaslSession.Step step = session.handle(decoded.body());
+            ApiKeys api = decoded.header().apiKey();
+            if (step.response() == null) {
+                metrics.requestCompleted(api, sample, Map.of());
+                log.info(
+                        "Closing connection {} from {} on {}: unexpected Kafka request of type {} during SASL handshake",
+                        id,
+                        info.remoteAddress(),
+                        config.name(),
+                        api.name);
+                return false;
+            }
+            Send send = KafkaCodec.encode(decoded.header(), step.response());
+            while (!send.completed()) {
+                send.writeTo(out);
+            }
+            metrics.requestCompleted(api, sample, step.response().errorCounts());
+            if (session.authenticated()) {
+                authenticatedInfo = info.withPrincipal(session.principal());
+            }
+            if (step.closeAfter()) {
+                log.info(
+                        "Closing connection {} from {} on {}: SASL {} failed ({})",
+                        id,
+                        info.remoteAddress(),
+                        config.name(),
+                        session.mechanism() == null ? "handshake" : session.mechanism(),
+                        step.response().errorCounts().keySet());
+                return false;
+            }
+            return true;
+        }
+
         private boolean reject(ConnectionInfo info, FrameRejection reason, String detail) {
             metrics.frameRejected(reason);
             log.warn("Closing connection {} from {} on {}: {}", id, info.remoteAddress(), config.name(), detail);
@@ -377,6 +453,10 @@ public final class KafkaProtocolServer implements AutoCloseable {
                     ? new Answer(null, KafkaCodec.errorCounts(request, error))
                     : new Answer(response, response.errorCounts());
         }
+    }
+
+    private static boolean isSaslExchange(ApiKeys api) {
+        return api == ApiKeys.SASL_HANDSHAKE || api == ApiKeys.SASL_AUTHENTICATE;
     }
 
     private Answer dispatch(KafkaCodec.Decoded decoded, ConnectionInfo info) {
