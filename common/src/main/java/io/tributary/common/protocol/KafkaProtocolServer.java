@@ -2,14 +2,17 @@ package io.tributary.common.protocol;
 
 import io.micrometer.core.instrument.Timer;
 import io.tributary.common.protocol.ProtocolMetrics.FrameRejection;
+import io.tributary.common.security.acl.KafkaPrincipal;
 import io.tributary.common.security.sasl.SaslSession;
 import io.tributary.common.security.sasl.SaslSettings;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
@@ -27,6 +30,10 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+import javax.net.ssl.SSLSocket;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.network.Send;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -54,7 +61,9 @@ public final class KafkaProtocolServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KafkaProtocolServer.class);
 
     private final ProtocolServerConfig config;
+    private final ListenerSecurity security;
     private final SaslSettings sasl;
+    private final SSLContext sslContext;
     private final Map<ApiKeys, RequestHandler> handlers;
     private final List<ApiVersionRange> advertised;
     private final ProtocolMetrics metrics;
@@ -73,22 +82,25 @@ public final class KafkaProtocolServer implements AutoCloseable {
      */
     public KafkaProtocolServer(
             ProtocolServerConfig config, Collection<? extends RequestHandler> handlers, ProtocolMetrics metrics) {
-        this(config, handlers, metrics, null);
+        this(config, handlers, metrics, ListenerSecurity.PLAINTEXT);
     }
 
     /**
-     * A listener on which every connection authenticates with SASL before anything but ApiVersions
-     * ({@link SaslSession}); SaslHandshake and SaslAuthenticate are the listener's own, like
-     * ApiVersions.
+     * A listener with TLS, SASL or both ({@link ListenerSecurity}). With SASL every connection
+     * authenticates before anything but ApiVersions ({@link SaslSession}); SaslHandshake and
+     * SaslAuthenticate are the listener's own, like ApiVersions. With TLS each connection's
+     * handshake runs on its own thread before its first request; the key store is read here.
      *
-     * @param sasl the listener's SASL settings, or null for a listener without authentication
+     * @throws IllegalArgumentException when the TLS stores cannot be read
      */
     public KafkaProtocolServer(
             ProtocolServerConfig config,
             Collection<? extends RequestHandler> handlers,
             ProtocolMetrics metrics,
-            SaslSettings sasl) {
-        this.sasl = sasl;
+            ListenerSecurity security) {
+        this.security = security;
+        this.sasl = security.sasl();
+        this.sslContext = security.tls() == null ? null : security.tls().sslContext();
         this.config = config;
         this.metrics = metrics;
         this.inFlightBytes = new Semaphore(Math.toIntExact(config.maxInFlightRequestBytes()));
@@ -259,13 +271,37 @@ public final class KafkaProtocolServer implements AutoCloseable {
         void serve() {
             ConnectionInfo info = null;
             try {
-                socket.socket().setTcpNoDelay(true);
-                socket.socket()
-                        .setSoTimeout(Math.toIntExact(config.idleTimeout().toMillis()));
-                info = new ConnectionInfo(id, (InetSocketAddress) socket.getRemoteAddress(), config.name());
-                DataInputStream in = new DataInputStream(
-                        new BufferedInputStream(socket.socket().getInputStream()));
-                SocketTransferableChannel out = new SocketTransferableChannel(socket);
+                Socket plain = socket.socket();
+                plain.setTcpNoDelay(true);
+                plain.setSoTimeout(Math.toIntExact(config.idleTimeout().toMillis()));
+                InetSocketAddress remote = (InetSocketAddress) socket.getRemoteAddress();
+                info = new ConnectionInfo(id, remote, config.name());
+                InputStream raw;
+                SocketTransferableChannel out;
+                if (sslContext == null) {
+                    raw = plain.getInputStream();
+                    out = new SocketTransferableChannel(socket);
+                } else {
+                    SSLSocket tls = (SSLSocket) sslContext
+                            .getSocketFactory()
+                            .createSocket(plain, remote.getHostString(), remote.getPort(), true);
+                    security.tls().configure(tls);
+                    try {
+                        tls.startHandshake();
+                    } catch (IOException e) {
+                        log.info(
+                                "Closing connection {} from {} on {}: TLS handshake failed: {}",
+                                id,
+                                remote,
+                                config.name(),
+                                e.getMessage());
+                        return;
+                    }
+                    info = info.withPrincipal(certificatePrincipal(tls.getSession()));
+                    raw = tls.getInputStream();
+                    out = new SocketTransferableChannel(new OutputStreamChannel(tls.getOutputStream()));
+                }
+                DataInputStream in = new DataInputStream(new BufferedInputStream(raw));
                 while (!closing && serveOne(in, out, authenticatedInfo == null ? info : authenticatedInfo)) {
                     // next request
                 }
@@ -373,6 +409,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
                 while (!send.completed()) {
                     send.writeTo(out);
                 }
+                out.flush();
             }
             metrics.requestCompleted(decoded.header().apiKey(), sample, answer.errorCounts());
             return true;
@@ -401,8 +438,10 @@ public final class KafkaProtocolServer implements AutoCloseable {
             while (!send.completed()) {
                 send.writeTo(out);
             }
+            out.flush();
             metrics.requestCompleted(api, sample, step.response().errorCounts());
             if (session.authenticated()) {
+                // On SASL_SSL the SASL principal replaces the certificate's, as on Kafka.
                 authenticatedInfo = info.withPrincipal(session.principal());
             }
             if (step.closeAfter()) {
@@ -452,6 +491,19 @@ public final class KafkaProtocolServer implements AutoCloseable {
             return response == null
                     ? new Answer(null, KafkaCodec.errorCounts(request, error))
                     : new Answer(response, response.errorCounts());
+        }
+    }
+
+    /**
+     * The principal of a TLS connection without SASL, as Kafka's default principal builder: {@code
+     * User:} and the client certificate's subject as RFC 2253 writes it ({@code
+     * User:CN=client,O=example}), or {@code User:ANONYMOUS} when the client presented none.
+     */
+    private static KafkaPrincipal certificatePrincipal(SSLSession session) {
+        try {
+            return KafkaPrincipal.user(session.getPeerPrincipal().getName());
+        } catch (SSLPeerUnverifiedException e) {
+            return KafkaPrincipal.ANONYMOUS;
         }
     }
 

@@ -7,15 +7,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tributary.common.security.acl.KafkaPrincipal;
-import io.tributary.common.security.sasl.CredentialLookup;
 import io.tributary.common.security.sasl.SaslSettings;
-import io.tributary.common.security.sasl.ScramCredentialData;
 import io.tributary.common.testing.KafkaTestConnection;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -38,9 +33,6 @@ import org.apache.kafka.common.requests.SaslAuthenticateRequest;
 import org.apache.kafka.common.requests.SaslAuthenticateResponse;
 import org.apache.kafka.common.requests.SaslHandshakeRequest;
 import org.apache.kafka.common.requests.SaslHandshakeResponse;
-import org.apache.kafka.common.security.scram.ScramCredential;
-import org.apache.kafka.common.security.scram.internals.ScramFormatter;
-import org.apache.kafka.common.security.scram.internals.ScramMechanism;
 import org.apache.kafka.common.security.scram.internals.ScramSaslClientProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -55,39 +47,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class KafkaProtocolServerSaslTest {
 
-    private static final String ALICE_PASSWORD = "alice-secret";
-
     static {
         ScramSaslClientProvider.initialize();
-    }
-
-    /** alice has SCRAM-SHA-256 and SCRAM-SHA-512 credentials and a PLAIN password. */
-    private static final class Users implements CredentialLookup {
-        private final Map<String, ScramCredentialData> scram = Map.of(
-                "SCRAM-SHA-256", credential(ScramMechanism.SCRAM_SHA_256),
-                "SCRAM-SHA-512", credential(ScramMechanism.SCRAM_SHA_512));
-
-        private static ScramCredentialData credential(ScramMechanism mechanism) {
-            try {
-                ScramCredential c = new ScramFormatter(mechanism).generateCredential(ALICE_PASSWORD, 4096);
-                return new ScramCredentialData(c.salt(), c.storedKey(), c.serverKey(), c.iterations());
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }
-
-        @Override
-        public Optional<ScramCredentialData> scram(String mechanism, String user) {
-            return user.equals("alice") ? Optional.ofNullable(scram.get(mechanism)) : Optional.empty();
-        }
-
-        @Override
-        public boolean checkPlain(String user, char[] password) {
-            return user.equals("alice")
-                    && MessageDigest.isEqual(
-                            new String(password).getBytes(StandardCharsets.UTF_8),
-                            ALICE_PASSWORD.getBytes(StandardCharsets.UTF_8));
-        }
     }
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -106,7 +67,9 @@ class KafkaProtocolServerSaslTest {
                             return describeClusterOk(request);
                         })),
                 new ProtocolMetrics(registry, config.name()),
-                new SaslSettings(List.of("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN"), new Users()));
+                new ListenerSecurity(
+                        null,
+                        new SaslSettings(List.of("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN"), new TestCredentials())));
         server.start();
     }
 
@@ -133,7 +96,7 @@ class KafkaProtocolServerSaslTest {
     @ParameterizedTest
     @ValueSource(strings = {"SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN"})
     void aKafkaClientAuthenticatesAndItsRequestsCarryItsPrincipal(String mechanism) throws Exception {
-        try (Admin admin = admin(mechanism, "alice", ALICE_PASSWORD)) {
+        try (Admin admin = admin(mechanism, "alice", TestCredentials.ALICE_PASSWORD)) {
             assertThat(admin.describeCluster().clusterId().get(20, TimeUnit.SECONDS))
                     .isEqualTo(TestHandlers.CLUSTER_ID);
         }
@@ -207,7 +170,7 @@ class KafkaProtocolServerSaslTest {
     void aRawScramExchangeVerifiesTheServersSignature() throws Exception {
         try (var connection = KafkaTestConnection.open(server.port())) {
             handshake(connection, "SCRAM-SHA-512");
-            SaslClient client = scramClient("SCRAM-SHA-512", "alice", ALICE_PASSWORD);
+            SaslClient client = scramClient("SCRAM-SHA-512", "alice", TestCredentials.ALICE_PASSWORD);
             byte[] token = client.evaluateChallenge(new byte[0]);
             while (!client.isComplete()) {
                 SaslAuthenticateResponse response = authenticate(connection, token);
