@@ -1,7 +1,5 @@
 package io.tributary.common.protocol;
 
-import static io.tributary.common.protocol.TestHandlers.describeClusterOk;
-import static io.tributary.common.protocol.TestHandlers.handler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -57,20 +55,13 @@ class KafkaProtocolServerSaslTest {
 
     @BeforeEach
     void start() {
-        ProtocolServerConfig config = ProtocolServerConfig.defaults("sasl", "127.0.0.1", 0);
-        server = new KafkaProtocolServer(
-                config,
-                List.of(
-                        TestHandlers.metadataOfOneNode(() -> server.port()),
-                        handler(ApiKeys.DESCRIBE_CLUSTER, 0, 2, request -> {
-                            seen.set(request.connection().principal());
-                            return describeClusterOk(request);
-                        })),
-                new ProtocolMetrics(registry, config.name()),
+        server = TestHandlers.startRecordingPrincipals(
+                "sasl",
                 new ListenerSecurity(
                         null,
-                        new SaslSettings(List.of("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN"), new TestCredentials())));
-        server.start();
+                        new SaslSettings(List.of("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN"), new TestCredentials())),
+                registry,
+                seen);
     }
 
     @AfterEach

@@ -1,7 +1,5 @@
 package io.tributary.common.protocol;
 
-import static io.tributary.common.protocol.TestHandlers.describeClusterOk;
-import static io.tributary.common.protocol.TestHandlers.handler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -23,7 +21,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.errors.SslAuthenticationException;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,92 +44,60 @@ class KafkaProtocolServerTlsTest {
 
     @BeforeAll
     static void makeStores() throws Exception {
-        keytool(
+        keyPair("server", "CN=localhost", "server.p12", "-ext", "SAN=ip:127.0.0.1,dns:localhost");
+        trust("server", "server.p12", "client-trust.p12");
+        keyPair("client", "CN=client,O=example", "client.p12");
+        trust("client", "client.p12", "server-trust.p12");
+    }
+
+    /** A new EC key and self-signed certificate for {@code dname} in the PKCS12 store {@code store}. */
+    private static void keyPair(String alias, String dname, String store, String... extra) throws Exception {
+        List<String> args = new ArrayList<>(List.of(
                 "-genkeypair",
                 "-alias",
-                "server",
+                alias,
                 "-keyalg",
                 "EC",
                 "-groupname",
                 "secp256r1",
                 "-dname",
-                "CN=localhost",
-                "-ext",
-                "SAN=ip:127.0.0.1,dns:localhost",
+                dname,
                 "-validity",
                 "2",
                 "-keystore",
-                "server.p12",
+                store,
                 "-storetype",
                 "PKCS12",
                 "-storepass",
                 PASSWORD,
                 "-keypass",
-                PASSWORD);
+                PASSWORD));
+        args.addAll(List.of(extra));
+        keytool(args.toArray(String[]::new));
+    }
+
+    /** Adds the certificate of {@code alias} in {@code from} to the trust store {@code to}. */
+    private static void trust(String alias, String from, String to) throws Exception {
         keytool(
                 "-exportcert",
                 "-alias",
-                "server",
+                alias,
                 "-keystore",
-                "server.p12",
+                from,
                 "-storepass",
                 PASSWORD,
                 "-rfc",
                 "-file",
-                "server.pem");
+                alias + ".pem");
         keytool(
                 "-importcert",
                 "-noprompt",
                 "-alias",
-                "server",
+                alias,
                 "-file",
-                "server.pem",
+                alias + ".pem",
                 "-keystore",
-                "client-trust.p12",
-                "-storetype",
-                "PKCS12",
-                "-storepass",
-                PASSWORD);
-        keytool(
-                "-genkeypair",
-                "-alias",
-                "client",
-                "-keyalg",
-                "EC",
-                "-groupname",
-                "secp256r1",
-                "-dname",
-                "CN=client,O=example",
-                "-validity",
-                "2",
-                "-keystore",
-                "client.p12",
-                "-storetype",
-                "PKCS12",
-                "-storepass",
-                PASSWORD,
-                "-keypass",
-                PASSWORD);
-        keytool(
-                "-exportcert",
-                "-alias",
-                "client",
-                "-keystore",
-                "client.p12",
-                "-storepass",
-                PASSWORD,
-                "-rfc",
-                "-file",
-                "client.pem");
-        keytool(
-                "-importcert",
-                "-noprompt",
-                "-alias",
-                "client",
-                "-file",
-                "client.pem",
-                "-keystore",
-                "server-trust.p12",
+                to,
                 "-storetype",
                 "PKCS12",
                 "-storepass",
@@ -164,18 +129,7 @@ class KafkaProtocolServerTlsTest {
                 PASSWORD.toCharArray(),
                 clientAuth,
                 TlsSettings.DEFAULT_PROTOCOLS);
-        ProtocolServerConfig config = ProtocolServerConfig.defaults("tls", "127.0.0.1", 0);
-        server = new KafkaProtocolServer(
-                config,
-                List.of(
-                        TestHandlers.metadataOfOneNode(() -> server.port()),
-                        handler(ApiKeys.DESCRIBE_CLUSTER, 0, 2, request -> {
-                            seen.set(request.connection().principal());
-                            return describeClusterOk(request);
-                        })),
-                new ProtocolMetrics(registry, config.name()),
-                new ListenerSecurity(tls, sasl));
-        server.start();
+        server = TestHandlers.startRecordingPrincipals("tls", new ListenerSecurity(tls, sasl), registry, seen);
     }
 
     @AfterEach
