@@ -6,7 +6,7 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 import io.tributary.common.testing.ArchitectureRules;
 
-/** The Kafka-protocol listener and the topic config rules are plain Java; only {@code io.tributary.common.app} knows Spring. */
+/** The Kafka-protocol listener, the topic config rules and the ACL model are plain Java; only {@code io.tributary.common.app} knows Spring. */
 @AnalyzeClasses(packages = "io.tributary.common", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
 
@@ -15,4 +15,7 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule topicPackageIsSpringFree = ArchitectureRules.springFree("io.tributary.common.topic..");
+
+    @ArchTest
+    static final ArchRule securityPackageIsSpringFree = ArchitectureRules.springFree("io.tributary.common.security..");
 }

@@ -2,12 +2,17 @@ package io.tributary.common.protocol;
 
 import io.micrometer.core.instrument.Timer;
 import io.tributary.common.protocol.ProtocolMetrics.FrameRejection;
+import io.tributary.common.security.acl.KafkaPrincipal;
+import io.tributary.common.security.sasl.SaslSession;
+import io.tributary.common.security.sasl.SaslSettings;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
@@ -25,6 +30,10 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+import javax.net.ssl.SSLSocket;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.network.Send;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -52,6 +61,9 @@ public final class KafkaProtocolServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KafkaProtocolServer.class);
 
     private final ProtocolServerConfig config;
+    private final ListenerSecurity security;
+    private final SaslSettings sasl;
+    private final SSLContext sslContext;
     private final Map<ApiKeys, RequestHandler> handlers;
     private final List<ApiVersionRange> advertised;
     private final ProtocolMetrics metrics;
@@ -70,14 +82,34 @@ public final class KafkaProtocolServer implements AutoCloseable {
      */
     public KafkaProtocolServer(
             ProtocolServerConfig config, Collection<? extends RequestHandler> handlers, ProtocolMetrics metrics) {
+        this(config, handlers, metrics, ListenerSecurity.PLAINTEXT);
+    }
+
+    /**
+     * A listener with TLS, SASL or both ({@link ListenerSecurity}). With SASL every connection
+     * authenticates before anything but ApiVersions ({@link SaslSession}); SaslHandshake and
+     * SaslAuthenticate are the listener's own, like ApiVersions. With TLS each connection's
+     * handshake runs on its own thread before its first request; the key store is read here.
+     *
+     * @throws IllegalArgumentException when the TLS stores cannot be read
+     */
+    public KafkaProtocolServer(
+            ProtocolServerConfig config,
+            Collection<? extends RequestHandler> handlers,
+            ProtocolMetrics metrics,
+            ListenerSecurity security) {
+        this.security = security;
+        this.sasl = security.sasl();
+        this.sslContext = security.tls() == null ? null : security.tls().sslContext();
         this.config = config;
         this.metrics = metrics;
         this.inFlightBytes = new Semaphore(Math.toIntExact(config.maxInFlightRequestBytes()));
         Map<ApiKeys, RequestHandler> byKey = new EnumMap<>(ApiKeys.class);
         for (RequestHandler handler : handlers) {
             ApiKeys key = handler.versions().apiKey();
-            if (key == ApiKeys.API_VERSIONS) {
-                throw new IllegalArgumentException("ApiVersions is answered by the listener itself");
+            if (key == ApiKeys.API_VERSIONS
+                    || (sasl != null && (key == ApiKeys.SASL_HANDSHAKE || key == ApiKeys.SASL_AUTHENTICATE))) {
+                throw new IllegalArgumentException(key.name + " is answered by the listener itself");
             }
             if (byKey.putIfAbsent(key, handler) != null) {
                 throw new IllegalArgumentException("two handlers for " + key);
@@ -87,6 +119,11 @@ public final class KafkaProtocolServer implements AutoCloseable {
         List<ApiVersionRange> ranges = new ArrayList<>();
         ranges.add(new ApiVersionRange(
                 ApiKeys.API_VERSIONS, ApiKeys.API_VERSIONS.oldestVersion(), ApiKeys.API_VERSIONS.latestVersion()));
+        if (sasl != null) {
+            for (ApiKeys key : List.of(ApiKeys.SASL_HANDSHAKE, ApiKeys.SASL_AUTHENTICATE)) {
+                ranges.add(new ApiVersionRange(key, key.oldestVersion(), key.latestVersion()));
+            }
+        }
         byKey.values().forEach(handler -> ranges.add(handler.versions()));
         this.advertised = List.copyOf(ranges);
     }
@@ -221,6 +258,10 @@ public final class KafkaProtocolServer implements AutoCloseable {
         final SocketChannel socket;
         final String id;
         volatile Thread thread;
+        /** This connection's SASL exchange, or null on a listener without authentication. */
+        final SaslSession session = sasl == null ? null : new SaslSession(sasl, config.host());
+        /** The connection once its SASL exchange completed (its principal); only its thread uses it. */
+        ConnectionInfo authenticatedInfo;
 
         Connection(SocketChannel socket, String id) {
             this.socket = socket;
@@ -230,14 +271,38 @@ public final class KafkaProtocolServer implements AutoCloseable {
         void serve() {
             ConnectionInfo info = null;
             try {
-                socket.socket().setTcpNoDelay(true);
-                socket.socket()
-                        .setSoTimeout(Math.toIntExact(config.idleTimeout().toMillis()));
-                info = new ConnectionInfo(id, (InetSocketAddress) socket.getRemoteAddress(), config.name());
-                DataInputStream in = new DataInputStream(
-                        new BufferedInputStream(socket.socket().getInputStream()));
-                SocketTransferableChannel out = new SocketTransferableChannel(socket);
-                while (!closing && serveOne(in, out, info)) {
+                Socket plain = socket.socket();
+                plain.setTcpNoDelay(true);
+                plain.setSoTimeout(Math.toIntExact(config.idleTimeout().toMillis()));
+                InetSocketAddress remote = (InetSocketAddress) socket.getRemoteAddress();
+                info = new ConnectionInfo(id, remote, config.name());
+                InputStream raw;
+                SocketTransferableChannel out;
+                if (sslContext == null) {
+                    raw = plain.getInputStream();
+                    out = new SocketTransferableChannel(socket);
+                } else {
+                    SSLSocket tls = (SSLSocket) sslContext
+                            .getSocketFactory()
+                            .createSocket(plain, remote.getHostString(), remote.getPort(), true);
+                    security.tls().configure(tls);
+                    try {
+                        tls.startHandshake();
+                    } catch (IOException e) {
+                        log.info(
+                                "Closing connection {} from {} on {}: TLS handshake failed: {}",
+                                id,
+                                remote,
+                                config.name(),
+                                e.getMessage());
+                        return;
+                    }
+                    info = info.withPrincipal(certificatePrincipal(tls.getSession()));
+                    raw = tls.getInputStream();
+                    out = new SocketTransferableChannel(new OutputStreamChannel(tls.getOutputStream()));
+                }
+                DataInputStream in = new DataInputStream(new BufferedInputStream(raw));
+                while (!closing && serveOne(in, out, authenticatedInfo == null ? info : authenticatedInfo)) {
                     // next request
                 }
             } catch (SocketTimeoutException e) {
@@ -297,6 +362,13 @@ public final class KafkaProtocolServer implements AutoCloseable {
                     return reject(info, FrameRejection.MALFORMED, e.getMessage());
                 }
                 try {
+                    if (session != null
+                            && (!session.authenticated()
+                                    || isSaslExchange(decoded.header().apiKey()))
+                            && !(decoded.body() instanceof ApiVersionsRequest
+                                    && session.state() == SaslSession.State.HANDSHAKE)) {
+                        return authenticate(decoded, info, out, sample);
+                    }
                     return answer(decoded, info, out, sample);
                 } catch (RuntimeException e) {
                     // kafka-clients could not build or encode an answer for a request it parsed (a
@@ -337,8 +409,51 @@ public final class KafkaProtocolServer implements AutoCloseable {
                 while (!send.completed()) {
                     send.writeTo(out);
                 }
+                out.flush();
             }
             metrics.requestCompleted(decoded.header().apiKey(), sample, answer.errorCounts());
+            return true;
+        }
+
+        /**
+         * One step of the SASL exchange ({@link SaslSession}); false when the connection is to be
+         * closed. Once it completes, the connection's requests carry the authenticated principal.
+         */
+        private boolean authenticate(
+                KafkaCodec.Decoded decoded, ConnectionInfo info, SocketTransferableChannel out, Timer.Sample sample)
+                throws IOException {
+            SaslSession.Step step = session.handle(decoded.body());
+            ApiKeys api = decoded.header().apiKey();
+            if (step.response() == null) {
+                metrics.requestCompleted(api, sample, Map.of());
+                log.info(
+                        "Closing connection {} from {} on {}: unexpected Kafka request of type {} during SASL handshake",
+                        id,
+                        info.remoteAddress(),
+                        config.name(),
+                        api.name);
+                return false;
+            }
+            Send send = KafkaCodec.encode(decoded.header(), step.response());
+            while (!send.completed()) {
+                send.writeTo(out);
+            }
+            out.flush();
+            metrics.requestCompleted(api, sample, step.response().errorCounts());
+            if (session.authenticated()) {
+                // On SASL_SSL the SASL principal replaces the certificate's, as on Kafka.
+                authenticatedInfo = info.withPrincipal(session.principal());
+            }
+            if (step.closeAfter()) {
+                log.info(
+                        "Closing connection {} from {} on {}: SASL {} failed ({})",
+                        id,
+                        info.remoteAddress(),
+                        config.name(),
+                        session.mechanism() == null ? "handshake" : session.mechanism(),
+                        step.response().errorCounts().keySet());
+                return false;
+            }
             return true;
         }
 
@@ -377,6 +492,23 @@ public final class KafkaProtocolServer implements AutoCloseable {
                     ? new Answer(null, KafkaCodec.errorCounts(request, error))
                     : new Answer(response, response.errorCounts());
         }
+    }
+
+    /**
+     * The principal of a TLS connection without SASL, as Kafka's default principal builder: {@code
+     * User:} and the client certificate's subject as RFC 2253 writes it ({@code
+     * User:CN=client,O=example}), or {@code User:ANONYMOUS} when the client presented none.
+     */
+    private static KafkaPrincipal certificatePrincipal(SSLSession session) {
+        try {
+            return KafkaPrincipal.user(session.getPeerPrincipal().getName());
+        } catch (SSLPeerUnverifiedException e) {
+            return KafkaPrincipal.ANONYMOUS;
+        }
+    }
+
+    private static boolean isSaslExchange(ApiKeys api) {
+        return api == ApiKeys.SASL_HANDSHAKE || api == ApiKeys.SASL_AUTHENTICATE;
     }
 
     private Answer dispatch(KafkaCodec.Decoded decoded, ConnectionInfo info) {

@@ -49,6 +49,13 @@ public class SocketTransferableChannel implements TransferableChannel {
         return socket.write(source);
     }
 
+    /** Sends what a buffering channel holds (a TLS connection's); nothing to do for a socket. */
+    public void flush() throws IOException {
+        if (socket instanceof java.io.Flushable flushable) {
+            flushable.flush();
+        }
+    }
+
     @Override
     public boolean isOpen() {
         return socket.isOpen();

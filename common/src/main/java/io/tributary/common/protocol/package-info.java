@@ -44,6 +44,11 @@
  *   <li>Memory: at most {@code maxConnections} connections, each frame at most {@code maxFrameBytes},
  *       all frames being handled at once at most {@code maxInFlightRequestBytes} together (a reader
  *       waits for room, which pushes back on the client through TCP).
+ *   <li>On a listener built with {@link io.tributary.common.security.sasl.SaslSettings}, a
+ *       connection must complete a SASL exchange (SaslHandshake, then SaslAuthenticate, answered by
+ *       the listener itself and advertised with ApiVersions) before any request but ApiVersions
+ *       reaches a handler; see {@link io.tributary.common.security.sasl.SaslSession}. Handlers see
+ *       the authenticated principal in {@link io.tributary.common.protocol.ConnectionInfo}.
  * </ul>
  */
 package io.tributary.common.protocol;

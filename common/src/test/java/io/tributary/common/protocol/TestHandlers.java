@@ -2,10 +2,12 @@ package io.tributary.common.protocol;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.tributary.common.security.acl.KafkaPrincipal;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
@@ -68,6 +70,28 @@ final class TestHandlers {
     /** A successful Produce response (no partitions). */
     static AbstractResponse produceOk(KafkaRequest request) {
         return new ProduceResponse(new ProduceResponseData());
+    }
+
+    /**
+     * Starts a listener secured with {@code security} that serves Metadata (one node: itself) and
+     * DescribeCluster, which records the principal of the connection that asked in {@code seen}; the
+     * caller closes it.
+     */
+    static KafkaProtocolServer startRecordingPrincipals(
+            String name, ListenerSecurity security, MeterRegistry registry, AtomicReference<KafkaPrincipal> seen) {
+        ProtocolServerConfig config = ProtocolServerConfig.defaults(name, "127.0.0.1", 0);
+        var self = new AtomicReference<KafkaProtocolServer>();
+        var server = new KafkaProtocolServer(
+                config,
+                List.of(metadataOfOneNode(() -> self.get().port()), handler(ApiKeys.DESCRIBE_CLUSTER, 0, 2, request -> {
+                    seen.set(request.connection().principal());
+                    return describeClusterOk(request);
+                })),
+                new ProtocolMetrics(registry, config.name()),
+                security);
+        self.set(server);
+        server.start();
+        return server;
     }
 
     /** Starts a listener with {@code handlers}; the caller closes it. */

@@ -1,0 +1,80 @@
+package io.tributary.common.protocol;
+
+import java.io.BufferedOutputStream;
+import java.io.Flushable;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.GatheringByteChannel;
+
+/**
+ * A blocking channel over a stream (a TLS socket's), buffered so that a response's many small writes
+ * become few TLS records; {@link #flush()} sends what is buffered, once per response. File regions
+ * reach it through {@code FileChannel.transferTo}'s copying path: TLS encrypts in the JVM, so there
+ * is no zero-copy send on a TLS listener (as on Kafka's).
+ *
+ * <p>Not thread-safe: one connection's thread writes.
+ */
+final class OutputStreamChannel implements GatheringByteChannel, Flushable {
+
+    /** The buffer between the response's writes and the TLS socket. */
+    static final int BUFFER_BYTES = 64 * 1024;
+
+    private final OutputStream out;
+    private final byte[] copy = new byte[BUFFER_BYTES];
+    private boolean open = true;
+
+    OutputStreamChannel(OutputStream stream) {
+        this.out = new BufferedOutputStream(stream, BUFFER_BYTES);
+    }
+
+    @Override
+    public int write(ByteBuffer source) throws IOException {
+        if (!open) {
+            throw new ClosedChannelException();
+        }
+        int written = source.remaining();
+        if (source.hasArray()) {
+            out.write(source.array(), source.arrayOffset() + source.position(), written);
+            source.position(source.limit());
+        } else {
+            while (source.hasRemaining()) {
+                int n = Math.min(copy.length, source.remaining());
+                source.get(copy, 0, n);
+                out.write(copy, 0, n);
+            }
+        }
+        return written;
+    }
+
+    @Override
+    public long write(ByteBuffer[] sources, int offset, int length) throws IOException {
+        long written = 0;
+        for (int i = offset; i < offset + length; i++) {
+            written += write(sources[i]);
+        }
+        return written;
+    }
+
+    @Override
+    public long write(ByteBuffer[] sources) throws IOException {
+        return write(sources, 0, sources.length);
+    }
+
+    @Override
+    public void flush() throws IOException {
+        out.flush();
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public void close() throws IOException {
+        open = false;
+        out.close();
+    }
+}
