@@ -32,7 +32,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Submits metadata commands to the Raft group (whichever voter leads) and reads images.
+ * Submits metadata commands to the Raft group (whichever voter leads) and reads images. A client
+ * built on this process's voter ({@link #MetadataClient(MetadataRaftNode, WriteObserver)}) hands
+ * writes to that voter in-process while it leads, and uses the Netty transport otherwise.
  *
  * <p>A command rejected by validation, or that changed nothing because it had become invalid by the
  * time it was applied, throws the typed {@link MetadataException}; a group that cannot be reached
