@@ -62,7 +62,8 @@ class MetadataConfiguration {
                 metadata.snapshotThresholdEntries(),
                 metadata.logSegmentSize().toBytes(),
                 metadata.electionTimeoutMin(),
-                metadata.limits());
+                metadata.limits(),
+                metadata.logFlush());
     }
 
     @Bean
@@ -80,7 +81,8 @@ class MetadataConfiguration {
      * changes, group state, committed offsets) is timed into {@code tributary.metadata.raft.write}
      * ({@code tributary_metadata_raft_write_seconds} in Prometheus, a histogram, tagged {@code
      * outcome=committed|rejected|failed}): from sending to the leader's reply once the entry is
-     * committed and applied, retries included. A SyncGroup, an offset commit and a KIP-848
+     * committed and applied, retries included. While this voter leads, writes go to its own Raft
+     * division in-process (no transport hop); otherwise to the leader over Netty. A SyncGroup, an offset commit and a KIP-848
      * heartbeat that changes the group each wait for one such write.
      */
     @Bean(destroyMethod = "close")
@@ -95,8 +97,7 @@ class MetadataConfiguration {
                             .publishPercentileHistogram()
                             .register(registry));
         }
-        return new MetadataClient(
-                node.group(), (nanos, outcome) -> timers.get(outcome).record(nanos, TimeUnit.NANOSECONDS));
+        return new MetadataClient(node, (nanos, outcome) -> timers.get(outcome).record(nanos, TimeUnit.NANOSECONDS));
     }
 
     @Bean

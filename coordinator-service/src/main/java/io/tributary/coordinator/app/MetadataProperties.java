@@ -2,6 +2,7 @@ package io.tributary.coordinator.app;
 
 import io.tributary.coordinator.liveness.LivenessConfig;
 import io.tributary.coordinator.metadata.MetadataLimits;
+import io.tributary.coordinator.metadata.raft.RaftNodeConfig;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
@@ -14,7 +15,7 @@ import org.springframework.validation.annotation.Validated;
 /**
  * Bounds of the metadata state machine and of broker liveness ({@code tributary.coordinator.metadata.*});
  * each is described on the core record it becomes ({@link MetadataLimits}, {@link LivenessConfig},
- * {@link io.tributary.coordinator.metadata.raft.RaftNodeConfig}).
+ * {@link RaftNodeConfig}).
  *
  * @param heartbeatInterval how often brokers heartbeat and the leader checks sessions
  * @param sessionTimeout a broker silent this long is fenced
@@ -30,6 +31,8 @@ import org.springframework.validation.annotation.Validated;
  * @param maxOffsetMetadataSize the largest client metadata string of one committed offset
  * @param maxClassicGroups the most classic groups whose generation may be stored
  * @param maxConsumerGroups the most KIP-848 consumer groups that may be stored
+ * @param logFlush when a voter counts a Raft log entry as written: {@code fsync} (the default) or
+ *     {@code page-cache} (what each may lose: {@link RaftNodeConfig.LogFlush})
  */
 @Validated
 @ConfigurationProperties("tributary.coordinator.metadata")
@@ -47,7 +50,8 @@ public record MetadataProperties(
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxOffsetsPerGroup,
         @DefaultValue("4KB") @NotNull DataSize maxOffsetMetadataSize,
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxClassicGroups,
-        @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxConsumerGroups) {
+        @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxConsumerGroups,
+        @DefaultValue("fsync") @NotNull RaftNodeConfig.LogFlush logFlush) {
 
     LivenessConfig livenessConfig() {
         return new LivenessConfig(heartbeatInterval, sessionTimeout, preferredLeaderDelay);

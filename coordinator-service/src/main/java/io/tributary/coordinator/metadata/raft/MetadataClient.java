@@ -7,9 +7,12 @@ import io.tributary.coordinator.metadata.MetadataException;
 import io.tributary.coordinator.metadata.MetadataException.ErrorCode;
 import io.tributary.coordinator.metadata.MetadataImage;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.ratis.RaftConfigKeys;
@@ -29,7 +32,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Submits metadata commands to the Raft group (whichever voter leads) and reads images.
+ * Submits metadata commands to the Raft group (whichever voter leads) and reads images. A client
+ * built on this process's voter ({@link #MetadataClient(MetadataRaftNode, WriteObserver)}) hands
+ * writes to that voter in-process while it leads, and uses the Netty transport otherwise.
  *
  * <p>A command rejected by validation, or that changed nothing because it had become invalid by the
  * time it was applied, throws the typed {@link MetadataException}; a group that cannot be reached
@@ -95,9 +100,30 @@ public final class MetadataClient implements AutoCloseable {
 
     private final RaftClient client;
     private final WriteObserver observer;
+    /** This process's voter, whose own division takes writes in-process while it leads; or null. */
+    private final MetadataRaftNode local;
+
+    private final Duration requestTimeout;
 
     public MetadataClient(RaftGroup group) {
         this(group, WriteObserver.NONE);
+    }
+
+    /**
+     * A client of {@code local}'s group that submits writes to {@code local} in-process while it
+     * leads ({@link MetadataRaftNode#submitIfLeader}), and through the transport to the leader
+     * otherwise. A write {@code local} took but could not commit (it lost leadership meanwhile, or
+     * did not answer within the request timeout) is sent again through the transport, as a new
+     * request: the resend every command is safe under (see above).
+     */
+    public MetadataClient(MetadataRaftNode local, WriteObserver observer) {
+        this(
+                local.group(),
+                DEFAULT_REQUEST_TIMEOUT,
+                DEFAULT_MAX_ATTEMPTS,
+                DEFAULT_RETRY_PAUSE,
+                observer,
+                Objects.requireNonNull(local, "local"));
     }
 
     public MetadataClient(RaftGroup group, WriteObserver observer) {
@@ -110,7 +136,20 @@ public final class MetadataClient implements AutoCloseable {
 
     public MetadataClient(
             RaftGroup group, Duration requestTimeout, int maxAttempts, Duration retryPause, WriteObserver observer) {
+        this(group, requestTimeout, maxAttempts, retryPause, observer, null);
+    }
+
+    /** {@code local} may be null (no in-process writes); tests give it a group of other addresses. */
+    MetadataClient(
+            RaftGroup group,
+            Duration requestTimeout,
+            int maxAttempts,
+            Duration retryPause,
+            WriteObserver observer,
+            MetadataRaftNode local) {
         this.observer = Objects.requireNonNull(observer, "observer");
+        this.local = local;
+        this.requestTimeout = requestTimeout;
         RaftProperties properties = new RaftProperties();
         RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.NETTY);
         RaftClientConfigKeys.Rpc.setRequestTimeout(
@@ -192,7 +231,7 @@ public final class MetadataClient implements AutoCloseable {
         Message message = Message.valueOf(ByteString.copyFrom(CommandCodec.encode(command)));
         RaftClientReply reply;
         try {
-            reply = resending(() -> client.io().send(message));
+            reply = write(message);
         } catch (StateMachineException e) {
             throw rejection(e);
         }
@@ -219,6 +258,49 @@ public final class MetadataClient implements AutoCloseable {
             throw MetadataException.of(ErrorCode.fromWireId(Integer.parseInt(m.group(1))), m.group(2));
         }
         return new IOException("metadata state machine failed: " + e.getMessage(), e);
+    }
+
+    private RaftClientReply write(Message message) throws IOException {
+        if (local != null) {
+            RaftClientReply reply = inProcess(message);
+            if (reply != null) {
+                return reply;
+            }
+        }
+        return resending(() -> client.io().send(message));
+    }
+
+    /**
+     * The local leader's reply to a write: committed and applied, or refused by the state machine;
+     * null when the write goes through the transport instead (this voter does not lead, or lost
+     * leadership before the entry was committed, or did not answer in time).
+     */
+    private RaftClientReply inProcess(Message message) throws IOException {
+        var submitted = local.submitIfLeader(message, requestTimeout.toMillis());
+        if (submitted.isEmpty()) {
+            return null;
+        }
+        RaftClientReply reply;
+        try {
+            reply = submitted.get().get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while the metadata leader commits a command");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof StateMachineException refused) {
+                throw refused;
+            }
+            log.debug("in-process metadata write failed; sent through the transport", e.getCause());
+            return null;
+        } catch (TimeoutException e) {
+            log.debug("in-process metadata write not answered within {}; sent through the transport", requestTimeout);
+            return null;
+        }
+        if (reply.isSuccess() || reply.getStateMachineException() != null) {
+            return reply;
+        }
+        log.debug("in-process metadata write not committed; sent through the transport", reply.getException());
+        return null;
     }
 
     private interface Request {

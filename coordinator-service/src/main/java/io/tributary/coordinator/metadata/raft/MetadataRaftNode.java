@@ -11,11 +11,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.netty.NettyConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -44,6 +50,10 @@ public final class MetadataRaftNode implements AutoCloseable {
     private final RaftGroup group;
     private final MetadataStateMachine stateMachine;
     private final RaftServer server;
+    /** The client id of the writes this voter submits to itself ({@link #submitIfLeader}). */
+    private final ClientId localClientId = ClientId.randomId();
+
+    private final AtomicLong localCallIds = new AtomicLong();
 
     public MetadataRaftNode(RaftNodeConfig config) {
         this.config = config;
@@ -70,6 +80,10 @@ public final class MetadataRaftNode implements AutoCloseable {
         RaftServerConfigKeys.Log.setSegmentSizeMax(properties, segment);
         if (config.logSegmentBytes() < RaftServerConfigKeys.Log.PREALLOCATED_SIZE_DEFAULT.getSize()) {
             RaftServerConfigKeys.Log.setPreallocatedSize(properties, segment);
+        }
+        switch (config.logFlush()) {
+            case FSYNC -> {}
+            case PAGE_CACHE -> RaftServerConfigKeys.Log.setUnsafeFlushEnabled(properties, true);
         }
         long minMs = config.rpcTimeoutMin().toMillis();
         RaftServerConfigKeys.Rpc.setTimeoutMin(properties, TimeDuration.valueOf(minMs, TimeUnit.MILLISECONDS));
@@ -185,6 +199,36 @@ public final class MetadataRaftNode implements AutoCloseable {
             return server.getDivision(group.getGroupId()).getRaftLog().getLastCommittedIndex();
         } catch (IOException e) {
             return -1;
+        }
+    }
+
+    /**
+     * Submits a write to this voter's own Raft division, in this process (no transport hop, no
+     * serialization), if this voter is the leader ready for writes. The request is Ratis's own
+     * client request, under this voter's client id and a new call id, so the leader's retry cache
+     * and its reply (committed and applied, or the state machine's refusal, or a not-leader error
+     * when leadership moved meanwhile) are what a remote client would get.
+     *
+     * @param timeoutMs how long the leader may take before it answers with a timeout
+     * @return the reply's future, or empty when this voter does not lead
+     */
+    Optional<CompletableFuture<RaftClientReply>> submitIfLeader(Message message, long timeoutMs) {
+        if (!isLeader()) {
+            return Optional.empty();
+        }
+        RaftClientRequest request = RaftClientRequest.newBuilder()
+                .setClientId(localClientId)
+                .setServerId(server.getId())
+                .setGroupId(group.getGroupId())
+                .setCallId(localCallIds.incrementAndGet())
+                .setMessage(message)
+                .setType(RaftClientRequest.writeRequestType())
+                .setTimeoutMs(timeoutMs)
+                .build();
+        try {
+            return Optional.of(server.submitClientRequestAsync(request));
+        } catch (IOException e) {
+            return Optional.of(CompletableFuture.failedFuture(e));
         }
     }
 

@@ -3,11 +3,13 @@
  * io.tributary.coordinator.metadata.raft.MetadataStateMachine} applies committed commands to a
  * {@link io.tributary.coordinator.metadata.MetadataImage} and snapshots it; {@link
  * io.tributary.coordinator.metadata.raft.MetadataRaftNode} runs one voter (Netty transport); {@link
- * io.tributary.coordinator.metadata.raft.MetadataClient} submits commands and reads images. Core:
+ * io.tributary.coordinator.metadata.raft.MetadataClient} submits commands (to this process's voter
+ * in-process while it leads) and reads images. Core:
  * plain Java (Ratis is not Spring), no Spring (an architecture test enforces it).
  *
  * <pre>
- *  MetadataClient ──Netty──► leader: startTransaction (validate; reject without appending)
+ *  MetadataClient ──in-process (this voter leads) or Netty──► leader: startTransaction
+ *                                     (validate; reject without appending)
  *                                     │ append, replicate, commit
  *                                     ▼
  *                 every voter: applyTransaction ──► MetadataImage.apply ──► reply (version | error)

@@ -65,7 +65,8 @@ class MetadataClusterTest {
                 snapshotThresholdEntries,
                 logSegmentBytes,
                 RaftNodeConfig.DEFAULT_RPC_TIMEOUT_MIN,
-                MetadataLimits.DEFAULTS));
+                MetadataLimits.DEFAULTS,
+                RaftNodeConfig.LogFlush.FSYNC));
         nodes[i].start();
     }
 

@@ -93,7 +93,8 @@ final class ThreeVoters implements AutoCloseable {
                 RaftNodeConfig.DEFAULT_SNAPSHOT_THRESHOLD_ENTRIES,
                 RaftNodeConfig.DEFAULT_LOG_SEGMENT_BYTES,
                 RaftNodeConfig.DEFAULT_RPC_TIMEOUT_MIN,
-                limits));
+                limits,
+                RaftNodeConfig.LogFlush.FSYNC));
         nodes[i].start();
         clients[i] = new MetadataClient(MetadataRaftNode.group(peers));
     }
