@@ -91,7 +91,7 @@ class LogCleanerRunnerTest {
 
             assertThat(throttledCleanerThread()).isEmpty();
             assertThat(LogContents.records(partition.log())).isEqualTo(before);
-            assertThat(partition.log().cleanerCheckpoint()).isZero();
+            assertThat(partition.log().compaction().cleanerCheckpoint()).isZero();
         }
     }
 

@@ -8,7 +8,6 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -36,8 +35,9 @@ import org.slf4j.LoggerFactory;
  * failure: its pass is dropped.
  *
  * <p>When no log is dirty enough, a round cleans the log whose kept tombstones reached their delete
- * horizon first (the horizons are remembered from the passes, in memory: after a restart a log's
- * tombstones wait for its next pass), as Kafka cleans logs with expired tombstones.
+ * horizon first: each pass stores the earliest horizon of the tombstones it kept with the log's
+ * checkpoint ({@link io.tributary.broker.log.CompactionHooks#earliestDeleteHorizonMs()}), so the
+ * cleaner holds no horizon of its own and a restarted broker drops expired tombstones on time.
  *
  * <h2>Metrics, throttle, stop</h2>
  *
@@ -73,8 +73,6 @@ public final class LogCleaner {
     private final CleanerMetrics metrics;
     private final IoThrottle throttle;
     private final Set<TopicIdPartition> uncleanable = ConcurrentHashMap.newKeySet();
-    /** Per log, the earliest delete horizon of the tombstones its last pass kept. */
-    private final Map<TopicIdPartition, Long> tombstoneHorizons = new ConcurrentHashMap<>();
 
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private volatile boolean stopping;
@@ -111,13 +109,12 @@ public final class LogCleaner {
             if (!target.log().config().compaction().compacts()) {
                 // Not compacted (or no longer): nothing to clean, and no section to take under the
                 // log's write lock, which its producers hold on every append.
-                tombstoneHorizons.remove(partition);
                 metrics.partitionForgotten(partition);
                 continue;
             }
             CleanableSection section;
             try {
-                section = target.log().cleanableSection(target.highWatermark());
+                section = target.log().compaction().cleanableSection(target.highWatermark());
             } catch (RuntimeException e) {
                 failed(target, "taking its cleanable section", e, 0);
                 continue;
@@ -128,9 +125,10 @@ public final class LogCleaner {
         List<Candidate> order = new ArrayList<>(DirtiestLog.inOrder(candidates, Candidate::section, nowMs));
         Set<Candidate> due = Collections.newSetFromMap(new IdentityHashMap<>());
         due.addAll(order);
-        // Then the logs whose kept tombstones reached their delete horizon, the earliest first.
+        // Then the logs whose kept tombstones reached their delete horizon, the earliest first (a log
+        // with no segment to clean, a follower below its high watermark, waits).
         candidates.stream()
-                .filter(c -> !due.contains(c) && horizonOf(c) <= nowMs)
+                .filter(c -> !due.contains(c) && !c.section().segments().isEmpty() && horizonOf(c) <= nowMs)
                 .sorted(Comparator.comparingLong(this::horizonOf))
                 .forEach(c -> order.add(new Candidate(c.target(), c.section(), true)));
         for (Candidate candidate : order) {
@@ -147,7 +145,7 @@ public final class LogCleaner {
     }
 
     private long horizonOf(Candidate candidate) {
-        return tombstoneHorizons.getOrDefault(candidate.target().log().topicIdPartition(), Long.MAX_VALUE);
+        return candidate.target().log().compaction().earliestDeleteHorizonMs().orElse(Long.MAX_VALUE);
     }
 
     /** One pass over {@code candidate}'s log; empty when it failed or the log closed under it. */
@@ -172,16 +170,6 @@ public final class LogCleaner {
             return Optional.empty();
         }
         metrics.passEnded(partition, result, IoThrottle.nanos(clock.instant()) - startNanos);
-        if (result.outcome() == CleanResult.Outcome.CLEANED) {
-            if (result.earliestTombstoneHorizonMs().isPresent()) {
-                tombstoneHorizons.put(
-                        partition, result.earliestTombstoneHorizonMs().getAsLong());
-            } else {
-                tombstoneHorizons.remove(partition);
-            }
-        } else if (candidate.forTombstones()) {
-            tombstoneHorizons.remove(partition);
-        }
         forgetIfClosed(target.log());
         return Optional.of(result);
     }
@@ -197,7 +185,6 @@ public final class LogCleaner {
             return;
         }
         uncleanable.add(partition);
-        tombstoneHorizons.remove(partition);
         log.error(
                 "{}: cleaning failed while {}; the partition is marked uncleanable and skipped until it leaves"
                         + " the broker",
@@ -230,7 +217,7 @@ public final class LogCleaner {
     }
 
     private static boolean isClosed(PartitionLog partitionLog) {
-        return !partitionLog.holdsSegments(List.of());
+        return !partitionLog.compaction().holdsSegments(List.of());
     }
 
     /** The partitions whose cleaning failed, skipped by every round. */
@@ -240,12 +227,11 @@ public final class LogCleaner {
 
     /**
      * Forgets all the cleaner holds of {@code partition} (it was deleted or moved off the broker): its
-     * uncleanable mark, its tombstone horizon and its per-partition metrics. Its checkpoint is its
+     * uncleanable mark and its per-partition metrics. Its checkpoint and tombstone horizon are its
      * log's (in the index store, deleted with a deleted partition's data).
      */
     public void forget(TopicIdPartition partition) {
         uncleanable.remove(partition);
-        tombstoneHorizons.remove(partition);
         metrics.partitionForgotten(partition);
     }
 
