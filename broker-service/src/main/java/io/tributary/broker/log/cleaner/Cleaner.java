@@ -168,6 +168,7 @@ public final class Cleaner {
         long checkpoint;
         try {
             checkpoint = buildMap(section);
+            stats.bufferUtilization = (double) map.size() / map.slots();
         } catch (StoppedException e) {
             return stopped(partitionLog, section, stats, swapped);
         } catch (RuntimeException e) {
@@ -538,6 +539,7 @@ public final class Cleaner {
         long recordsRead;
         long recordsRetained;
         long earliestTombstoneHorizonMs = Long.MAX_VALUE;
+        double bufferUtilization;
 
         CleanResult result(
                 CleanResult.Outcome outcome,
@@ -555,7 +557,8 @@ public final class Cleaner {
                     bytesWritten,
                     recordsRead,
                     recordsRetained,
-                    earliestTombstoneHorizon());
+                    earliestTombstoneHorizon(),
+                    bufferUtilization);
         }
 
         OptionalLong earliestTombstoneHorizon() {

@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -28,7 +29,8 @@ import org.slf4j.LoggerFactory;
  *
  * A log whose cleaning fails at any step (taking its cleanable section, reading, writing, the swap)
  * while it is open is marked <em>uncleanable</em>: logged once with the cause, reported to {@link
- * CleanerMetrics#cleaningFailed}, listed by {@link #uncleanablePartitions()}, and skipped by later
+ * CleanerMetrics#cleaningFailed}, listed by {@link #uncleanablePartitions()} (its dirty bytes when it
+ * failed counted by {@link #uncleanableBytes()}), and skipped by later
  * rounds until {@link #forget} (its partition left the broker). The round goes on with the next due
  * log, so one broken log never stops the others from being cleaned, and nothing is thrown to the
  * caller. A log closed under a pass (its partition moved or deleted, the broker stopping) is not a
@@ -50,7 +52,13 @@ import org.slf4j.LoggerFactory;
  * <p>The offset map ({@link CleanerConfig#dedupeBufferBytes()}) is allocated at the first pass, so
  * a broker without compacted topics never pays for it.
  *
+ * <p>What Kafka's cleaner gauges read ({@code LogCleaner}'s and {@code LogCleanerManager}'s) is kept
+ * here and read by any thread: {@link #lastRoundMs()}, {@link #maxDirtyRatio()}, {@link
+ * #maxCompactionDelayMs()}, {@link
+ * #lastCleanedPass()}, {@link #uncleanableBytes()}.
+ *
  * <p>Not thread-safe: one instance per cleaner thread, except {@link #uncleanablePartitions()},
+ * the gauge readers above,
  * {@link #forget} and {@link #stop}, which any thread may call. The scheduling (threads, {@code
  * log.cleaner.backoff.ms}) is the caller's.
  */
@@ -65,6 +73,25 @@ public final class LogCleaner {
         }
     }
 
+    /**
+     * What the last pass that cleaned (outcome {@link CleanResult.Outcome#CLEANED}) did, as Kafka's
+     * cleaner thread keeps its {@code lastStats}.
+     *
+     * @param bufferUtilization the share of the offset map's slots it filled, 0 to 1
+     * @param elapsedNanos how long it took
+     * @param bytesRead bytes of batches it read while cleaning
+     * @param bytesWritten bytes it wrote to cleaned segments
+     */
+    public record PassSummary(double bufferUtilization, long elapsedNanos, long bytesRead, long bytesWritten) {
+        /** Before any pass cleaned: zeros, as Kafka's initial stats. */
+        public static final PassSummary NONE = new PassSummary(0, 0, 0, 0);
+
+        /** Bytes written over bytes read (Kafka's recopy rate); 0 before any pass. */
+        public double recopyRatio() {
+            return (double) bytesWritten / Math.max(bytesRead, 1);
+        }
+    }
+
     /** A target with its section, and whether it is cleaned for its expired tombstones only. */
     private record Candidate(Target target, CleanableSection section, boolean forTombstones) {}
 
@@ -72,7 +99,13 @@ public final class LogCleaner {
     private final InstantSource clock;
     private final CleanerMetrics metrics;
     private final IoThrottle throttle;
-    private final Set<TopicIdPartition> uncleanable = ConcurrentHashMap.newKeySet();
+    /** The uncleanable partitions, each with its dirty bytes when its cleaning failed. */
+    private final Map<TopicIdPartition, Long> uncleanable = new ConcurrentHashMap<>();
+
+    private volatile long lastRoundMs;
+    private volatile double maxDirtyRatio;
+    private volatile long maxCompactionDelayMs;
+    private volatile PassSummary lastCleanedPass = PassSummary.NONE;
 
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private volatile boolean stopping;
@@ -89,6 +122,7 @@ public final class LogCleaner {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.throttle = IoThrottle.of(config.ioMaxBytesPerSecond(), clock, this::sleepUnlessStopped);
+        this.lastRoundMs = clock.millis();
     }
 
     /**
@@ -100,10 +134,11 @@ public final class LogCleaner {
             return Optional.empty();
         }
         long nowMs = clock.millis();
+        lastRoundMs = nowMs;
         List<Candidate> candidates = new ArrayList<>();
         for (Target target : targets) {
             TopicIdPartition partition = target.log().topicIdPartition();
-            if (uncleanable.contains(partition)) {
+            if (uncleanable.containsKey(partition)) {
                 continue;
             }
             if (!target.log().config().compaction().compacts()) {
@@ -116,12 +151,20 @@ public final class LogCleaner {
             try {
                 section = target.log().compaction().cleanableSection(target.highWatermark());
             } catch (RuntimeException e) {
-                failed(target, "taking its cleanable section", e, 0);
+                failed(target, "taking its cleanable section", e, 0, 0);
                 continue;
             }
             measure(target.log(), section, nowMs);
             candidates.add(new Candidate(target, section, false));
         }
+        maxDirtyRatio = candidates.stream()
+                .mapToDouble(c -> c.section().dirtyRatio())
+                .max()
+                .orElse(0);
+        long roundCompactionDelayMs = candidates.stream()
+                .mapToLong(c -> DirtiestLog.compactionDelayMs(c.section(), nowMs))
+                .max()
+                .orElse(0);
         List<Candidate> order = new ArrayList<>(DirtiestLog.inOrder(candidates, Candidate::section, nowMs));
         Set<Candidate> due = Collections.newSetFromMap(new IdentityHashMap<>());
         due.addAll(order);
@@ -137,6 +180,7 @@ public final class LogCleaner {
             }
             Optional<CleanResult> result = pass(candidate);
             if (result.isPresent()) {
+                maxCompactionDelayMs = roundCompactionDelayMs;
                 return result;
             }
             // The log failed (now uncleanable) or closed: the round goes on with the next one.
@@ -166,10 +210,16 @@ public final class LogCleaner {
                     target,
                     "reading, writing or swapping its segments",
                     e,
-                    IoThrottle.nanos(clock.instant()) - startNanos);
+                    IoThrottle.nanos(clock.instant()) - startNanos,
+                    candidate.section().dirtyBytes());
             return Optional.empty();
         }
-        metrics.passEnded(partition, result, IoThrottle.nanos(clock.instant()) - startNanos);
+        long elapsedNanos = IoThrottle.nanos(clock.instant()) - startNanos;
+        if (result.outcome() == CleanResult.Outcome.CLEANED) {
+            lastCleanedPass = new PassSummary(
+                    result.bufferUtilization(), elapsedNanos, result.bytesRead(), result.bytesWritten());
+        }
+        metrics.passEnded(partition, result, elapsedNanos);
         forgetIfClosed(target.log());
         return Optional.of(result);
     }
@@ -178,13 +228,13 @@ public final class LogCleaner {
      * {@code target}'s cleaning failed while {@code step}: unless its log is closed (not a failure),
      * marks it uncleanable, logs the cause once and reports it.
      */
-    private void failed(Target target, String step, RuntimeException e, long elapsedNanos) {
+    private void failed(Target target, String step, RuntimeException e, long elapsedNanos, long dirtyBytes) {
         TopicIdPartition partition = target.log().topicIdPartition();
         if (isClosed(target.log())) {
             log.debug("{}: closed while the cleaner was {}: {}", partition, step, e.toString());
             return;
         }
-        uncleanable.add(partition);
+        uncleanable.put(partition, dirtyBytes);
         log.error(
                 "{}: cleaning failed while {}; the partition is marked uncleanable and skipped until it leaves"
                         + " the broker",
@@ -222,7 +272,39 @@ public final class LogCleaner {
 
     /** The partitions whose cleaning failed, skipped by every round. */
     public Set<TopicIdPartition> uncleanablePartitions() {
-        return Set.copyOf(uncleanable);
+        return Set.copyOf(uncleanable.keySet());
+    }
+
+    /**
+     * The dirty bytes of the uncleanable partitions, each as measured by the round in which its
+     * cleaning failed (0 for one whose section could not be taken): what compaction leaves undone
+     * (Kafka's {@code uncleanable-bytes}).
+     */
+    public long uncleanableBytes() {
+        return uncleanable.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** When the last round began, on the cleaner's clock (its creation until the first round). */
+    public long lastRoundMs() {
+        return lastRoundMs;
+    }
+
+    /** The largest dirty ratio (0 to 1) of the compacted logs the last round measured; 0 when none. */
+    public double maxDirtyRatio() {
+        return maxDirtyRatio;
+    }
+
+    /**
+     * The largest compaction delay ({@link DirtiestLog#compactionDelayMs}) of the compacted logs
+     * measured by the last round that ran a pass; 0 before one (Kafka's pre-clean stats).
+     */
+    public long maxCompactionDelayMs() {
+        return maxCompactionDelayMs;
+    }
+
+    /** The last pass that cleaned, or {@link PassSummary#NONE}. */
+    public PassSummary lastCleanedPass() {
+        return lastCleanedPass;
     }
 
     /**
