@@ -87,9 +87,9 @@ final class MicrometerCleanerMetrics implements CleanerMetrics {
                 "Largest dirty ratio of the compacted partitions at the last round, in whole percent",
                 () -> (int) (100 * cleaner.maxDirtyRatio()));
         gauge(
-                "time.since.last.run.ms",
-                "Milliseconds since the cleaner's last round began (since it started, before the first)",
-                () -> clock.millis() - cleaner.lastRoundMs());
+                "time.since.last.run.seconds",
+                "Seconds since the cleaner's last round began (since it started, before the first)",
+                () -> (clock.millis() - cleaner.lastRoundMs()) / 1000.0);
         gauge(
                 "max.compaction.delay.seconds",
                 "How long past max.compaction.lag.ms the most overdue compacted partition was at the last round"

@@ -124,7 +124,7 @@ class MicrometerCleanerMetricsTest {
         String afterRound = scrape();
 
         assertThat(beforeAnyRound)
-                .contains("tributary_broker_log_cleaner_time_since_last_run_ms 2500.0")
+                .contains("tributary_broker_log_cleaner_time_since_last_run_seconds 2.5")
                 .contains("tributary_broker_log_cleaner_max_dirty_percent 0.0")
                 .contains("tributary_broker_log_cleaner_max_buffer_utilization_percent 0.0")
                 .contains("tributary_broker_log_cleaner_recopy_percent 0.0")
@@ -136,7 +136,7 @@ class MicrometerCleanerMetricsTest {
         assertThat(recopyPercent).isBetween(1, 99);
         // "table" (all dirty) is the dirtiest; "half" (cleaned once, then a dirty segment) is not.
         assertThat(afterRound)
-                .contains("tributary_broker_log_cleaner_time_since_last_run_ms 4000.0")
+                .contains("tributary_broker_log_cleaner_time_since_last_run_seconds 4.0")
                 .contains("tributary_broker_log_cleaner_max_dirty_percent 100.0")
                 .contains("tributary_broker_log_cleaner_max_buffer_utilization_percent 9.0")
                 .contains("tributary_broker_log_cleaner_recopy_percent " + (double) recopyPercent)
