@@ -5,7 +5,9 @@ import io.tributary.broker.replication.ReplicaManager;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -34,17 +36,29 @@ final class LogCleanerRunner implements AutoCloseable {
         if (!properties.enabled()) {
             return new LogCleanerRunner(scheduler, Optional.empty());
         }
-        LogCleaner cleaner = new LogCleaner(properties.toCleanerConfig(), Clock.systemUTC(), metrics);
-        metrics.registerUncleanable(cleaner);
+        Clock clock = Clock.systemUTC();
+        LogCleaner cleaner = new LogCleaner(properties.toCleanerConfig(), clock, metrics);
+        metrics.registerCleaner(cleaner, clock);
         replicaManager.addRemovalListener(cleaner::forget);
         long backoffMs = properties.backoff().toMillis();
-        scheduler.scheduleWithFixedDelay(
+        ScheduledFuture<?> rounds = scheduler.scheduleWithFixedDelay(
                 () -> ReplicaConfiguration.guarded(
                         "log cleaner", () -> replicaManager.runCleaner(cleaner, properties.roundsPerRun())),
                 backoffMs,
                 backoffMs,
                 TimeUnit.MILLISECONDS);
+        // A run that ends by an Error (not guarded) cancels the schedule: the thread is dead, as a
+        // Kafka cleaner thread that failed. A close cancels it too, which is no death.
+        metrics.registerDeadThreads(() -> deadThreads(rounds));
         return new LogCleanerRunner(scheduler, Optional.of(cleaner));
+    }
+
+    /**
+     * 1 when the cleaner's schedule ended by itself (a run threw an Error, which stops a fixed-delay
+     * schedule), else 0; a schedule cancelled by a close is not dead.
+     */
+    static int deadThreads(Future<?> rounds) {
+        return rounds.isDone() && !rounds.isCancelled() ? 1 : 0;
     }
 
     /** The cleaner, when enabled. */

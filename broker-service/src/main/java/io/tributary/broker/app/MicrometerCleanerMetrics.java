@@ -7,10 +7,14 @@ import io.micrometer.core.instrument.Tags;
 import io.tributary.broker.log.cleaner.CleanResult;
 import io.tributary.broker.log.cleaner.CleanerMetrics;
 import io.tributary.broker.log.cleaner.LogCleaner;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 import org.apache.kafka.common.TopicIdPartition;
 
 /**
@@ -19,7 +23,8 @@ import org.apache.kafka.common.TopicIdPartition;
  * tributary.broker.log.cleaner.lag.ms} (tags {@code topic}, {@code partition}), registered at the
  * partition's first measure and removed when the cleaner forgets it; the counters of bytes cleaned
  * (read by passes) and written, of seconds spent in passes (its rate is the cleaner's time ratio),
- * of rounds by outcome; the gauge of uncleanable partitions.
+ * of rounds by outcome; the gauges of uncleanable partitions and bytes, and Kafka's other cleaner
+ * gauges ({@link #registerCleaner}, {@link #registerDeadThreads}), read from the cleaner when scraped.
  *
  * <p>Thread-safe: the cleaner thread reports, the metadata thread forgets.
  */
@@ -60,13 +65,59 @@ final class MicrometerCleanerMetrics implements CleanerMetrics {
         }
     }
 
-    /** Registers the gauge of {@code cleaner}'s uncleanable partitions. */
-    void registerUncleanable(LogCleaner cleaner) {
-        Gauge.builder(
-                        "tributary.broker.log.cleaner.uncleanable.partitions",
-                        cleaner,
-                        c -> c.uncleanablePartitions().size())
-                .description("Partitions whose cleaning failed; the cleaner skips them until they leave the broker")
+    /**
+     * Registers the gauges read from {@code cleaner}, with Kafka's meanings (its {@code LogCleaner}
+     * and {@code LogCleanerManager} gauges; whole numbers as Kafka's): uncleanable partitions and
+     * bytes, the largest dirty percent, the largest compaction delay, the time since the last round
+     * on {@code clock} (the
+     * cleaner's), and the buffer utilization, duration and recopy percent of the last pass that
+     * cleaned.
+     */
+    void registerCleaner(LogCleaner cleaner, InstantSource clock) {
+        gauge(
+                "uncleanable.partitions",
+                "Partitions whose cleaning failed; the cleaner skips them until they leave the broker",
+                () -> cleaner.uncleanablePartitions().size());
+        gauge(
+                "uncleanable.bytes",
+                "Dirty bytes of the uncleanable partitions, as measured when their cleaning failed",
+                cleaner::uncleanableBytes);
+        gauge(
+                "max.dirty.percent",
+                "Largest dirty ratio of the compacted partitions at the last round, in whole percent",
+                () -> (int) (100 * cleaner.maxDirtyRatio()));
+        gauge(
+                "time.since.last.run.seconds",
+                "Seconds since the cleaner's last round began (since it started, before the first)",
+                () -> (clock.millis() - cleaner.lastRoundMs()) / 1000.0);
+        gauge(
+                "max.compaction.delay.seconds",
+                "How long past max.compaction.lag.ms the most overdue compacted partition was at the last round"
+                        + " that cleaned, in whole seconds",
+                () -> TimeUnit.MILLISECONDS.toSeconds(cleaner.maxCompactionDelayMs()));
+        gauge(
+                "max.buffer.utilization.percent",
+                "Share of the dedupe buffer's slots filled by the last pass that cleaned, in whole percent",
+                () -> (int) (100 * cleaner.lastCleanedPass().bufferUtilization()));
+        gauge(
+                "max.clean.time.seconds",
+                "Duration of the last pass that cleaned, in whole seconds",
+                () -> TimeUnit.NANOSECONDS.toSeconds(cleaner.lastCleanedPass().elapsedNanos()));
+        gauge("recopy.percent", "Bytes written over bytes read by the last pass that cleaned, in whole percent", () ->
+                (int) (100 * cleaner.lastCleanedPass().recopyRatio()));
+    }
+
+    /** Registers the gauge of cleaner threads that stopped running while the broker runs. */
+    void registerDeadThreads(IntSupplier deadThreads) {
+        gauge(
+                "dead.threads",
+                "Cleaner threads that died (ended by an error) while the broker runs",
+                deadThreads::getAsInt);
+    }
+
+    private void gauge(String name, String description, Supplier<Number> value) {
+        Gauge.builder("tributary.broker.log.cleaner." + name, value)
+                .description(description)
                 .register(registry);
     }
 

@@ -17,16 +17,26 @@ import org.apache.kafka.common.record.internal.Records;
  * 12  partitionLeaderEpoch  int32
  * 16  magic                 int8    2
  * 17  crc                   uint32  CRC-32C of bytes 21 .. end
- * 21  attributes            int16
+ * 21  attributes            int16   bits 0-2 codec, 3 timestamp type, 4 transactional,
+ *                                   5 control, 6 delete horizon (KIP-534)
  * 23  lastOffsetDelta       int32
- * 27  baseTimestamp         int64
- * 35  maxTimestamp          int64
+ * 27  baseTimestamp         int64   the first record's timestamp; with bit 6 set, the delete horizon
+ * 35  maxTimestamp          int64   the largest record timestamp (log-append time for LogAppendTime)
  * 43  producerId            int64
  * 51  producerEpoch         int16
  * 53  baseSequence          int32
  * 57  recordsCount          int32
  * 61  records ...
  * </pre>
+ *
+ * <p>Attribute bit 6 ({@code 0x40}, the delete horizon flag) is set only by the log cleaner
+ * ({@code log.cleaner.Cleaner}), the first time it rewrites a batch holding a tombstone: the batch's
+ * {@code baseTimestamp} (bytes 27-34) then holds the delete horizon, the time (ms since the epoch)
+ * from which a cleaning pass drops the batch's tombstones, and each record's timestamp delta is
+ * taken from it, so a record's timestamp (base + delta) is unchanged. The base timestamp is then no
+ * record's timestamp, so this engine never reads it as one: segment rolls, the time index,
+ * retention, ListOffsets and the largest-timestamp bookkeeping use {@code maxTimestamp} (which the
+ * flag leaves the largest record timestamp) and the records' own timestamps.
  *
  * @param position where the batch starts in its segment file (0 for a batch in memory)
  * @param baseOffset the offset of the batch's first record

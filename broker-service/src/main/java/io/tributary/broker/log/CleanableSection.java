@@ -7,7 +7,7 @@ import java.util.OptionalLong;
 
 /**
  * What the log cleaner may clean in one partition log now, taken under the log's writer lock
- * ({@link PartitionLog#cleanableSection}).
+ * ({@link CompactionHooks#cleanableSection}).
  *
  * <pre>
  *  logStart      firstDirty           firstUncleanable    active segment

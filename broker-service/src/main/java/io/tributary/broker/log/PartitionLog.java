@@ -59,9 +59,10 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Compaction</h2>
  *
- * <p>The log cleaner (package {@code log.cleaner}) reads closed segments without the lock, from a
- * {@link #cleanableSection} taken under it, and swaps its cleaned files in with {@link
- * #swapInCleaned} under the lock, following {@link SegmentSwap}'s crash-safe protocol; opening
+ * <p>The log cleaner (package {@code log.cleaner}) works through the log's {@link CompactionHooks}
+ * ({@link #compaction()}): it reads closed segments without the lock, from a {@link
+ * CompactionHooks#cleanableSection} taken under it, and swaps its cleaned files in with {@link
+ * CompactionHooks#swapInCleaned} under the lock, following {@link SegmentSwap}'s crash-safe protocol; opening
  * finishes or drops a swap a crash interrupted. Reads by offset land on the next surviving batch
  * (offsets are never renumbered; a gap is skipped as in a follower's copy of a compacted log).
  *
@@ -124,8 +125,8 @@ public final class PartitionLog implements AutoCloseable {
     private volatile long logStartOffset;
     private volatile long recoveryPoint;
     private volatile List<EpochEntry> leaderEpochs = List.of();
-    /** The log cleaner's first dirty offset (persisted with each swap; see {@link SegmentSwap}). */
-    private volatile long cleanerCheckpoint;
+    /** The log cleaner's hooks and checkpoint. */
+    private final CompactionHooks compaction;
 
     private final RecoveryReport openReport;
 
@@ -172,6 +173,7 @@ public final class PartitionLog implements AutoCloseable {
         this.clock = clock;
         this.lastFlushMs = clock.millis();
         this.deleter = new SegmentDeleter(clock);
+        this.compaction = new CompactionHooks(this, writeLock, index, segments, deleter);
         synchronized (writeLock) {
             this.openReport = load();
             loadOrRebuildProducerState();
@@ -516,7 +518,7 @@ public final class PartitionLog implements AutoCloseable {
                     .filter(e -> e.startOffset() < truncatedEnd)
                     .toList();
             recoveryPoint = Math.min(recoveryPoint, newEnd);
-            lowerCleanerCheckpoint(newEnd);
+            compaction.truncatedTo(newEnd);
             // A pending roll flush may move the recovery point only to what is left of its segments:
             // batches appended from here on are not in what it fsyncs.
             pendingRollFlushes.forEach(p -> p.target = Math.min(p.target, newEnd));
@@ -559,8 +561,7 @@ public final class PartitionLog implements AutoCloseable {
             end = new LogEnd(offset, segment, 0);
             resetIndexingState();
             producers.clear();
-            cleanerCheckpoint = offset;
-            index.writeCleanerCheckpoint(offset);
+            compaction.restartedAt(offset);
             persistState(PartitionState.Shutdown.UNCLEAN, Durability.SYNC);
             log.info("{}: truncated fully (log end was {}) and restarted at offset {}", partition, oldEnd, offset);
         }
@@ -688,216 +689,35 @@ public final class PartitionLog implements AutoCloseable {
     // ------------------------------------------------------------------------------------------
     // Log cleaner hooks (the cleaner itself is package log.cleaner)
 
-    /** The log cleaner's checkpoint: the first offset it has not deduplicated yet. */
-    public long cleanerCheckpoint() {
-        return cleanerCheckpoint;
+    /** What the log offers its cleaner: its cleanable section, the swap of cleaned segments, its checkpoint. */
+    public CompactionHooks compaction() {
+        return compaction;
     }
 
-    /**
-     * What the log cleaner may clean now (see {@link CleanableSection}), below {@code
-     * upperBoundOffset} (the partition's high watermark: records not yet committed are not cleaned).
-     */
-    public CleanableSection cleanableSection(long upperBoundOffset) {
-        synchronized (writeLock) {
-            ensureOpen();
-            long nowMs = clock.millis();
-            long bound = Math.min(
-                    Math.min(upperBoundOffset, recoveryPoint), end.segment().baseOffset());
-            Long floor = segments.floorKey(bound);
-            long firstUncleanable = floor == null ? segments.firstKey() : floor;
-            // The log start may be past the bound (a follower whose high watermark is below the records
-            // deleted before it): then nothing is cleanable, and the section is empty, not refused.
-            long firstDirty =
-                    Math.min(Math.max(logStartOffset, Math.min(cleanerCheckpoint, firstUncleanable)), firstUncleanable);
-            long minLagMs = config.compaction().minCompactionLag().toMillis();
-            if (minLagMs > 0) {
-                Long dirtyBase = segments.floorKey(firstDirty);
-                for (LogSegment segment : segments.subMap(
-                                dirtyBase == null ? segments.firstKey() : dirtyBase, true, firstUncleanable, false)
-                        .values()) {
-                    OptionalLong largest = segment.largestTimestampMs(segment.sizeInBytes());
-                    if (largest.isPresent() && nowMs - largest.getAsLong() < minLagMs) {
-                        firstUncleanable = segment.baseOffset();
-                        break;
-                    }
-                }
-                firstDirty = Math.min(firstDirty, firstUncleanable);
-            }
-            List<LogSegment> cleanable =
-                    List.copyOf(segments.headMap(firstUncleanable, false).values());
-            long cleanBytes = 0;
-            long dirtyBytes = 0;
-            OptionalLong firstDirtyTimestamp = OptionalLong.empty();
-            for (int i = 0; i < cleanable.size(); i++) {
-                LogSegment segment = cleanable.get(i);
-                long segmentEnd =
-                        i + 1 < cleanable.size() ? cleanable.get(i + 1).baseOffset() : firstUncleanable;
-                if (segmentEnd <= firstDirty) {
-                    cleanBytes += segment.sizeInBytes();
-                } else {
-                    if (dirtyBytes == 0 && segment.sizeInBytes() > 0 && segment.rollsByRecordTime()) {
-                        firstDirtyTimestamp = OptionalLong.of(segment.rollBaseMs());
-                    }
-                    dirtyBytes += segment.sizeInBytes();
-                }
-            }
-            return new CleanableSection(
-                    logStartOffset,
-                    firstDirty,
-                    firstUncleanable,
-                    cleanable,
-                    cleanBytes,
-                    dirtyBytes,
-                    firstDirtyTimestamp,
-                    producers.lastOffsets(),
-                    config);
+    /** A swap replaced {@code range}: the largest timestamp so far may have gone with it (writer lock held). */
+    void afterRangeReplaced(SegmentSwap.Range range) {
+        if (offsetOfMaxTimestampSoFar >= range.baseOffset() && offsetOfMaxTimestampSoFar < range.endOffset()) {
+            forgetDeletedMaxTimestamp();
         }
     }
 
-    /**
-     * Swaps the cleaned file {@code <dir>/SegmentSwap.cleanedFileName(range)} (written and fsynced by
-     * the cleaner) in for {@code replaced}, the adjacent segments covering {@code range}, following
-     * {@link SegmentSwap}'s steps 2 to 6, and records {@code checkpoint} as the cleaner's first dirty
-     * offset in the same index write batch. When the log changed since the cleaner took its section
-     * (a truncation, retention or another swap replaced one of the segments, or the log closed),
-     * deletes the cleaned file and returns false.
-     */
-    public boolean swapInCleaned(List<LogSegment> replaced, SegmentSwap.Range range, OptionalLong checkpoint) {
-        return swapInCleaned(replaced, range, checkpoint, SwapObserver.NONE);
+    /** For each producer the log knows, the last offset of its newest batch (writer lock held). */
+    Map<Long, Long> producerLastOffsets() {
+        return producers.lastOffsets();
     }
 
-    /**
-     * {@link #swapInCleaned(List, SegmentSwap.Range, OptionalLong)}, telling {@code observer} after
-     * each file operation (a seam for crash tests).
-     */
-    public boolean swapInCleaned(
-            List<LogSegment> replaced, SegmentSwap.Range range, OptionalLong checkpoint, SwapObserver observer) {
-        Path cleaned = dir.resolve(SegmentSwap.cleanedFileName(range));
-        synchronized (writeLock) {
-            if (closed || !stillInLog(replaced, range)) {
-                log.info(
-                        "{}: the log changed while offsets [{}, {}) were cleaned; the cleaned segment is dropped",
-                        partition,
-                        range.baseOffset(),
-                        range.endOffset());
-                SegmentSwap.delete(cleaned);
-                return false;
-            }
-            long nowMs = clock.millis();
-            Path swap = SegmentSwap.commit(dir, range, observer);
-            LogSegment swapped = LogSegment.openFile(swap, range.baseOffset(), nowMs);
-            try {
-                replaceIndexOfCleaned(
-                        swapped,
-                        range,
-                        checkpoint.isPresent() ? Optional.of(checkpoint.getAsLong()) : Optional.empty());
-            } finally {
-                swapped.close();
-            }
-            observer.after(SwapObserver.Step.INDEX_REPLACED, swap);
-            List<LogSegment> retired = new ArrayList<>();
-            LogSegment fresh;
-            try {
-                for (LogSegment old : replaced) {
-                    Path file = deleter.retire(old, config.fileDeleteDelay());
-                    retired.add(old);
-                    observer.after(SwapObserver.Step.ORIGINAL_RETIRED, file);
-                }
-                SegmentSwap.install(dir, range, observer);
-                fresh = LogSegment.open(dir, range.baseOffset(), nowMs);
-            } catch (RuntimeException e) {
-                // Decided but not installed: the next opening finishes it. Until then the log serves
-                // the originals, so their retirement must not close them.
-                deleter.keepOpen(retired);
-                throw e;
-            }
-            segments.put(range.baseOffset(), fresh);
-            for (LogSegment old : replaced) {
-                if (old.baseOffset() != range.baseOffset()) {
-                    segments.remove(old.baseOffset());
-                }
-            }
-            deleter.deleteDue();
-            checkpoint.ifPresent(c -> cleanerCheckpoint = c);
-            if (offsetOfMaxTimestampSoFar >= range.baseOffset() && offsetOfMaxTimestampSoFar < range.endOffset()) {
-                forgetDeletedMaxTimestamp();
-            }
-            long before = replaced.stream().mapToLong(LogSegment::sizeInBytes).sum();
-            log.info(
-                    "{}: swapped in the cleaned offsets [{}, {}): {} segments of {} bytes became {} of {} bytes;"
-                            + " cleaner checkpoint {}",
-                    partition,
-                    range.baseOffset(),
-                    range.endOffset(),
-                    replaced.size(),
-                    before,
-                    fresh.path().getFileName(),
-                    fresh.sizeInBytes(),
-                    cleanerCheckpoint);
-            return true;
-        }
+    /** The published end of the log. */
+    LogEnd logEnd() {
+        return end;
     }
 
-    /**
-     * Whether every one of {@code held} is still in the log (the same segment object: not deleted
-     * by retention or truncation, nor replaced by a swap), and the log open. A cleaner whose read
-     * failed asks this to tell a log that changed under it from a failure of its own.
-     */
-    public boolean holdsSegments(List<LogSegment> held) {
-        synchronized (writeLock) {
-            if (closed) {
-                return false;
-            }
-            for (LogSegment segment : held) {
-                if (segments.get(segment.baseOffset()) != segment) {
-                    return false;
-                }
-            }
-            return true;
-        }
+    InstantSource clock() {
+        return clock;
     }
 
-    /** Whether {@code replaced} are still exactly the closed segments covering {@code range}. */
-    private boolean stillInLog(List<LogSegment> replaced, SegmentSwap.Range range) {
-        if (replaced.isEmpty()
-                || replaced.getFirst().baseOffset() != range.baseOffset()
-                || range.endOffset() > end.segment().baseOffset()
-                || range.endOffset() > recoveryPoint
-                || !Long.valueOf(range.endOffset())
-                        .equals(segments.higherKey(replaced.getLast().baseOffset()))) {
-            return false;
-        }
-        List<LogSegment> current = List.copyOf(segments.subMap(range.baseOffset(), true, range.endOffset(), false)
-                .values());
-        if (current.size() != replaced.size()) {
-            return false;
-        }
-        for (int i = 0; i < current.size(); i++) {
-            if (current.get(i) != replaced.get(i)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Step 3 of a swap ({@link SwapIndexUpdate}), reading batches up to the published end. */
-    private void replaceIndexOfCleaned(LogSegment cleaned, SegmentSwap.Range range, Optional<Long> checkpoint) {
-        SwapIndexUpdate.replace(
-                index,
-                cleaned,
-                range,
-                checkpoint,
-                config.indexIntervalBytes(),
-                segments.firstKey(),
-                offset -> batchesFrom(offset, end).iterator());
-    }
-
-    /** After a truncation to {@code newEnd}: the cleaner has deduplicated nothing past it. */
-    private void lowerCleanerCheckpoint(long newEnd) {
-        if (cleanerCheckpoint > newEnd) {
-            cleanerCheckpoint = newEnd;
-            index.writeCleanerCheckpoint(newEnd);
-        }
+    /** Whether the log is closed (writer lock held). */
+    boolean isClosed() {
+        return closed;
     }
 
     /**
@@ -1102,7 +922,7 @@ public final class PartitionLog implements AutoCloseable {
         index.writeState(new PartitionState(logStartOffset, recoveryPoint, shutdown, leaderEpochs), durability);
     }
 
-    private void ensureOpen() {
+    void ensureOpen() {
         if (closed) {
             throw new IllegalStateException(partition + ": the log is closed");
         }
@@ -1370,7 +1190,7 @@ public final class PartitionLog implements AutoCloseable {
             logStartOffset = start;
             recoveryPoint = start;
             end = new LogEnd(start, segment, 0);
-            cleanerCheckpoint = start;
+            compaction.createdAt(start);
             persistState(PartitionState.Shutdown.UNCLEAN, Durability.SYNC);
             return new RecoveryReport(false, 0, 0, 0);
         }
@@ -1381,7 +1201,7 @@ public final class PartitionLog implements AutoCloseable {
         logStartOffset =
                 Math.max(firstBase, saved.map(PartitionState::logStartOffset).orElse(firstBase));
         leaderEpochs = saved.map(PartitionState::leaderEpochs).orElse(List.of());
-        cleanerCheckpoint = index.readCleanerCheckpoint().orElse(logStartOffset);
+        compaction.loaded(logStartOffset);
         long savedRecoveryPoint = saved.map(PartitionState::recoveryPoint).orElse(firstBase);
         LogSegment last = segments.lastEntry().getValue();
         boolean clean = saved.isPresent()
@@ -1396,11 +1216,7 @@ public final class PartitionLog implements AutoCloseable {
             report = recover(savedRecoveryPoint);
         }
         for (SegmentSwap.Range swap : finishedSwaps) {
-            // Step 3 of the swap again: its index batch may not have been written before the crash.
-            if (segments.containsKey(swap.baseOffset())
-                    && swap.endOffset() <= end.segment().baseOffset()) {
-                replaceIndexOfCleaned(segments.get(swap.baseOffset()), swap, Optional.empty());
-            }
+            compaction.redoSwapIndex(swap);
         }
         // Finishes a deletion a crash interrupted, and drops index entries below the first segment.
         // The indexing state is rebuilt after it (restoreIndexingState), so the deletion need not

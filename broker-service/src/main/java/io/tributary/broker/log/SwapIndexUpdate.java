@@ -1,5 +1,6 @@
 package io.tributary.broker.log;
 
+import io.tributary.broker.log.index.CleanerCheckpoint;
 import io.tributary.broker.log.index.PartitionIndex;
 import io.tributary.broker.log.index.TimestampOffset;
 import java.util.ArrayList;
@@ -35,7 +36,7 @@ final class SwapIndexUpdate {
             PartitionIndex index,
             LogSegment cleaned,
             SegmentSwap.Range range,
-            Optional<Long> checkpoint,
+            Optional<CleanerCheckpoint> checkpoint,
             int indexIntervalBytes,
             long firstSegmentBase,
             LongFunction<Iterator<PartitionLog.Located>> batchesFrom) {

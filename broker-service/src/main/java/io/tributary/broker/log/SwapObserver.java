@@ -4,7 +4,7 @@ import java.nio.file.Path;
 
 /**
  * A seam at each file operation of a clean (see {@link SegmentSwap}'s steps): the cleaner and
- * {@link PartitionLog#swapInCleaned} call {@link #after} once the operation has returned, in the
+ * {@link CompactionHooks#swapInCleaned} call {@link #after} once the operation has returned, in the
  * order of the steps, on the cleaning thread (step 1 without the log's lock, the others under it).
  * Production code passes {@link #NONE}; a crash test passes one that stops the process at the
  * {@code n}th call, so that recovery is tried after every step of a real pass.

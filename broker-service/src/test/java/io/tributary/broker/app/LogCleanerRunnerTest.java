@@ -22,6 +22,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.record.internal.MemoryRecords;
@@ -91,7 +95,28 @@ class LogCleanerRunnerTest {
 
             assertThat(throttledCleanerThread()).isEmpty();
             assertThat(LogContents.records(partition.log())).isEqualTo(before);
-            assertThat(partition.log().cleanerCheckpoint()).isZero();
+            assertThat(partition.log().compaction().cleanerCheckpoint()).isZero();
+        }
+    }
+
+    @Test
+    void aScheduleEndedByAnErrorCountsAsADeadThreadAndACancelledOneDoesNot() {
+        try (ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor()) {
+            ScheduledFuture<?> healthy = scheduler.scheduleWithFixedDelay(() -> {}, 0, 10, TimeUnit.MILLISECONDS);
+            ScheduledFuture<?> failing = scheduler.scheduleWithFixedDelay(
+                    () -> {
+                        throw new AssertionError("a cleaner run ending by an Error");
+                    },
+                    0,
+                    10,
+                    TimeUnit.MILLISECONDS);
+
+            Awaitility.await().until(failing::isDone);
+
+            assertThat(LogCleanerRunner.deadThreads(failing)).isOne();
+            assertThat(LogCleanerRunner.deadThreads(healthy)).isZero();
+            healthy.cancel(false);
+            assertThat(LogCleanerRunner.deadThreads(healthy)).isZero();
         }
     }
 

@@ -6,13 +6,19 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.PartitionLog;
+import io.tributary.broker.log.cleaner.CleanResult;
+import io.tributary.broker.log.cleaner.Cleaner;
 import io.tributary.broker.log.cleaner.CleanerConfig;
 import io.tributary.broker.log.cleaner.CleanerTestLogs;
 import io.tributary.broker.log.cleaner.CorruptSegments;
 import io.tributary.broker.log.cleaner.LogCleaner;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -52,7 +58,7 @@ class MicrometerCleanerMetricsTest {
         PartitionLog table = dirtyLog("table", COMPACT);
         PartitionLog stream = dirtyLog("stream", LogConfig.defaults());
         LogCleaner cleaner = new LogCleaner(CleanerConfig.defaults(), clock, metrics);
-        metrics.registerUncleanable(cleaner);
+        metrics.registerCleaner(cleaner, clock);
 
         cleaner.runRound(List.of(target(table), target(stream)));
         String afterFirst = scrape();
@@ -84,15 +90,90 @@ class MicrometerCleanerMetricsTest {
         PartitionLog corrupt = dirtyLog("corrupt", COMPACT);
         CorruptSegments.corruptFirstRecord(corrupt);
         LogCleaner cleaner = new LogCleaner(CleanerConfig.defaults(), clock, metrics);
-        metrics.registerUncleanable(cleaner);
+        metrics.registerCleaner(cleaner, clock);
 
+        long dirtyBytes = corrupt.compaction().cleanableSection(Long.MAX_VALUE).dirtyBytes();
+        metrics.registerCleaner(cleaner, clock);
         cleaner.runRound(List.of(target(corrupt)));
         cleaner.runRound(List.of(target(corrupt)));
 
+        assertThat(dirtyBytes).isPositive();
         assertThat(scrape())
                 .contains("tributary_broker_log_cleaner_uncleanable_partitions 1.0")
+                .contains("tributary_broker_log_cleaner_uncleanable_bytes " + (double) dirtyBytes)
                 .contains("tributary_broker_log_cleaner_rounds_total{outcome=\"failed\"} 1.0")
                 .contains("tributary_broker_log_cleaner_rounds_total{outcome=\"cleaned\"} 0.0");
+    }
+
+    @Test
+    void kafkasCleanerGaugesReadTheLastRoundAndTheLastPassThatCleaned() {
+        AtomicLong nowMs = new AtomicLong(NOW_MS);
+        InstantSource cleanerClock = () -> Instant.ofEpochMilli(nowMs.get());
+        PartitionLog table = dirtyLog("table", COMPACT);
+        PartitionLog halfDirty = dirtyLog("half", COMPACT);
+        new Cleaner(CleanerConfig.defaults(), clock).clean(halfDirty, Long.MAX_VALUE);
+        CleanerTestLogs.fill(halfDirty, 1, 10, NOW_MS);
+        // 101 slots (24 bytes each, a prime number): ten keys fill 9.9 % of them.
+        LogCleaner cleaner = new LogCleaner(new CleanerConfig(101 * 24, 0.9, 512 * 1024), cleanerClock, metrics);
+        metrics.registerCleaner(cleaner, cleanerClock);
+        nowMs.addAndGet(2_500);
+        String beforeAnyRound = scrape();
+
+        Optional<CleanResult> pass = cleaner.runRound(List.of(target(halfDirty), target(table)));
+        nowMs.addAndGet(4_000);
+        String afterRound = scrape();
+
+        assertThat(beforeAnyRound)
+                .contains("tributary_broker_log_cleaner_time_since_last_run_seconds 2.5")
+                .contains("tributary_broker_log_cleaner_max_dirty_percent 0.0")
+                .contains("tributary_broker_log_cleaner_max_buffer_utilization_percent 0.0")
+                .contains("tributary_broker_log_cleaner_recopy_percent 0.0")
+                .contains("tributary_broker_log_cleaner_max_clean_time_seconds 0.0");
+        CleanResult result = pass.orElseThrow();
+        assertThat(result.outcome()).isEqualTo(CleanResult.Outcome.CLEANED);
+        assertThat(result.bufferUtilization()).isEqualTo(10.0 / 101);
+        int recopyPercent = (int) (100.0 * result.bytesWritten() / result.bytesRead());
+        assertThat(recopyPercent).isBetween(1, 99);
+        // "table" (all dirty) is the dirtiest; "half" (cleaned once, then a dirty segment) is not.
+        assertThat(afterRound)
+                .contains("tributary_broker_log_cleaner_time_since_last_run_seconds 4.0")
+                .contains("tributary_broker_log_cleaner_max_dirty_percent 100.0")
+                .contains("tributary_broker_log_cleaner_max_buffer_utilization_percent 9.0")
+                .contains("tributary_broker_log_cleaner_recopy_percent " + (double) recopyPercent)
+                .contains("tributary_broker_log_cleaner_max_clean_time_seconds 0.0");
+    }
+
+    @Test
+    void theCompactionDelayGaugeIsHowLongTheMostOverdueLogWaitedPastItsMaxLag() {
+        LogConfig lagged =
+                COMPACT.withCompaction(COMPACT.compaction().withMaxCompactionLag(Optional.of(Duration.ofSeconds(10))));
+        PartitionLog overdue = dirtyLog("overdue", lagged);
+        PartitionLog unbounded = dirtyLog("unbounded", COMPACT);
+        LogCleaner cleaner = new LogCleaner(CleanerConfig.defaults(), clock, metrics);
+        metrics.registerCleaner(cleaner, clock);
+        String before = scrape();
+
+        cleaner.runRound(List.of(target(unbounded), target(overdue)));
+
+        // Written 60 s ago, due after 10 s: 50 s overdue.
+        assertThat(before).contains("tributary_broker_log_cleaner_max_compaction_delay_seconds 0.0");
+        assertThat(scrape()).contains("tributary_broker_log_cleaner_max_compaction_delay_seconds 50.0");
+    }
+
+    @Test
+    void theCleanTimeGaugeIsTheLastCleaningPassInWholeSeconds() {
+        // Each reading of the cleaner's clock moves it 700 ms on: the pass spans several readings.
+        AtomicLong nowMs = new AtomicLong(NOW_MS);
+        InstantSource ticking = () -> Instant.ofEpochMilli(nowMs.addAndGet(700));
+        PartitionLog table = dirtyLog("table", COMPACT);
+        LogCleaner cleaner = new LogCleaner(CleanerConfig.defaults(), ticking, metrics);
+        metrics.registerCleaner(cleaner, ticking);
+
+        cleaner.runRound(List.of(target(table)));
+
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(cleaner.lastCleanedPass().elapsedNanos());
+        assertThat(seconds).isPositive();
+        assertThat(scrape()).contains("tributary_broker_log_cleaner_max_clean_time_seconds " + (double) seconds);
     }
 
     @Test

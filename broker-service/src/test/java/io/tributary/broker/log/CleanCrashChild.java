@@ -65,7 +65,7 @@ public final class CleanCrashChild {
         };
         Cleaner cleaner = new Cleaner(CleanerConfig.defaults(), clock, IoThrottle.unlimited(), () -> false, observer);
         CleanResult result = cleaner.clean(log, log.logEndOffset());
-        out.println("CLEANED " + result.outcome() + " " + log.cleanerCheckpoint());
+        out.println("CLEANED " + result.outcome() + " " + log.compaction().cleanerCheckpoint());
         clock.advance(CleanCrashWorkload.CONFIG.fileDeleteDelay().plus(Duration.ofMillis(1)));
         int deleted = log.deleteRetiredSegments();
         log.close();

@@ -177,7 +177,7 @@ class CleanCrashTest {
                 assertThat(again.outcome())
                         .as(where + ": a pass after recovery")
                         .isIn(CleanResult.Outcome.CLEANED, CleanResult.Outcome.NOTHING_TO_CLEAN);
-                assertThat(log.cleanerCheckpoint())
+                assertThat(log.compaction().cleanerCheckpoint())
                         .as(where)
                         .isEqualTo(CleanCrashWorkload.segmentBases().getLast());
                 checkAgainstModel(log, store, fullyCleaned, where + ", cleaned again");

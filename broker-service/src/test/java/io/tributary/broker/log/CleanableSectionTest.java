@@ -67,8 +67,8 @@ class CleanableSectionTest {
         log = PartitionLog.open(dir.resolve("data"), TP, COMPACT, store, clock);
         fill(999_000, 999_000, 999_000);
 
-        CleanableSection all = log.cleanableSection(Long.MAX_VALUE);
-        CleanableSection belowHighWatermark = log.cleanableSection(15);
+        CleanableSection all = log.compaction().cleanableSection(Long.MAX_VALUE);
+        CleanableSection belowHighWatermark = log.compaction().cleanableSection(15);
 
         assertThat(all.firstUncleanableOffset()).isEqualTo(30);
         assertThat(all.segments()).extracting(LogSegment::baseOffset).containsExactly(0L, 10L, 20L);
@@ -80,7 +80,8 @@ class CleanableSectionTest {
         assertThat(belowHighWatermark.segments())
                 .extracting(LogSegment::baseOffset)
                 .containsExactly(0L);
-        assertThat(log.cleanableSection(10).firstUncleanableOffset()).isEqualTo(10);
+        assertThat(log.compaction().cleanableSection(10).firstUncleanableOffset())
+                .isEqualTo(10);
     }
 
     /**
@@ -94,7 +95,7 @@ class CleanableSectionTest {
         fill(999_000, 999_000, 999_000);
         log.deleteRecordsBefore(4);
 
-        CleanableSection section = log.cleanableSection(2);
+        CleanableSection section = log.compaction().cleanableSection(2);
 
         assertThat(section.firstDirtyOffset()).isEqualTo(section.firstUncleanableOffset());
         assertThat(section.dirtyBytes()).isZero();
@@ -107,9 +108,9 @@ class CleanableSectionTest {
                 dir.resolve("data"), TP, COMPACT, ProducerStateConfig.defaults(), store, clock, pendingFlushes::add);
         fill(999_000, 999_000, 999_000);
 
-        assertThat(log.cleanableSection(Long.MAX_VALUE).segments()).isEmpty();
+        assertThat(log.compaction().cleanableSection(Long.MAX_VALUE).segments()).isEmpty();
         pendingFlushes.forEach(Runnable::run);
-        assertThat(log.cleanableSection(Long.MAX_VALUE).firstUncleanableOffset())
+        assertThat(log.compaction().cleanableSection(Long.MAX_VALUE).firstUncleanableOffset())
                 .isEqualTo(30);
     }
 
@@ -123,13 +124,13 @@ class CleanableSectionTest {
                 clock);
         fill(900_000, 995_000, 999_000);
 
-        assertThat(log.cleanableSection(Long.MAX_VALUE).firstUncleanableOffset())
+        assertThat(log.compaction().cleanableSection(Long.MAX_VALUE).firstUncleanableOffset())
                 .isEqualTo(10);
         clock.advance(Duration.ofSeconds(6));
-        assertThat(log.cleanableSection(Long.MAX_VALUE).firstUncleanableOffset())
+        assertThat(log.compaction().cleanableSection(Long.MAX_VALUE).firstUncleanableOffset())
                 .isEqualTo(20);
         clock.advance(Duration.ofSeconds(5));
-        assertThat(log.cleanableSection(Long.MAX_VALUE).firstUncleanableOffset())
+        assertThat(log.compaction().cleanableSection(Long.MAX_VALUE).firstUncleanableOffset())
                 .isEqualTo(30);
     }
 
@@ -139,7 +140,7 @@ class CleanableSectionTest {
         fill(999_000, 999_000, 999_000);
 
         CleanResult result = new Cleaner(CleanerConfig.defaults(), clock).clean(log, Long.MAX_VALUE);
-        CleanableSection after = log.cleanableSection(Long.MAX_VALUE);
+        CleanableSection after = log.compaction().cleanableSection(Long.MAX_VALUE);
 
         assertThat(result.checkpoint()).isEqualTo(30);
         assertThat(after.firstDirtyOffset()).isEqualTo(30);
@@ -155,13 +156,13 @@ class CleanableSectionTest {
         new Cleaner(CleanerConfig.defaults(), clock).clean(log, Long.MAX_VALUE);
 
         log.truncateTo(25);
-        assertThat(log.cleanerCheckpoint()).isEqualTo(20);
+        assertThat(log.compaction().cleanerCheckpoint()).isEqualTo(20);
         log.close();
         log = PartitionLog.open(dir.resolve("data"), TP, COMPACT, store, clock);
 
-        assertThat(log.cleanerCheckpoint()).isEqualTo(20);
+        assertThat(log.compaction().cleanerCheckpoint()).isEqualTo(20);
         fill(999_500);
-        CleanableSection section = log.cleanableSection(Long.MAX_VALUE);
+        CleanableSection section = log.compaction().cleanableSection(Long.MAX_VALUE);
         assertThat(section.firstUncleanableOffset()).isEqualTo(30);
         assertThat(section.firstDirtyOffset()).isEqualTo(20);
     }
@@ -177,13 +178,14 @@ class CleanableSectionTest {
                 store,
                 clock);
         fill(900_000, 999_000, 999_000);
-        List<LogSegment> segments = log.cleanableSection(Long.MAX_VALUE).segments();
+        List<LogSegment> segments =
+                log.compaction().cleanableSection(Long.MAX_VALUE).segments();
 
-        assertThat(log.holdsSegments(segments)).isTrue();
+        assertThat(log.compaction().holdsSegments(segments)).isTrue();
         assertThat(log.deleteExpiredSegments(16).segmentsDeleted()).isEqualTo(1);
-        assertThat(log.holdsSegments(segments)).isFalse();
-        assertThat(log.holdsSegments(segments.subList(1, 3))).isTrue();
+        assertThat(log.compaction().holdsSegments(segments)).isFalse();
+        assertThat(log.compaction().holdsSegments(segments.subList(1, 3))).isTrue();
         log.close();
-        assertThat(log.holdsSegments(List.of())).isFalse();
+        assertThat(log.compaction().holdsSegments(List.of())).isFalse();
     }
 }

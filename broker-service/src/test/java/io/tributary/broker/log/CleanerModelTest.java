@@ -168,7 +168,7 @@ class CleanerModelTest {
                                 horizons,
                                 tally);
                     }
-                    assertThat(log.cleanerCheckpoint()).as(where).isEqualTo(result.checkpoint());
+                    assertThat(log.compaction().cleanerCheckpoint()).as(where).isEqualTo(result.checkpoint());
                 } else if (op < 97) {
                     log.close();
                     log = PartitionLog.open(data, tp, config, store, clock);

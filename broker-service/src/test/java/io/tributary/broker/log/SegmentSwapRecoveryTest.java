@@ -6,6 +6,7 @@ import io.tributary.broker.log.CompactionConfig.CleanupPolicy;
 import io.tributary.broker.log.cleaner.CleanResult;
 import io.tributary.broker.log.cleaner.Cleaner;
 import io.tributary.broker.log.cleaner.CleanerConfig;
+import io.tributary.broker.log.index.CleanerCheckpoint;
 import io.tributary.broker.log.index.IndexStore;
 import io.tributary.broker.log.index.PartitionIndex;
 import java.io.IOException;
@@ -15,7 +16,6 @@ import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -170,7 +170,7 @@ class SegmentSwapRecoveryTest {
         PartitionLog log = PartitionLog.open(dir.resolve("data"), TP, CONFIG, store, clock);
         try {
             List<Long> bases = fill(log);
-            CleanableSection section = log.cleanableSection(log.logEndOffset());
+            CleanableSection section = log.compaction().cleanableSection(log.logEndOffset());
             assertThat(section.segments()).hasSize(3);
             SegmentSwap.Range range = new SegmentSwap.Range(0, bases.get(1));
             Path cleanedFile = log.directory().resolve(SegmentSwap.cleanedFileName(range));
@@ -178,13 +178,16 @@ class SegmentSwapRecoveryTest {
             log.truncateTo(5);
             TreeMap<Long, String> truncated = LogContents.records(log);
 
-            boolean swapped =
-                    log.swapInCleaned(List.of(section.segments().getFirst()), range, OptionalLong.of(bases.get(1)));
+            boolean swapped = log.compaction()
+                    .swapInCleaned(
+                            List.of(section.segments().getFirst()),
+                            range,
+                            Optional.of(CleanerCheckpoint.at(bases.get(1))));
 
             assertThat(swapped).isFalse();
             assertThat(cleanedFile).doesNotExist();
             assertThat(LogContents.records(log)).isEqualTo(truncated);
-            assertThat(log.cleanerCheckpoint()).isZero();
+            assertThat(log.compaction().cleanerCheckpoint()).isZero();
         } finally {
             log.close();
         }
@@ -205,7 +208,7 @@ class SegmentSwapRecoveryTest {
                             range.endOffset(),
                             entries.offsets(),
                             entries.times(),
-                            Optional.of(range.endOffset()));
+                            Optional.of(CleanerCheckpoint.at(range.endOffset())));
         } finally {
             swapped.close();
         }

@@ -127,7 +127,11 @@ class ReplicaManagerTest {
         int rounds = manager.runCleaner(cleaner, 16);
 
         assertThat(rounds).isEqualTo(1);
-        assertThat(manager.partition("table", 0).orElseThrow().log().cleanerCheckpoint())
+        assertThat(manager.partition("table", 0)
+                        .orElseThrow()
+                        .log()
+                        .compaction()
+                        .cleanerCheckpoint())
                 .isEqualTo(9);
         assertThat(manager.partition("table", 0).orElseThrow().log().sizeInBytes())
                 .isLessThan(manager.partition("stream", 0).orElseThrow().log().sizeInBytes());

@@ -16,6 +16,8 @@ import java.util.OptionalLong;
  * @param recordsRetained records kept
  * @param earliestTombstoneHorizonMs the earliest delete horizon of the tombstones the pass kept, if
  *     it kept any: from then on a pass over the log (even with nothing dirty) drops one
+ * @param bufferUtilization the share of the offset map's slots the pass filled, 0 to 1 (Kafka's
+ *     {@code CleanerStats.bufferUtilization}); 0 when it built no map
  */
 public record CleanResult(
         Outcome outcome,
@@ -27,7 +29,8 @@ public record CleanResult(
         long bytesWritten,
         long recordsRead,
         long recordsRetained,
-        OptionalLong earliestTombstoneHorizonMs) {
+        OptionalLong earliestTombstoneHorizonMs,
+        double bufferUtilization) {
 
     /** How a pass ended. */
     public enum Outcome {

@@ -2,10 +2,12 @@ package io.tributary.broker.log.cleaner;
 
 import io.tributary.broker.log.BatchHeader;
 import io.tributary.broker.log.CleanableSection;
+import io.tributary.broker.log.CompactionHooks;
 import io.tributary.broker.log.LogSegment;
 import io.tributary.broker.log.PartitionLog;
 import io.tributary.broker.log.SegmentSwap;
 import io.tributary.broker.log.SwapObserver;
+import io.tributary.broker.log.index.CleanerCheckpoint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -46,7 +48,7 @@ import org.slf4j.LoggerFactory;
  *       file, keeping a record when it is at or past the new checkpoint, or when the map holds no
  *       later offset for its key and it is not a tombstone whose batch's delete horizon has passed;
  *       records without a key are dropped, as Kafka drops them;
- *   <li>swaps each cleaned file in ({@link PartitionLog#swapInCleaned}, the file protocol is {@link
+ *   <li>swaps each cleaned file in ({@link CompactionHooks#swapInCleaned}, the file protocol is {@link
  *       SegmentSwap}'s); the last swap records the new checkpoint.
  * </ol>
  *
@@ -55,9 +57,30 @@ import org.slf4j.LoggerFactory;
  * base sequence and last offset (so offsets are never renumbered and the producer's last sequence
  * stays); a batch that loses every record disappears, except the newest batch of a producer the log
  * knows, which stays as an empty batch (a header without records, as Kafka keeps it) so that the
- * producer's epoch and sequence survive. The first time a batch holding a tombstone is rewritten its
- * delete horizon (KIP-534: the base timestamp, flagged by attribute bit 6) is set to now + {@code
- * delete.retention.ms}; a later pass after the horizon drops the tombstone.
+ * producer's epoch and sequence survive.
+ *
+ * <h2>Tombstone delete horizons (KIP-534), in the batches it writes</h2>
+ *
+ * <p>The first time a pass keeps a tombstone (a record without a value) its batch is rewritten with
+ * two header fields changed (offsets from the batch start, big-endian; the layout is {@link
+ * BatchHeader}'s):
+ *
+ * <pre>
+ * 21  attributes      int16   bit 6 (0x40) set: "this batch carries a delete horizon"
+ * 27  baseTimestamp   int64   the delete horizon: the pass's time + delete.retention.ms (ms since
+ *                             the epoch), instead of the first record's timestamp
+ * 61  records ...             each record's timestampDelta (varint) is re-taken from the horizon,
+ *                             so base + delta is still the record's own timestamp
+ * </pre>
+ *
+ * {@code maxTimestamp} (byte 35) stays the largest timestamp of the records kept, and the CRC (byte
+ * 17) covers the new bytes. A batch that already has the flag keeps its horizon whenever it is
+ * rewritten again (a later pass never extends it), and a pass at or after the horizon drops its
+ * tombstones; the decision depends only on the batch and the clock, so every replica that cleans
+ * its copy (or restarts) decides the same. kafka-clients' {@code filterTo} writes these fields, as
+ * Kafka's cleaner does. The earliest horizon of the tombstones a pass kept is stored with the
+ * checkpoint ({@link CleanerCheckpoint}), which tells {@link LogCleaner} when to clean a log for
+ * its tombstones alone, across restarts.
  *
  * <p>Every read of batches and every write goes through the {@link IoThrottle} (Kafka's {@code
  * log.cleaner.io.max.bytes.per.second}); a stop (the broker shutting down) ends the pass at the next
@@ -131,7 +154,7 @@ public final class Cleaner {
     }
 
     private CleanResult pass(PartitionLog partitionLog, long upperBoundOffset, boolean evenIfNothingDirty) {
-        CleanableSection section = partitionLog.cleanableSection(upperBoundOffset);
+        CleanableSection section = partitionLog.compaction().cleanableSection(upperBoundOffset);
         long firstDirty = section.firstDirtyOffset();
         boolean nothingDirty = firstDirty >= section.firstUncleanableOffset();
         if (!section.config().compaction().compacts()
@@ -145,6 +168,7 @@ public final class Cleaner {
         long checkpoint;
         try {
             checkpoint = buildMap(section);
+            stats.bufferUtilization = (double) map.size() / map.slots();
         } catch (StoppedException e) {
             return stopped(partitionLog, section, stats, swapped);
         } catch (RuntimeException e) {
@@ -163,11 +187,16 @@ public final class Cleaner {
             }
             boolean done;
             try {
-                done = partitionLog.swapInCleaned(
-                        group.segments(),
-                        group.range(),
-                        last ? OptionalLong.of(checkpoint) : OptionalLong.empty(),
-                        observer);
+                done = partitionLog
+                        .compaction()
+                        .swapInCleaned(
+                                group.segments(),
+                                group.range(),
+                                last
+                                        ? Optional.of(
+                                                new CleanerCheckpoint(checkpoint, stats.earliestTombstoneHorizon()))
+                                        : Optional.empty(),
+                                observer);
             } catch (RuntimeException e) {
                 // Failed before its commit point, the cleaned file is still ".cleaned": drop it. A ".swap"
                 // is decided; the log finishes it when it next opens.
@@ -176,7 +205,11 @@ public final class Cleaner {
             }
             if (!done) {
                 return stats.result(
-                        CleanResult.Outcome.ABORTED, firstDirty, partitionLog.cleanerCheckpoint(), section, swapped);
+                        CleanResult.Outcome.ABORTED,
+                        firstDirty,
+                        partitionLog.compaction().cleanerCheckpoint(),
+                        section,
+                        swapped);
             }
             swapped++;
         }
@@ -205,7 +238,7 @@ public final class Cleaner {
         return stats.result(
                 CleanResult.Outcome.ABORTED,
                 section.firstDirtyOffset(),
-                partitionLog.cleanerCheckpoint(),
+                partitionLog.compaction().cleanerCheckpoint(),
                 section,
                 swapped);
     }
@@ -231,7 +264,7 @@ public final class Cleaner {
      */
     private static CleanResult abortedOrThrow(
             PartitionLog partitionLog, CleanableSection section, RuntimeException e, Stats stats, int swapped) {
-        if (partitionLog.holdsSegments(section.segments())) {
+        if (partitionLog.compaction().holdsSegments(section.segments())) {
             throw e;
         }
         log.info(
@@ -506,6 +539,7 @@ public final class Cleaner {
         long recordsRead;
         long recordsRetained;
         long earliestTombstoneHorizonMs = Long.MAX_VALUE;
+        double bufferUtilization;
 
         CleanResult result(
                 CleanResult.Outcome outcome,
@@ -523,9 +557,14 @@ public final class Cleaner {
                     bytesWritten,
                     recordsRead,
                     recordsRetained,
-                    earliestTombstoneHorizonMs == Long.MAX_VALUE
-                            ? OptionalLong.empty()
-                            : OptionalLong.of(earliestTombstoneHorizonMs));
+                    earliestTombstoneHorizon(),
+                    bufferUtilization);
+        }
+
+        OptionalLong earliestTombstoneHorizon() {
+            return earliestTombstoneHorizonMs == Long.MAX_VALUE
+                    ? OptionalLong.empty()
+                    : OptionalLong.of(earliestTombstoneHorizonMs);
         }
     }
 }

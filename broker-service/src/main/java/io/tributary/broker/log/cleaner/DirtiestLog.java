@@ -55,6 +55,25 @@ public final class DirtiestLog {
         return pastMaxCompactionLag(section, nowMs) || section.dirtyRatio() > compaction.minCleanableDirtyRatio();
     }
 
+    /**
+     * How long past {@code max.compaction.lag.ms} the oldest dirty record of {@code section} is at
+     * {@code nowMs} (Kafka's compaction delay); 0 when it is not past it, nothing is dirty, or the
+     * topic sets no such lag.
+     */
+    public static long compactionDelayMs(CleanableSection section, long nowMs) {
+        Optional<Duration> maxLag = section.config().compaction().maxCompactionLag();
+        if (maxLag.isEmpty()
+                || section.dirtyBytes() == 0
+                || section.firstDirtyTimestampMs().isEmpty()) {
+            return 0;
+        }
+        return Math.max(
+                0,
+                nowMs
+                        - maxLag.get().toMillis()
+                        - section.firstDirtyTimestampMs().getAsLong());
+    }
+
     private static boolean pastMaxCompactionLag(CleanableSection section, long nowMs) {
         Optional<Duration> maxLag = section.config().compaction().maxCompactionLag();
         return maxLag.isPresent()

@@ -29,15 +29,17 @@ import org.slf4j.LoggerFactory;
  *
  * A log whose cleaning fails at any step (taking its cleanable section, reading, writing, the swap)
  * while it is open is marked <em>uncleanable</em>: logged once with the cause, reported to {@link
- * CleanerMetrics#cleaningFailed}, listed by {@link #uncleanablePartitions()}, and skipped by later
+ * CleanerMetrics#cleaningFailed}, listed by {@link #uncleanablePartitions()} (its dirty bytes when it
+ * failed counted by {@link #uncleanableBytes()}), and skipped by later
  * rounds until {@link #forget} (its partition left the broker). The round goes on with the next due
  * log, so one broken log never stops the others from being cleaned, and nothing is thrown to the
  * caller. A log closed under a pass (its partition moved or deleted, the broker stopping) is not a
  * failure: its pass is dropped.
  *
  * <p>When no log is dirty enough, a round cleans the log whose kept tombstones reached their delete
- * horizon first (the horizons are remembered from the passes, in memory: after a restart a log's
- * tombstones wait for its next pass), as Kafka cleans logs with expired tombstones.
+ * horizon first: each pass stores the earliest horizon of the tombstones it kept with the log's
+ * checkpoint ({@link io.tributary.broker.log.CompactionHooks#earliestDeleteHorizonMs()}), so the
+ * cleaner holds no horizon of its own and a restarted broker drops expired tombstones on time.
  *
  * <h2>Metrics, throttle, stop</h2>
  *
@@ -50,7 +52,13 @@ import org.slf4j.LoggerFactory;
  * <p>The offset map ({@link CleanerConfig#dedupeBufferBytes()}) is allocated at the first pass, so
  * a broker without compacted topics never pays for it.
  *
+ * <p>What Kafka's cleaner gauges read ({@code LogCleaner}'s and {@code LogCleanerManager}'s) is kept
+ * here and read by any thread: {@link #lastRoundMs()}, {@link #maxDirtyRatio()}, {@link
+ * #maxCompactionDelayMs()}, {@link
+ * #lastCleanedPass()}, {@link #uncleanableBytes()}.
+ *
  * <p>Not thread-safe: one instance per cleaner thread, except {@link #uncleanablePartitions()},
+ * the gauge readers above,
  * {@link #forget} and {@link #stop}, which any thread may call. The scheduling (threads, {@code
  * log.cleaner.backoff.ms}) is the caller's.
  */
@@ -65,6 +73,25 @@ public final class LogCleaner {
         }
     }
 
+    /**
+     * What the last pass that cleaned (outcome {@link CleanResult.Outcome#CLEANED}) did, as Kafka's
+     * cleaner thread keeps its {@code lastStats}.
+     *
+     * @param bufferUtilization the share of the offset map's slots it filled, 0 to 1
+     * @param elapsedNanos how long it took
+     * @param bytesRead bytes of batches it read while cleaning
+     * @param bytesWritten bytes it wrote to cleaned segments
+     */
+    public record PassSummary(double bufferUtilization, long elapsedNanos, long bytesRead, long bytesWritten) {
+        /** Before any pass cleaned: zeros, as Kafka's initial stats. */
+        public static final PassSummary NONE = new PassSummary(0, 0, 0, 0);
+
+        /** Bytes written over bytes read (Kafka's recopy rate); 0 before any pass. */
+        public double recopyRatio() {
+            return (double) bytesWritten / Math.max(bytesRead, 1);
+        }
+    }
+
     /** A target with its section, and whether it is cleaned for its expired tombstones only. */
     private record Candidate(Target target, CleanableSection section, boolean forTombstones) {}
 
@@ -72,9 +99,13 @@ public final class LogCleaner {
     private final InstantSource clock;
     private final CleanerMetrics metrics;
     private final IoThrottle throttle;
-    private final Set<TopicIdPartition> uncleanable = ConcurrentHashMap.newKeySet();
-    /** Per log, the earliest delete horizon of the tombstones its last pass kept. */
-    private final Map<TopicIdPartition, Long> tombstoneHorizons = new ConcurrentHashMap<>();
+    /** The uncleanable partitions, each with its dirty bytes when its cleaning failed. */
+    private final Map<TopicIdPartition, Long> uncleanable = new ConcurrentHashMap<>();
+
+    private volatile long lastRoundMs;
+    private volatile double maxDirtyRatio;
+    private volatile long maxCompactionDelayMs;
+    private volatile PassSummary lastCleanedPass = PassSummary.NONE;
 
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private volatile boolean stopping;
@@ -91,6 +122,7 @@ public final class LogCleaner {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.throttle = IoThrottle.of(config.ioMaxBytesPerSecond(), clock, this::sleepUnlessStopped);
+        this.lastRoundMs = clock.millis();
     }
 
     /**
@@ -102,35 +134,44 @@ public final class LogCleaner {
             return Optional.empty();
         }
         long nowMs = clock.millis();
+        lastRoundMs = nowMs;
         List<Candidate> candidates = new ArrayList<>();
         for (Target target : targets) {
             TopicIdPartition partition = target.log().topicIdPartition();
-            if (uncleanable.contains(partition)) {
+            if (uncleanable.containsKey(partition)) {
                 continue;
             }
             if (!target.log().config().compaction().compacts()) {
                 // Not compacted (or no longer): nothing to clean, and no section to take under the
                 // log's write lock, which its producers hold on every append.
-                tombstoneHorizons.remove(partition);
                 metrics.partitionForgotten(partition);
                 continue;
             }
             CleanableSection section;
             try {
-                section = target.log().cleanableSection(target.highWatermark());
+                section = target.log().compaction().cleanableSection(target.highWatermark());
             } catch (RuntimeException e) {
-                failed(target, "taking its cleanable section", e, 0);
+                failed(target, "taking its cleanable section", e, 0, 0);
                 continue;
             }
             measure(target.log(), section, nowMs);
             candidates.add(new Candidate(target, section, false));
         }
+        maxDirtyRatio = candidates.stream()
+                .mapToDouble(c -> c.section().dirtyRatio())
+                .max()
+                .orElse(0);
+        long roundCompactionDelayMs = candidates.stream()
+                .mapToLong(c -> DirtiestLog.compactionDelayMs(c.section(), nowMs))
+                .max()
+                .orElse(0);
         List<Candidate> order = new ArrayList<>(DirtiestLog.inOrder(candidates, Candidate::section, nowMs));
         Set<Candidate> due = Collections.newSetFromMap(new IdentityHashMap<>());
         due.addAll(order);
-        // Then the logs whose kept tombstones reached their delete horizon, the earliest first.
+        // Then the logs whose kept tombstones reached their delete horizon, the earliest first (a log
+        // with no segment to clean, a follower below its high watermark, waits).
         candidates.stream()
-                .filter(c -> !due.contains(c) && horizonOf(c) <= nowMs)
+                .filter(c -> !due.contains(c) && !c.section().segments().isEmpty() && horizonOf(c) <= nowMs)
                 .sorted(Comparator.comparingLong(this::horizonOf))
                 .forEach(c -> order.add(new Candidate(c.target(), c.section(), true)));
         for (Candidate candidate : order) {
@@ -139,6 +180,7 @@ public final class LogCleaner {
             }
             Optional<CleanResult> result = pass(candidate);
             if (result.isPresent()) {
+                maxCompactionDelayMs = roundCompactionDelayMs;
                 return result;
             }
             // The log failed (now uncleanable) or closed: the round goes on with the next one.
@@ -147,7 +189,7 @@ public final class LogCleaner {
     }
 
     private long horizonOf(Candidate candidate) {
-        return tombstoneHorizons.getOrDefault(candidate.target().log().topicIdPartition(), Long.MAX_VALUE);
+        return candidate.target().log().compaction().earliestDeleteHorizonMs().orElse(Long.MAX_VALUE);
     }
 
     /** One pass over {@code candidate}'s log; empty when it failed or the log closed under it. */
@@ -168,20 +210,16 @@ public final class LogCleaner {
                     target,
                     "reading, writing or swapping its segments",
                     e,
-                    IoThrottle.nanos(clock.instant()) - startNanos);
+                    IoThrottle.nanos(clock.instant()) - startNanos,
+                    candidate.section().dirtyBytes());
             return Optional.empty();
         }
-        metrics.passEnded(partition, result, IoThrottle.nanos(clock.instant()) - startNanos);
+        long elapsedNanos = IoThrottle.nanos(clock.instant()) - startNanos;
         if (result.outcome() == CleanResult.Outcome.CLEANED) {
-            if (result.earliestTombstoneHorizonMs().isPresent()) {
-                tombstoneHorizons.put(
-                        partition, result.earliestTombstoneHorizonMs().getAsLong());
-            } else {
-                tombstoneHorizons.remove(partition);
-            }
-        } else if (candidate.forTombstones()) {
-            tombstoneHorizons.remove(partition);
+            lastCleanedPass = new PassSummary(
+                    result.bufferUtilization(), elapsedNanos, result.bytesRead(), result.bytesWritten());
         }
+        metrics.passEnded(partition, result, elapsedNanos);
         forgetIfClosed(target.log());
         return Optional.of(result);
     }
@@ -190,14 +228,13 @@ public final class LogCleaner {
      * {@code target}'s cleaning failed while {@code step}: unless its log is closed (not a failure),
      * marks it uncleanable, logs the cause once and reports it.
      */
-    private void failed(Target target, String step, RuntimeException e, long elapsedNanos) {
+    private void failed(Target target, String step, RuntimeException e, long elapsedNanos, long dirtyBytes) {
         TopicIdPartition partition = target.log().topicIdPartition();
         if (isClosed(target.log())) {
             log.debug("{}: closed while the cleaner was {}: {}", partition, step, e.toString());
             return;
         }
-        uncleanable.add(partition);
-        tombstoneHorizons.remove(partition);
+        uncleanable.put(partition, dirtyBytes);
         log.error(
                 "{}: cleaning failed while {}; the partition is marked uncleanable and skipped until it leaves"
                         + " the broker",
@@ -230,22 +267,53 @@ public final class LogCleaner {
     }
 
     private static boolean isClosed(PartitionLog partitionLog) {
-        return !partitionLog.holdsSegments(List.of());
+        return !partitionLog.compaction().holdsSegments(List.of());
     }
 
     /** The partitions whose cleaning failed, skipped by every round. */
     public Set<TopicIdPartition> uncleanablePartitions() {
-        return Set.copyOf(uncleanable);
+        return Set.copyOf(uncleanable.keySet());
+    }
+
+    /**
+     * The dirty bytes of the uncleanable partitions, each as measured by the round in which its
+     * cleaning failed (0 for one whose section could not be taken): what compaction leaves undone
+     * (Kafka's {@code uncleanable-bytes}).
+     */
+    public long uncleanableBytes() {
+        return uncleanable.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** When the last round began, on the cleaner's clock (its creation until the first round). */
+    public long lastRoundMs() {
+        return lastRoundMs;
+    }
+
+    /** The largest dirty ratio (0 to 1) of the compacted logs the last round measured; 0 when none. */
+    public double maxDirtyRatio() {
+        return maxDirtyRatio;
+    }
+
+    /**
+     * The largest compaction delay ({@link DirtiestLog#compactionDelayMs}) of the compacted logs
+     * measured by the last round that ran a pass; 0 before one (Kafka's pre-clean stats).
+     */
+    public long maxCompactionDelayMs() {
+        return maxCompactionDelayMs;
+    }
+
+    /** The last pass that cleaned, or {@link PassSummary#NONE}. */
+    public PassSummary lastCleanedPass() {
+        return lastCleanedPass;
     }
 
     /**
      * Forgets all the cleaner holds of {@code partition} (it was deleted or moved off the broker): its
-     * uncleanable mark, its tombstone horizon and its per-partition metrics. Its checkpoint is its
+     * uncleanable mark and its per-partition metrics. Its checkpoint and tombstone horizon are its
      * log's (in the index store, deleted with a deleted partition's data).
      */
     public void forget(TopicIdPartition partition) {
         uncleanable.remove(partition);
-        tombstoneHorizons.remove(partition);
         metrics.partitionForgotten(partition);
     }
 

@@ -5,7 +5,7 @@
  * <h2>Flow of one pass ({@link io.tributary.broker.log.cleaner.Cleaner})</h2>
  *
  * <pre>
- *  PartitionLog.cleanableSection(highWatermark)      (under the log's lock: a consistent snapshot)
+ *  PartitionLog.compaction().cleanableSection(highWatermark)  (under the log's lock: a consistent snapshot)
  *     |   [logStart .. firstDirty)   clean: deduplicated by earlier passes
  *     |   [firstDirty .. firstUncleanable)   dirty: segments closed, fsynced, committed, older than
  *     |                                      min.compaction.lag.ms
@@ -16,7 +16,7 @@
  *  groups of segments below the checkpoint (at most segment.bytes each)
  *     |   each: MemoryRecords.filterTo into {@code <base>-<end>.cleaned}, fsync
  *     v
- *  PartitionLog.swapInCleaned (io.tributary.broker.log.SegmentSwap: .cleaned -&gt; .swap -&gt; index
+ *  CompactionHooks.swapInCleaned (io.tributary.broker.log.SegmentSwap: .cleaned -&gt; .swap -&gt; index
  *     batch -&gt; originals renamed .log.deleted (deleted after file.delete.delay.ms) -&gt; .swap renamed
  *     .log); the last swap stores the checkpoint in partition_state; a SwapObserver (no-op but in
  *     crash tests) hears each file operation

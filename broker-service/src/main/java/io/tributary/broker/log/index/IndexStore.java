@@ -30,7 +30,7 @@ import org.rocksdb.WriteOptions;
  *   <li>{@code time_index}: (topic id, partition, max timestamp so far) to offset.
  *   <li>{@code partition_state}: (topic id, partition) to {@link PartitionState}; (topic id,
  *       partition, {@code 0x01}) to the idempotent producers' snapshot of a clean close; {@code
- *       0x02} the high-watermark checkpoint; {@code 0x03} the log cleaner's checkpoint.
+ *       0x02} the high-watermark checkpoint; {@code 0x03} the log cleaner's {@link CleanerCheckpoint}.
  * </ul>
  *
  * <h2>Durability</h2>

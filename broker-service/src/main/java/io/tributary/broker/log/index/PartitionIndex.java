@@ -53,9 +53,10 @@ import org.rocksdb.WriteOptions;
  * snapshot written at a clean close (its encoding is documented on the log's {@code ProducerState});
  * deleted when the log opens, so only the open right after a clean close can use it. And key = the
  * prefix then the byte {@code 0x02} (21 bytes): the high-watermark checkpoint, an int64 (8 bytes).
- * And key = the prefix then the byte {@code 0x03} (21 bytes): the log cleaner's checkpoint, an
- * int64 (8 bytes): the first offset the cleaner has not deduplicated yet (its "first dirty
- * offset"); written only in the write batch that swaps cleaned segments in ({@link #replaceRange}).
+ * And key = the prefix then the byte {@code 0x03} (21 bytes): the log cleaner's checkpoint,
+ * {@link CleanerCheckpoint}'s 16 bytes (the first offset the cleaner has not deduplicated yet, its
+ * "first dirty offset", then the earliest delete horizon of the tombstones it kept); written in the
+ * write batch that swaps cleaned segments in ({@link #replaceRange}) and at a truncation below it.
  *
  * <p>Lookups are {@code seekForPrev} (the greatest key at or below the probe) checked against the
  * prefix, and a look at the partition's {@link IndexBuffer} of entries not yet written to RocksDB
@@ -299,9 +300,13 @@ public final class PartitionIndex {
 
     // ---- log cleaner ----
 
-    /** The cleaner's checkpoint (its first dirty offset), if the cleaner ever swapped segments in. */
-    public Optional<Long> readCleanerCheckpoint() {
-        return readLong(cleanerCheckpointKey, "the cleaner checkpoint");
+    /** The cleaner's checkpoint, if the cleaner ever swapped segments in. */
+    public Optional<CleanerCheckpoint> readCleanerCheckpoint() {
+        try {
+            return CleanerCheckpoint.decode(db.get(store.partitionState, cleanerCheckpointKey));
+        } catch (RocksDBException e) {
+            throw new IndexStoreException("cannot read the cleaner checkpoint", e);
+        }
     }
 
     /**
@@ -363,7 +368,7 @@ public final class PartitionIndex {
             long toOffset,
             List<OffsetPosition> offsets,
             List<TimestampOffset> times,
-            Optional<Long> cleanerCheckpoint) {
+            Optional<CleanerCheckpoint> cleanerCheckpoint) {
         for (OffsetPosition entry : offsets) {
             if (entry.offset() < fromOffset || entry.offset() >= toOffset) {
                 throw new IllegalArgumentException(entry + " is outside [" + fromOffset + ", " + toOffset + ")");
@@ -394,9 +399,7 @@ public final class PartitionIndex {
                     batch.put(
                             store.partitionState,
                             cleanerCheckpointKey,
-                            ByteBuffer.allocate(Long.BYTES)
-                                    .putLong(cleanerCheckpoint.get())
-                                    .array());
+                            cleanerCheckpoint.get().encode());
                 }
                 db.write(store.syncedWrites, batch);
                 store.indexWritten();
@@ -408,8 +411,12 @@ public final class PartitionIndex {
     }
 
     /** Writes the cleaner's checkpoint alone (after a truncation below it), synced. */
-    public void writeCleanerCheckpoint(long offset) {
-        writeLong(cleanerCheckpointKey, offset, store.syncedWrites, "the cleaner checkpoint");
+    public void writeCleanerCheckpoint(CleanerCheckpoint checkpoint) {
+        try {
+            db.put(store.partitionState, store.syncedWrites, cleanerCheckpointKey, checkpoint.encode());
+        } catch (RocksDBException e) {
+            throw new IndexStoreException("cannot write the cleaner checkpoint", e);
+        }
     }
 
     // ---- producer snapshot ----

@@ -63,11 +63,11 @@ class CleanerStopTest {
             if (result.outcome() == CleanResult.Outcome.ABORTED) {
                 aborted++;
                 assertThat(after).as("stopped at sleep %d", stopAt).isEqualTo(before);
-                assertThat(log.cleanerCheckpoint()).isZero();
+                assertThat(log.compaction().cleanerCheckpoint()).isZero();
             } else {
                 assertThat(result.outcome()).as("stopped at sleep %d", stopAt).isEqualTo(CleanResult.Outcome.CLEANED);
                 assertThat(after).hasSize(10);
-                assertThat(log.cleanerCheckpoint()).isEqualTo(30);
+                assertThat(log.compaction().cleanerCheckpoint()).isEqualTo(30);
             }
             assertThat(log.directory()).isDirectoryNotContaining("glob:**.{cleaned,swap}");
         }

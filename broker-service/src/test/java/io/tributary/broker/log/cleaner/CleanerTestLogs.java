@@ -76,8 +76,13 @@ public final class CleanerTestLogs implements BeforeEachCallback, AfterEachCallb
 
     /** Opens {@code log}'s partition again (after a crash or a close), with its config, on the logs' clock. */
     public PartitionLog reopen(PartitionLog log) {
+        return reopen(log, clock);
+    }
+
+    /** Opens {@code log}'s partition again, with its config, on {@code logClock}. */
+    public PartitionLog reopen(PartitionLog log, InstantSource logClock) {
         PartitionLog reopened =
-                PartitionLog.open(dir.resolve("data"), log.topicIdPartition(), log.config(), store, clock);
+                PartitionLog.open(dir.resolve("data"), log.topicIdPartition(), log.config(), store, logClock);
         logs.add(reopened);
         return reopened;
     }

@@ -68,12 +68,12 @@ class LogCleanerTest {
         Optional<CleanResult> third = cleaner.runRound(targets);
 
         assertThat(first).hasValueSatisfying(r -> assertThat(r.checkpoint()).isEqualTo(30));
-        assertThat(dirty.cleanerCheckpoint()).isEqualTo(30);
+        assertThat(dirty.compaction().cleanerCheckpoint()).isEqualTo(30);
         assertThat(second)
                 .hasValueSatisfying(r -> assertThat(r.firstDirtyBefore()).isEqualTo(30));
-        assertThat(mostlyClean.cleanerCheckpoint()).isEqualTo(50);
+        assertThat(mostlyClean.compaction().cleanerCheckpoint()).isEqualTo(50);
         assertThat(third).isEmpty();
-        assertThat(deleting.cleanerCheckpoint()).isZero();
+        assertThat(deleting.compaction().cleanerCheckpoint()).isZero();
         assertThat(LogContents.records(deleting)).hasSize(30);
     }
 
@@ -92,7 +92,7 @@ class LogCleanerTest {
         // The map holds one batch of 5 at a time: the pass stops after it (the rest is not dirty enough
         // for the next round), and the failed log is not tried again.
         assertThat(first).hasValueSatisfying(r -> assertThat(r.checkpoint()).isEqualTo(5));
-        assertThat(fine.cleanerCheckpoint()).isEqualTo(5);
+        assertThat(fine.compaction().cleanerCheckpoint()).isEqualTo(5);
         assertThat(next).isEmpty();
         assertThat(cleaner.uncleanablePartitions()).containsExactly(tooManyKeysInABatch.topicIdPartition());
         assertThat(LogContents.records(tooManyKeysInABatch)).hasSize(40);
@@ -118,10 +118,10 @@ class LogCleanerTest {
             assertThat(r.checkpoint()).isEqualTo(30);
         });
         assertThat(cleaner.uncleanablePartitions()).containsExactly(corrupt.topicIdPartition());
-        assertThat(corrupt.cleanerCheckpoint()).isZero();
+        assertThat(corrupt.compaction().cleanerCheckpoint()).isZero();
         assertThat(second)
                 .hasValueSatisfying(r -> assertThat(r.firstDirtyBefore()).isEqualTo(30));
-        assertThat(fine.cleanerCheckpoint()).isEqualTo(60);
+        assertThat(fine.compaction().cleanerCheckpoint()).isEqualTo(60);
         assertThat(corrupt.directory()).isDirectoryNotContaining("glob:**.{cleaned,swap}");
     }
 
@@ -139,10 +139,10 @@ class LogCleanerTest {
         Optional<CleanResult> round = cleaner.runRound(List.of(target(blocked), target(fine)));
 
         assertThat(round).hasValueSatisfying(r -> assertThat(r.checkpoint()).isEqualTo(30));
-        assertThat(fine.cleanerCheckpoint()).isEqualTo(30);
+        assertThat(fine.compaction().cleanerCheckpoint()).isEqualTo(30);
         assertThat(cleaner.uncleanablePartitions()).containsExactly(blocked.topicIdPartition());
         assertThat(LogContents.records(blocked)).isEqualTo(before);
-        assertThat(blocked.cleanerCheckpoint()).isZero();
+        assertThat(blocked.compaction().cleanerCheckpoint()).isZero();
         assertThat(blocked.directory()).isDirectoryNotContaining("glob:**.cleaned");
     }
 
@@ -167,7 +167,7 @@ class LogCleanerTest {
         cleaner.stop();
 
         assertThat(cleaner.runRound(List.of(target(dirty)))).isEmpty();
-        assertThat(dirty.cleanerCheckpoint()).isZero();
+        assertThat(dirty.compaction().cleanerCheckpoint()).isZero();
     }
 
     @Test
@@ -192,7 +192,7 @@ class LogCleanerTest {
                 .hasValueSatisfying(r -> assertThat(r.outcome()).isEqualTo(CleanResult.Outcome.ABORTED));
         thread.join();
         assertThat(LogContents.records(dirty)).isEqualTo(before);
-        assertThat(dirty.cleanerCheckpoint()).isZero();
+        assertThat(dirty.compaction().cleanerCheckpoint()).isZero();
         assertThat(cleaner.uncleanablePartitions()).isEmpty();
     }
 
