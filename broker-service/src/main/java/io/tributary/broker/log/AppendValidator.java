@@ -33,6 +33,10 @@ import org.apache.kafka.common.utils.internals.CloseableIterator;
  * (leader only, {@link InvalidTimestampException}, as Kafka); as follower, offsets continue the log
  * and increase ({@link UnexpectedAppendOffsetException}).
  *
+ * <p>As leader, once offsets are assigned, a batch whose codec is not the topic's {@code
+ * compression.type} is rewritten into it ({@link BatchRecompression}, as Kafka); a follower stores
+ * the leader's bytes as they are.
+ *
  * <p>Stateless; thread-safe. The records passed in are modified (leader) and must not be shared.
  */
 final class AppendValidator {
@@ -85,7 +89,10 @@ final class AppendValidator {
             position += batch.sizeInBytes();
         }
         checkWhole(records, position);
-        return new ValidatedAppend(records, headers, logAppendTime ? OptionalLong.of(nowMs) : OptionalLong.empty());
+        return BatchRecompression.toTopicCodec(
+                partition,
+                new ValidatedAppend(records, headers, logAppendTime ? OptionalLong.of(nowMs) : OptionalLong.empty()),
+                config);
     }
 
     /**
