@@ -20,7 +20,7 @@ import org.apache.kafka.common.utils.internals.CloseableIterator;
  * CRC; offset assignment, the leader epoch and LogAppendTime are written with {@link
  * MutableRecordBatch#setLastOffset}, {@link MutableRecordBatch#setPartitionLeaderEpoch} and {@link
  * MutableRecordBatch#setMaxTimestamp}, which recompute the CRC where the field is covered by it.
- * Records are never decoded to append and never re-encoded.
+ * Records are never decoded to append and never re-encoded, except into the topic's codec (below).
  *
  * <p>Checks, in order, per batch: the bytes hold whole batches only ({@link CorruptBatchException});
  * magic is 2 ({@link InvalidRecordException}); the batch is no larger than {@code max.message.bytes}
