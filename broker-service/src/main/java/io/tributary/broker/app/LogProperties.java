@@ -5,6 +5,7 @@ import io.tributary.broker.log.MessageTimestampType;
 import io.tributary.broker.log.ProducerStateConfig;
 import io.tributary.broker.log.TimestampBounds;
 import io.tributary.broker.log.TopicCompression;
+import io.tributary.common.topic.TopicConfigRules;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
@@ -123,9 +124,19 @@ public record LogProperties(
             throw new IllegalArgumentException(
                     "tributary.broker.log.retention-size must not be negative, got " + retentionSize);
         }
+        requireLevel("compression-gzip-level", TopicConfigRules.GZIP_LEVELS, compressionGzipLevel);
+        requireLevel("compression-lz4-level", TopicConfigRules.LZ4_LEVELS, compressionLz4Level);
+        requireLevel("compression-zstd-level", TopicConfigRules.ZSTD_LEVELS, compressionZstdLevel);
         if (producerIdExpiration != null && (producerIdExpiration.isNegative() || producerIdExpiration.isZero())) {
             throw new IllegalArgumentException(
                     "tributary.broker.log.producer-id-expiration must be positive, got " + producerIdExpiration);
+        }
+    }
+
+    private static void requireLevel(String property, TopicConfigRules.CompressionLevelRange range, int level) {
+        if (!range.accepts(level)) {
+            throw new IllegalArgumentException("tributary.broker.log." + property + " must be between " + range.min()
+                    + " and " + range.max() + " or " + range.defaultLevel() + ", got " + level);
         }
     }
 

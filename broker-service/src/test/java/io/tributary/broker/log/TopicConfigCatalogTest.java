@@ -45,8 +45,26 @@ class TopicConfigCatalogTest {
         assertThat(kafka.value("file.delete.delay.ms")).isEqualTo("60000");
         assertThat(kafka.value("index.interval.bytes")).isEqualTo("4096");
         assertThat(kafka.value("compression.type")).isEqualTo("producer");
+        assertThat(kafka.value("compression.gzip.level")).isEqualTo("-1");
+        assertThat(kafka.value("compression.lz4.level")).isEqualTo("9");
+        assertThat(kafka.value("compression.zstd.level")).isEqualTo("3");
         assertThat(kafka.value("local.retention.ms")).isEqualTo("-2");
         assertThat(kafka.value("remote.storage.enable")).isEqualTo("false");
+    }
+
+    @Test
+    void aBrokersCodecAndLevelsBecomeItsTopicDefaults() {
+        TopicConfigDefaults defaults = TopicConfigDefaults.of(
+                LogConfig.defaults()
+                        .withCompression(TopicCompression.defaults()
+                                .withCodec(TopicCompression.Codec.ZSTD)
+                                .withZstdLevel(7)),
+                1);
+
+        assertThat(defaults.value("compression.type")).isEqualTo("zstd");
+        assertThat(defaults.value("compression.zstd.level")).isEqualTo("7");
+        assertThat(defaults.isKafkaDefault("compression.type")).isFalse();
+        assertThat(defaults.isKafkaDefault("compression.gzip.level")).isTrue();
     }
 
     @Test
