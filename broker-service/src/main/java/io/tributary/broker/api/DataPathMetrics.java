@@ -31,6 +31,12 @@ public interface DataPathMetrics {
     /** A fetch that waited for data. */
     void fetchWaited(FetchWaitOutcome outcome);
 
+    /**
+     * Batches a leader rewrote into its topic's {@code compression.type} (a produce whose batches
+     * were all stored as sent counts nothing): how many, their bytes as sent and as stored.
+     */
+    void recompressed(int batches, long bytesIn, long bytesOut);
+
     /** Counts nothing (tests). */
     DataPathMetrics NONE = new DataPathMetrics() {
         @Override
@@ -41,5 +47,8 @@ public interface DataPathMetrics {
 
         @Override
         public void fetchWaited(FetchWaitOutcome outcome) {}
+
+        @Override
+        public void recompressed(int batches, long bytesIn, long bytesOut) {}
     };
 }

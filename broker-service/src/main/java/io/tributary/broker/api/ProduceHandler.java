@@ -8,6 +8,7 @@ import io.tributary.broker.cluster.TopicInfo;
 import io.tributary.broker.log.AppendResult;
 import io.tributary.broker.log.InvalidRecordException;
 import io.tributary.broker.log.InvalidTimestampException;
+import io.tributary.broker.log.RecompressionStats;
 import io.tributary.broker.log.RecordError;
 import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
@@ -200,6 +201,10 @@ public final class ProduceHandler implements RequestHandler {
             slot.waitFor = result.lastOffset() + 1;
             if (!result.duplicate()) {
                 metrics.produced(bytes, count);
+                RecompressionStats recompression = result.recompression();
+                if (recompression.batches() > 0) {
+                    metrics.recompressed(recompression.batches(), recompression.bytesIn(), recompression.bytesOut());
+                }
             }
         } catch (RuntimeException e) {
             Errors error = DataPathErrors.of(e, partition.topicIdPartition());

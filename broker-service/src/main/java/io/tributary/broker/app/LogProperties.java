@@ -4,6 +4,8 @@ import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.MessageTimestampType;
 import io.tributary.broker.log.ProducerStateConfig;
 import io.tributary.broker.log.TimestampBounds;
+import io.tributary.broker.log.TopicCompression;
+import io.tributary.common.topic.TopicConfigRules;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Pattern;
@@ -39,6 +41,12 @@ import org.springframework.validation.annotation.Validated;
  *     log.segment.delete.delay.ms}): a segment file removed from the log stays open, renamed {@code
  *     .deleted}, this long before it is deleted, so that reads in flight finish; 0 deletes at once
  * @param minInsyncReplicas {@code min.insync.replicas}: acks=all needs an ISR at least this large
+ * @param compressionType {@code compression.type} (Kafka's broker setting of the same name): the codec
+ *     leaders store batches with ({@code uncompressed}, {@code zstd}, {@code lz4}, {@code snappy},
+ *     {@code gzip}), or {@code producer} to keep the producer's
+ * @param compressionGzipLevel {@code compression.gzip.level}: 1 to 9, or -1 (zlib's default)
+ * @param compressionLz4Level {@code compression.lz4.level}: 1 to 17
+ * @param compressionZstdLevel {@code compression.zstd.level}: -131072 to 22
  * @param producerStateRebuildSize bytes of the newest segments whose batch headers rebuild the
  *     idempotent producers' state when a log opens
  * @param producerIdExpiration an idempotent producer idle this long is forgotten (Kafka's {@code
@@ -64,7 +72,14 @@ public record LogProperties(
         @DefaultValue("60s") @NotNull Duration fileDeleteDelay,
         @DefaultValue("1") @Min(1) int minInsyncReplicas,
         @DefaultValue("64MB") @NotNull DataSize producerStateRebuildSize,
-        @DefaultValue("1d") @NotNull Duration producerIdExpiration) {
+        @DefaultValue("1d") @NotNull Duration producerIdExpiration,
+
+        @DefaultValue("producer") @NotNull @Pattern(regexp = "uncompressed|zstd|lz4|snappy|gzip|producer")
+        String compressionType,
+
+        @DefaultValue("-1") int compressionGzipLevel,
+        @DefaultValue("9") int compressionLz4Level,
+        @DefaultValue("3") int compressionZstdLevel) {
 
     /** Kafka's smallest {@code segment.bytes}. */
     static final long MIN_SEGMENT_BYTES = 1024 * 1024;
@@ -109,9 +124,19 @@ public record LogProperties(
             throw new IllegalArgumentException(
                     "tributary.broker.log.retention-size must not be negative, got " + retentionSize);
         }
+        requireLevel("compression-gzip-level", TopicConfigRules.GZIP_LEVELS, compressionGzipLevel);
+        requireLevel("compression-lz4-level", TopicConfigRules.LZ4_LEVELS, compressionLz4Level);
+        requireLevel("compression-zstd-level", TopicConfigRules.ZSTD_LEVELS, compressionZstdLevel);
         if (producerIdExpiration != null && (producerIdExpiration.isNegative() || producerIdExpiration.isZero())) {
             throw new IllegalArgumentException(
                     "tributary.broker.log.producer-id-expiration must be positive, got " + producerIdExpiration);
+        }
+    }
+
+    private static void requireLevel(String property, TopicConfigRules.CompressionLevelRange range, int level) {
+        if (!range.accepts(level)) {
+            throw new IllegalArgumentException("tributary.broker.log." + property + " must be between " + range.min()
+                    + " and " + range.max() + " or " + range.defaultLevel() + ", got " + level);
         }
     }
 
@@ -133,7 +158,12 @@ public record LogProperties(
                                 : MessageTimestampType.CREATE_TIME)
                 .withTimestampBounds(new TimestampBounds(
                         Optional.ofNullable(messageTimestampBeforeMax), Optional.of(messageTimestampAfterMax)))
-                .withFileDeleteDelay(fileDeleteDelay);
+                .withFileDeleteDelay(fileDeleteDelay)
+                .withCompression(new TopicCompression(
+                        TopicCompression.Codec.of(compressionType),
+                        compressionGzipLevel,
+                        compressionLz4Level,
+                        compressionZstdLevel));
     }
 
     public ProducerStateConfig toProducerStateConfig() {

@@ -201,6 +201,9 @@ public class ReplicaConfiguration {
         private final Counter bytesOutReplica;
         private final Counter waitsSatisfied;
         private final Counter waitsExpired;
+        private final Counter recompressedBatches;
+        private final Counter recompressedBytesIn;
+        private final Counter recompressedBytesOut;
 
         MicrometerDataPathMetrics(MeterRegistry registry) {
             bytesIn = Counter.builder("tributary.broker.bytes.in")
@@ -213,6 +216,15 @@ public class ReplicaConfiguration {
             bytesOutReplica = bytesOut(registry, "replica");
             waitsSatisfied = fetchWaits(registry, "satisfied");
             waitsExpired = fetchWaits(registry, "expired");
+            recompressedBatches = Counter.builder("tributary.broker.recompressed.batches")
+                    .description("Produced batches the leader rewrote into the topic's compression.type")
+                    .register(registry);
+            recompressedBytesIn = Counter.builder("tributary.broker.recompressed.bytes.in")
+                    .description("Bytes of produced batches rewritten into the topic's compression.type, as sent")
+                    .register(registry);
+            recompressedBytesOut = Counter.builder("tributary.broker.recompressed.bytes.out")
+                    .description("Bytes of produced batches rewritten into the topic's compression.type, as stored")
+                    .register(registry);
         }
 
         private static Counter bytesOut(MeterRegistry registry, String source) {
@@ -238,6 +250,13 @@ public class ReplicaConfiguration {
         @Override
         public void fetched(long bytes, FetchSource source) {
             (source == FetchSource.REPLICA ? bytesOutReplica : bytesOutConsumer).increment(bytes);
+        }
+
+        @Override
+        public void recompressed(int batches, long bytesIn, long bytesOut) {
+            recompressedBatches.increment(batches);
+            recompressedBytesIn.increment(bytesIn);
+            recompressedBytesOut.increment(bytesOut);
         }
 
         @Override

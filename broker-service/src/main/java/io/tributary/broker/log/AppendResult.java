@@ -11,9 +11,25 @@ import java.util.OptionalLong;
  * @param logStartOffset the log start offset after the append
  * @param duplicate true when nothing was written because the batch repeats one of the idempotent
  *     producer's last batches: the offsets are that batch's original ones
+ * @param recompression the batches the leader rewrote into the topic's {@code compression.type}
  */
 public record AppendResult(
-        long firstOffset, long lastOffset, OptionalLong logAppendTimeMs, long logStartOffset, boolean duplicate) {
+        long firstOffset,
+        long lastOffset,
+        OptionalLong logAppendTimeMs,
+        long logStartOffset,
+        boolean duplicate,
+        RecompressionStats recompression) {
+
+    public AppendResult {
+        java.util.Objects.requireNonNull(recompression, "recompression");
+    }
+
+    /** An append without recompression, written or a duplicate. */
+    public AppendResult(
+            long firstOffset, long lastOffset, OptionalLong logAppendTimeMs, long logStartOffset, boolean duplicate) {
+        this(firstOffset, lastOffset, logAppendTimeMs, logStartOffset, duplicate, RecompressionStats.NONE);
+    }
 
     /** A written append. */
     public AppendResult(long firstOffset, long lastOffset, OptionalLong logAppendTimeMs, long logStartOffset) {

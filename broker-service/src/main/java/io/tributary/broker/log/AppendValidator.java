@@ -20,7 +20,7 @@ import org.apache.kafka.common.utils.internals.CloseableIterator;
  * CRC; offset assignment, the leader epoch and LogAppendTime are written with {@link
  * MutableRecordBatch#setLastOffset}, {@link MutableRecordBatch#setPartitionLeaderEpoch} and {@link
  * MutableRecordBatch#setMaxTimestamp}, which recompute the CRC where the field is covered by it.
- * Records are never decoded to append and never re-encoded.
+ * Records are never decoded to append and never re-encoded, except into the topic's codec (below).
  *
  * <p>Checks, in order, per batch: the bytes hold whole batches only ({@link CorruptBatchException});
  * magic is 2 ({@link InvalidRecordException}); the batch is no larger than {@code max.message.bytes}
@@ -32,6 +32,10 @@ import org.apache.kafka.common.utils.internals.CloseableIterator;
  * every record's timestamp lies within the topic's {@link TimestampBounds} of the leader's clock
  * (leader only, {@link InvalidTimestampException}, as Kafka); as follower, offsets continue the log
  * and increase ({@link UnexpectedAppendOffsetException}).
+ *
+ * <p>As leader, once offsets are assigned, a batch whose codec is not the topic's {@code
+ * compression.type} is rewritten into it ({@link BatchRecompression}, as Kafka); a follower stores
+ * the leader's bytes as they are.
  *
  * <p>Stateless; thread-safe. The records passed in are modified (leader) and must not be shared.
  */
@@ -85,7 +89,10 @@ final class AppendValidator {
             position += batch.sizeInBytes();
         }
         checkWhole(records, position);
-        return new ValidatedAppend(records, headers, logAppendTime ? OptionalLong.of(nowMs) : OptionalLong.empty());
+        return BatchRecompression.toTopicCodec(
+                partition,
+                new ValidatedAppend(records, headers, logAppendTime ? OptionalLong.of(nowMs) : OptionalLong.empty()),
+                config);
     }
 
     /**

@@ -31,6 +31,8 @@ import org.apache.kafka.common.record.internal.DefaultRecordBatch;
  *       message.timestamp.after.max.ms}</td><td>unlimited, 1 hour: see {@link TimestampBounds}</td></tr>
  *   <tr><td>{@code fileDeleteDelay}</td><td>{@code file.delete.delay.ms}</td><td>1 minute</td></tr>
  *   <tr><td>{@code segmentJitter}</td><td>{@code segment.jitter.ms}</td><td>0 (none)</td></tr>
+ *   <tr><td>{@code compression}</td><td>{@code compression.type} and {@code compression.<codec>.level}</td><td>
+ *       producer: see {@link TopicCompression}</td></tr>
  * </table>
  *
  * <p>{@code segmentBytes} may be set below Kafka's 1 MiB minimum (down to one batch header, 61
@@ -54,6 +56,7 @@ import org.apache.kafka.common.record.internal.DefaultRecordBatch;
  * @param segmentJitter each segment rolls up to this much (at most {@code segmentTime}) before
  *     {@code segmentTime}, by {@link #segmentJitterMs}, so that partitions created together do not
  *     all roll at once
+ * @param compression the codec the leader stores batches with ({@code producer}: the producer's)
  */
 public record LogConfig(
         int segmentBytes,
@@ -68,7 +71,8 @@ public record LogConfig(
         CompactionConfig compaction,
         TimestampBounds timestampBounds,
         Duration fileDeleteDelay,
-        Duration segmentJitter) {
+        Duration segmentJitter,
+        TopicCompression compression) {
 
     public static final int DEFAULT_SEGMENT_BYTES = 1024 * 1024 * 1024;
     public static final Duration DEFAULT_SEGMENT_TIME = Duration.ofDays(7);
@@ -92,6 +96,7 @@ public record LogConfig(
             throw new IllegalArgumentException("file.delete.delay.ms must not be negative: " + fileDeleteDelay);
         }
         Objects.requireNonNull(segmentJitter, "segmentJitter");
+        Objects.requireNonNull(compression, "compression");
         if (segmentJitter.isNegative()) {
             throw new IllegalArgumentException("segment.jitter.ms must not be negative: " + segmentJitter);
         }
@@ -109,7 +114,7 @@ public record LogConfig(
 
     /**
      * A config with Kafka's default cleanup policy ({@code delete}), compaction settings, timestamp
-     * bounds and file delete delay, and no segment jitter.
+     * bounds, file delete delay and compression ({@code producer}), and no segment jitter.
      */
     public LogConfig(
             int segmentBytes,
@@ -134,7 +139,8 @@ public record LogConfig(
                 CompactionConfig.defaults(),
                 TimestampBounds.defaults(),
                 DEFAULT_FILE_DELETE_DELAY,
-                Duration.ZERO);
+                Duration.ZERO,
+                TopicCompression.defaults());
     }
 
     /** Kafka's defaults. */
@@ -203,6 +209,10 @@ public record LogConfig(
         return with(c -> c.segmentJitter = value);
     }
 
+    public LogConfig withCompression(TopicCompression value) {
+        return with(c -> c.compression = value);
+    }
+
     /** This config with the fields {@code change} sets in a copy of it; the canonical constructor validates. */
     private LogConfig with(Consumer<Copy> change) {
         Copy copy = new Copy(this);
@@ -225,6 +235,7 @@ public record LogConfig(
         TimestampBounds timestampBounds;
         Duration fileDeleteDelay;
         Duration segmentJitter;
+        TopicCompression compression;
 
         Copy(LogConfig config) {
             segmentBytes = config.segmentBytes;
@@ -240,6 +251,7 @@ public record LogConfig(
             timestampBounds = config.timestampBounds;
             fileDeleteDelay = config.fileDeleteDelay;
             segmentJitter = config.segmentJitter;
+            compression = config.compression;
         }
 
         LogConfig build() {
@@ -256,7 +268,8 @@ public record LogConfig(
                     compaction,
                     timestampBounds,
                     fileDeleteDelay,
-                    segmentJitter);
+                    segmentJitter,
+                    compression);
         }
     }
 

@@ -268,7 +268,12 @@ public final class PartitionLog implements AutoCloseable {
             write(append, nowMs);
             producers.commit(analysis);
             return new AppendResult(
-                    append.firstOffset(), append.lastOffset(), append.logAppendTimeMs(), logStartOffset);
+                    append.firstOffset(),
+                    append.lastOffset(),
+                    append.logAppendTimeMs(),
+                    logStartOffset,
+                    false,
+                    append.recompression());
         }
     }
 

@@ -25,7 +25,10 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  *   <caption>Topic configs and defaults</caption>
  *   <tr><th>key</th><th>type</th><th>default</th><th>broker synonym</th><th>valid values</th></tr>
  *   <tr><td>cleanup.policy</td><td>list</td><td>delete</td><td>log.cleanup.policy</td><td>delete, compact, both, or empty (none)</td></tr>
- *   <tr><td>compression.type</td><td>string</td><td>producer</td><td>compression.type</td><td>producer only</td></tr>
+ *   <tr><td>compression.gzip.level</td><td>int</td><td>-1</td><td>compression.gzip.level</td><td>1 .. 9, or -1</td></tr>
+ *   <tr><td>compression.lz4.level</td><td>int</td><td>9</td><td>compression.lz4.level</td><td>1 .. 17</td></tr>
+ *   <tr><td>compression.type</td><td>string</td><td>producer</td><td>compression.type</td><td>uncompressed, zstd, lz4, snappy, gzip, producer</td></tr>
+ *   <tr><td>compression.zstd.level</td><td>int</td><td>3</td><td>compression.zstd.level</td><td>-131072 .. 22</td></tr>
  *   <tr><td>delete.retention.ms</td><td>long</td><td>86400000 (1 day)</td><td>log.cleaner.delete.retention.ms</td><td>0 or more</td></tr>
  *   <tr><td>file.delete.delay.ms</td><td>long</td><td>60000 (1 minute)</td><td>log.segment.delete.delay.ms</td><td>0 or more</td></tr>
  *   <tr><td>flush.messages</td><td>long</td><td>2^63-1 (never)</td><td>log.flush.interval.messages</td><td>1 or more</td></tr>
@@ -80,6 +83,9 @@ public final class TopicConfigCatalog {
     public static final String SEGMENT_MS = TopicConfigRules.SEGMENT_MS;
     public static final String UNCLEAN_LEADER_ELECTION_ENABLE = TopicConfigRules.UNCLEAN_LEADER_ELECTION_ENABLE;
     public static final String COMPRESSION_TYPE = TopicConfigRules.COMPRESSION_TYPE;
+    public static final String COMPRESSION_GZIP_LEVEL = TopicConfigRules.COMPRESSION_GZIP_LEVEL;
+    public static final String COMPRESSION_LZ4_LEVEL = TopicConfigRules.COMPRESSION_LZ4_LEVEL;
+    public static final String COMPRESSION_ZSTD_LEVEL = TopicConfigRules.COMPRESSION_ZSTD_LEVEL;
     public static final String INDEX_INTERVAL_BYTES = TopicConfigRules.INDEX_INTERVAL_BYTES;
     public static final String SEGMENT_JITTER_MS = TopicConfigRules.SEGMENT_JITTER_MS;
 
@@ -256,8 +262,11 @@ public final class TopicConfigCatalog {
                         rule(COMPRESSION_TYPE),
                         TopicConfigRules.COMPRESSION_PRODUCER,
                         Optional.of("compression.type"),
-                        "producer: batches are stored as the producer compressed them (Tributary accepts no other"
-                                + " value)."),
+                        "The codec the leader stores batches with, rewriting batches in another one: uncompressed,"
+                                + " zstd, lz4, snappy, gzip; producer keeps the producer's codec."),
+                level(TopicConfigRules.GZIP_LEVELS, "gzip"),
+                level(TopicConfigRules.LZ4_LEVELS, "lz4"),
+                level(TopicConfigRules.ZSTD_LEVELS, "zstd"),
                 new Definition(
                         rule(INDEX_INTERVAL_BYTES),
                         Integer.toString(LogConfig.DEFAULT_INDEX_INTERVAL_BYTES),
@@ -278,6 +287,15 @@ public final class TopicConfigCatalog {
                 tiered(TopicConfigRules.REMOTE_STORAGE_ENABLE, "false", Optional.empty()));
         list.stream().sorted(java.util.Comparator.comparing(Definition::name)).forEach(d -> byName.put(d.name(), d));
         return byName;
+    }
+
+    /** A codec's {@code compression.<codec>.level}: Kafka's default, the same-named broker config. */
+    private static Definition level(TopicConfigRules.CompressionLevelRange range, String codec) {
+        return new Definition(
+                rule(range.key()),
+                Integer.toString(range.defaultLevel()),
+                Optional.of(range.key()),
+                "The compression level batches are rewritten with when compression.type is " + codec + ".");
     }
 
     /** A tiered-storage config: Kafka's default, accepted and without effect (no tiered storage). */

@@ -70,6 +70,17 @@ public record TopicConfigDefaults(Map<String, String> values) {
                 TopicConfigCatalog.FILE_DELETE_DELAY_MS,
                 Long.toString(log.fileDeleteDelay().toMillis()));
         values.put(TopicConfigCatalog.MIN_INSYNC_REPLICAS, Integer.toString(minInsyncReplicas));
+        values.put(
+                TopicConfigCatalog.COMPRESSION_TYPE, log.compression().codec().kafkaName());
+        values.put(
+                TopicConfigCatalog.COMPRESSION_GZIP_LEVEL,
+                Integer.toString(log.compression().gzipLevel()));
+        values.put(
+                TopicConfigCatalog.COMPRESSION_LZ4_LEVEL,
+                Integer.toString(log.compression().lz4Level()));
+        values.put(
+                TopicConfigCatalog.COMPRESSION_ZSTD_LEVEL,
+                Integer.toString(log.compression().zstdLevel()));
         return new TopicConfigDefaults(values);
     }
 

@@ -10,11 +10,22 @@ import org.apache.kafka.common.record.internal.MemoryRecords;
  * @param records the batches, header-rewritten in place
  * @param batches one header per batch, positions relative to the start of {@code records}
  * @param logAppendTimeMs the time stamped into every batch, when the topic uses LogAppendTime
+ * @param recompression the batches the leader rewrote into the topic's codec ({@link BatchRecompression})
  */
-record ValidatedAppend(MemoryRecords records, List<BatchHeader> batches, OptionalLong logAppendTimeMs) {
+record ValidatedAppend(
+        MemoryRecords records,
+        List<BatchHeader> batches,
+        OptionalLong logAppendTimeMs,
+        RecompressionStats recompression) {
+
+    /** Batches stored as they came. */
+    ValidatedAppend(MemoryRecords records, List<BatchHeader> batches, OptionalLong logAppendTimeMs) {
+        this(records, batches, logAppendTimeMs, RecompressionStats.NONE);
+    }
 
     ValidatedAppend {
         batches = List.copyOf(batches);
+        java.util.Objects.requireNonNull(recompression, "recompression");
         if (batches.isEmpty()) {
             throw new IllegalArgumentException("a validated append has at least one batch");
         }

@@ -11,6 +11,8 @@
  *     |  leader: keys (compacted topics), timestamps within TimestampBounds (CreateTime): records
  *     |  read (decompressed when compressed) but not copied or re-encoded
  *     |  leader: setLastOffset / setPartitionLeaderEpoch / setMaxTimestamp (header rewrite, no re-encoding)
+ *     |  leader, topic with a compression.type codec: BatchRecompression rewrites batches of another
+ *     |  codec into the topic's (offsets, producer fields, records kept)
  *     |  ProducerState: idempotent producers' duplicates, sequence gaps, fenced epochs (same lock)
  *     v
  *  LogSegment.append (FileChannel write at the end of the active segment)
@@ -26,6 +28,9 @@
  *   <li>A segment file holds whole batches back to back, offsets strictly increasing, every base
  *       offset at least the file's base offset; the file name is the base offset in 20 digits.
  *   <li>Bytes are never decoded to be appended and never re-encoded; only header fields change.
+ *       The one exception on the append path is a leader's batch whose codec is not its topic's
+ *       {@code compression.type} ({@link io.tributary.broker.log.BatchRecompression}, as Kafka);
+ *       followers store the leader's bytes as they are.
  *       Only the log cleaner ({@code log.cleaner}) rewrites batches, of closed segments, keeping
  *       every kept record's offset; its files are swapped in by {@link
  *       io.tributary.broker.log.SegmentSwap}'s crash-safe protocol.

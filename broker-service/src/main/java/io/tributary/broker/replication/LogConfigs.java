@@ -3,6 +3,7 @@ package io.tributary.broker.replication;
 import io.tributary.broker.log.CompactionConfig.CleanupPolicy;
 import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.MessageTimestampType;
+import io.tributary.broker.log.TopicCompression.Codec;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -22,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * message.timestamp.type}, {@code message.timestamp.before.max.ms} and {@code
  * message.timestamp.after.max.ms} ({@code 2^63-1}: unbounded), {@code cleanup.policy} ({@code delete}, {@code compact} or both), {@code
  * delete.retention.ms}, {@code min.compaction.lag.ms}, {@code max.compaction.lag.ms} ({@code
- * 2^63-1}: unlimited), {@code min.cleanable.dirty.ratio} and {@code file.delete.delay.ms}; plus {@code min.insync.replicas} for
+ * 2^63-1}: unlimited), {@code min.cleanable.dirty.ratio}, {@code file.delete.delay.ms}, {@code
+ * compression.type} and {@code compression.gzip.level}, {@code compression.lz4.level}, {@code
+ * compression.zstd.level}; plus {@code min.insync.replicas} for
  * acks=all. A value that does not
  * parse (the coordinator validates, so only a newer coordinator could send one) keeps the default
  * and is logged.
@@ -52,6 +55,10 @@ public final class LogConfigs {
     public static final String MAX_COMPACTION_LAG_MS = "max.compaction.lag.ms";
     public static final String MIN_CLEANABLE_DIRTY_RATIO = "min.cleanable.dirty.ratio";
     public static final String FILE_DELETE_DELAY_MS = "file.delete.delay.ms";
+    public static final String COMPRESSION_TYPE = "compression.type";
+    public static final String COMPRESSION_GZIP_LEVEL = "compression.gzip.level";
+    public static final String COMPRESSION_LZ4_LEVEL = "compression.lz4.level";
+    public static final String COMPRESSION_ZSTD_LEVEL = "compression.zstd.level";
 
     private LogConfigs() {}
 
@@ -130,6 +137,13 @@ public final class LogConfigs {
             case MIN_CLEANABLE_DIRTY_RATIO ->
                 config.withCompaction(config.compaction().withMinCleanableDirtyRatio(Double.parseDouble(value)));
             case FILE_DELETE_DELAY_MS -> config.withFileDeleteDelay(Duration.ofMillis(Long.parseLong(value)));
+            case COMPRESSION_TYPE -> config.withCompression(config.compression().withCodec(Codec.of(value)));
+            case COMPRESSION_GZIP_LEVEL ->
+                config.withCompression(config.compression().withGzipLevel(Integer.parseInt(value)));
+            case COMPRESSION_LZ4_LEVEL ->
+                config.withCompression(config.compression().withLz4Level(Integer.parseInt(value)));
+            case COMPRESSION_ZSTD_LEVEL ->
+                config.withCompression(config.compression().withZstdLevel(Integer.parseInt(value)));
             default -> config;
         };
     }

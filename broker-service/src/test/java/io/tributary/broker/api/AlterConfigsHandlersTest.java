@@ -122,7 +122,7 @@ class AlterConfigsHandlersTest {
                 broker,
                 topic("orders", op("retention.ms", OpType.SET, "-5")));
         IncrementalAlterConfigsResponse unknownKey =
-                alter(1, false, topic("orders", op("compression.type", OpType.SET, "lz4")));
+                alter(1, false, topic("orders", op("preallocate", OpType.SET, "true")));
         IncrementalAlterConfigsResponse nullValue =
                 alter(1, false, topic("orders", op("retention.ms", OpType.SET, null)));
         IncrementalAlterConfigsResponse twice = alter(

@@ -124,7 +124,7 @@ class CreateTopicsHandlerTest {
         CreatableTopic unknownConfig = topic("unknown-config", 1, 1);
         unknownConfig
                 .configs()
-                .add(new CreatableTopicConfig().setName("compression.type").setValue("lz4"));
+                .add(new CreatableTopicConfig().setName("preallocate").setValue("true"));
         CreatableTopic nullConfig = topic("null-config", 1, 1);
         nullConfig
                 .configs()

@@ -76,6 +76,10 @@ final class DataPathFixture implements AutoCloseable {
     }
 
     DataPathFixture(Path dir, Duration produceMaxTimeout) {
+        this(dir, produceMaxTimeout, DataPathMetrics.NONE);
+    }
+
+    DataPathFixture(Path dir, Duration produceMaxTimeout, DataPathMetrics produceMetrics) {
         store = IndexStore.open(dir.resolve("index"));
         replicas = new ReplicaManager(
                 new ReplicaManagerConfig(
@@ -86,7 +90,7 @@ final class DataPathFixture implements AutoCloseable {
         ClusterImage image = image(1, List.of(broker(0, 19092), broker(1, OTHER_BROKER_PORT)), topics());
         metadata = new FixedMetadataView(ME, image);
         replicas.onImage(ClusterImage.EMPTY, image);
-        produce = new ProduceHandler(replicas, metadata, produceMaxTimeout, DataPathMetrics.NONE);
+        produce = new ProduceHandler(replicas, metadata, produceMaxTimeout, produceMetrics);
         fetch = new FetchHandler(replicas, metadata, Duration.ofSeconds(30), DataPathMetrics.NONE);
         listOffsets = new ListOffsetsHandler(replicas, metadata);
         offsetForLeaderEpoch = new OffsetForLeaderEpochHandler(replicas, metadata);

@@ -58,6 +58,14 @@ class BrokerConfigurationValidationTest {
     }
 
     @Test
+    void anUnknownCodecOrALevelOutOfRangeStopsStartupNamingTheProperty() {
+        assertThatThrownBy(() -> start("--tributary.kafka.port=0", "--tributary.broker.log.compression-type=brotli"))
+                .hasStackTraceContaining("compressionType");
+        assertThatThrownBy(() -> start("--tributary.kafka.port=0", "--tributary.broker.log.compression-lz4-level=18"))
+                .hasStackTraceContaining("tributary.broker.log.compression-lz4-level");
+    }
+
+    @Test
     void anExternalListenerPortOutOfRangeStopsStartupNamingTheProperty() {
         assertThatThrownBy(() -> start(
                         "--tributary.kafka.port=0",

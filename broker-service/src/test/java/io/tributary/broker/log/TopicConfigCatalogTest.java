@@ -45,8 +45,26 @@ class TopicConfigCatalogTest {
         assertThat(kafka.value("file.delete.delay.ms")).isEqualTo("60000");
         assertThat(kafka.value("index.interval.bytes")).isEqualTo("4096");
         assertThat(kafka.value("compression.type")).isEqualTo("producer");
+        assertThat(kafka.value("compression.gzip.level")).isEqualTo("-1");
+        assertThat(kafka.value("compression.lz4.level")).isEqualTo("9");
+        assertThat(kafka.value("compression.zstd.level")).isEqualTo("3");
         assertThat(kafka.value("local.retention.ms")).isEqualTo("-2");
         assertThat(kafka.value("remote.storage.enable")).isEqualTo("false");
+    }
+
+    @Test
+    void aBrokersCodecAndLevelsBecomeItsTopicDefaults() {
+        TopicConfigDefaults defaults = TopicConfigDefaults.of(
+                LogConfig.defaults()
+                        .withCompression(TopicCompression.defaults()
+                                .withCodec(TopicCompression.Codec.ZSTD)
+                                .withZstdLevel(7)),
+                1);
+
+        assertThat(defaults.value("compression.type")).isEqualTo("zstd");
+        assertThat(defaults.value("compression.zstd.level")).isEqualTo("7");
+        assertThat(defaults.isKafkaDefault("compression.type")).isFalse();
+        assertThat(defaults.isKafkaDefault("compression.gzip.level")).isTrue();
     }
 
     @Test
@@ -132,6 +150,12 @@ class TopicConfigCatalogTest {
                 "index.interval.bytes|0|0",
                 "index.interval.bytes|100|100",
                 "compression.type|producer|producer",
+                "compression.type|lz4|lz4",
+                "compression.type|uncompressed|uncompressed",
+                "compression.gzip.level|-1|-1",
+                "compression.gzip.level| 9 |9",
+                "compression.lz4.level|17|17",
+                "compression.zstd.level|-131072|-131072",
                 "local.retention.ms|-2|-2",
                 "local.retention.bytes|1000|1000",
                 "remote.copy.lag.ms|-1|-1",
@@ -165,14 +189,15 @@ class TopicConfigCatalogTest {
                 "unclean.leader.election.enable|yes",
                 "flush.messages|0",
                 "flush.ms|-1",
-                "compression.type|lz4",
                 "message.timestamp.before.max.ms|-1",
                 "message.timestamp.after.max.ms|-1",
                 "message.timestamp.after.max.ms|9223372036854775808",
                 "message.timestamp.after.max.ms|1h",
                 "index.interval.bytes|-1",
                 "index.interval.bytes|2147483648",
-                "compression.type|gzip",
+                "compression.gzip.level|0",
+                "compression.lz4.level|18",
+                "compression.zstd.level|23",
                 "compression.type|PRODUCER",
                 "compression.type|brotli",
                 "local.retention.ms|-3",
@@ -183,7 +208,6 @@ class TopicConfigCatalogTest {
                 "preallocate|true",
                 "segment.index.bytes|10485760",
                 "leader.replication.throttled.replicas|*",
-                "compression.zstd.level|3",
                 "segment.jitter.ms|-1"
             })
     void rejectsWhatTheCoordinatorsRejectNamingTheKey(String key, String value) {

@@ -7,6 +7,7 @@ import io.tributary.broker.log.CompactionConfig.CleanupPolicy;
 import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.MessageTimestampType;
 import io.tributary.broker.log.TimestampBounds;
+import io.tributary.broker.log.TopicCompression;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Map;
@@ -44,6 +45,24 @@ class LogConfigsTest {
                         OptionalLong.of(10),
                         Optional.of(Duration.ofMillis(500)),
                         MessageTimestampType.LOG_APPEND_TIME));
+    }
+
+    @Test
+    void compressionTypeAndLevelsSetTheTopicsCodec() {
+        LogConfig config = LogConfigs.of(
+                defaults,
+                Map.of(
+                        "compression.type", "zstd",
+                        "compression.zstd.level", "-5",
+                        "compression.gzip.level", "9",
+                        "compression.lz4.level", "1"));
+
+        assertThat(config.compression()).isEqualTo(new TopicCompression(TopicCompression.Codec.ZSTD, 9, 1, -5));
+        assertThat(defaults.compression()).isEqualTo(TopicCompression.defaults());
+        assertThat(LogConfigs.of(defaults, Map.of("compression.lz4.level", "18"))
+                        .compression())
+                .as("a level out of range keeps the default")
+                .isEqualTo(TopicCompression.defaults());
     }
 
     @Test

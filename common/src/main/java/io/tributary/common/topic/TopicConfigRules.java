@@ -26,8 +26,11 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  *   <caption>Accepted keys</caption>
  *   <tr><th>key</th><th>type</th><th>valid values</th></tr>
  *   <tr><td>cleanup.policy</td><td>list</td><td>{@code delete}, {@code compact}, both, or empty (none)</td></tr>
- *   <tr><td>compression.type</td><td>string</td><td>{@code producer} only (Kafka's other codecs are refused:
- *       the broker never recompresses)</td></tr>
+ *   <tr><td>compression.gzip.level</td><td>int</td><td>1 to 9, or -1 (zlib's default level)</td></tr>
+ *   <tr><td>compression.lz4.level</td><td>int</td><td>1 to 17</td></tr>
+ *   <tr><td>compression.type</td><td>string</td><td>{@code uncompressed}, {@code zstd}, {@code lz4}, {@code snappy},
+ *       {@code gzip}, {@code producer}</td></tr>
+ *   <tr><td>compression.zstd.level</td><td>int</td><td>-131072 to 22</td></tr>
  *   <tr><td>delete.retention.ms</td><td>long</td><td>0 or more</td></tr>
  *   <tr><td>file.delete.delay.ms</td><td>long</td><td>0 or more</td></tr>
  *   <tr><td>flush.messages</td><td>long</td><td>1 or more</td></tr>
@@ -66,7 +69,9 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  * ({@link UnsupportedTopicConfigs}).
  *
  * <p>Errors are Kafka's {@link InvalidConfigurationException} (the INVALID_CONFIG error code), with
- * a message naming the key and what is accepted.
+ * a message naming the key and what is accepted. The compression keys answer with Kafka 4.4's own
+ * message ({@code Invalid value <v> for configuration <key>: ...}), so that a client sees the same
+ * text on both.
  *
  * <p>Thread-safety: stateless.
  */
@@ -92,6 +97,9 @@ public final class TopicConfigRules {
     public static final String SEGMENT_JITTER_MS = "segment.jitter.ms";
     public static final String UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable";
     public static final String COMPRESSION_TYPE = "compression.type";
+    public static final String COMPRESSION_GZIP_LEVEL = "compression.gzip.level";
+    public static final String COMPRESSION_LZ4_LEVEL = "compression.lz4.level";
+    public static final String COMPRESSION_ZSTD_LEVEL = "compression.zstd.level";
     public static final String INDEX_INTERVAL_BYTES = "index.interval.bytes";
     public static final String LOCAL_RETENTION_BYTES = "local.retention.bytes";
     public static final String LOCAL_RETENTION_MS = "local.retention.ms";
@@ -101,12 +109,38 @@ public final class TopicConfigRules {
     public static final String REMOTE_LOG_DELETE_ON_DISABLE = "remote.log.delete.on.disable";
     public static final String REMOTE_STORAGE_ENABLE = "remote.storage.enable";
 
-    /** The only {@code compression.type} Tributary accepts: batches are stored as the producer compressed them. */
+    /** The default {@code compression.type}: batches are stored as the producer compressed them. */
     public static final String COMPRESSION_PRODUCER = "producer";
 
-    /** Kafka 4.4's {@code compression.type} values. */
-    private static final List<String> KAFKA_COMPRESSION_TYPES =
+    /** Kafka 4.4's {@code compression.type} values, in the order Kafka's error message lists them. */
+    public static final List<String> COMPRESSION_TYPES =
             List.of("uncompressed", "zstd", "lz4", "snappy", "gzip", COMPRESSION_PRODUCER);
+
+    /**
+     * The range of a codec's {@code compression.<codec>.level}: Kafka 4.4's (zlib's, lz4-java's and
+     * zstd's levels), with Kafka's default.
+     *
+     * @param key the topic config
+     * @param min the lowest level
+     * @param max the highest level
+     * @param defaultLevel Kafka's default; gzip's -1 is zlib's default level (6) and the only value
+     *     outside {@code [min, max]} accepted
+     */
+    public record CompressionLevelRange(String key, int min, int max, int defaultLevel) {
+
+        /** Whether Kafka accepts {@code level}. */
+        public boolean accepts(int level) {
+            return (level >= min && level <= max) || level == defaultLevel;
+        }
+    }
+
+    /** gzip: 1 (fastest) to 9 (smallest), or -1, zlib's default level; default -1. */
+    public static final CompressionLevelRange GZIP_LEVELS = new CompressionLevelRange(COMPRESSION_GZIP_LEVEL, 1, 9, -1);
+    /** lz4: 1 to 17 (levels above 9 use lz4's high-compression mode); default 9. */
+    public static final CompressionLevelRange LZ4_LEVELS = new CompressionLevelRange(COMPRESSION_LZ4_LEVEL, 1, 17, 9);
+    /** zstd: -131072 (fastest) to 22 (smallest); default 3. */
+    public static final CompressionLevelRange ZSTD_LEVELS =
+            new CompressionLevelRange(COMPRESSION_ZSTD_LEVEL, -131072, 22, 3);
 
     /** Kafka's answer to {@code remote.storage.enable=true} on a cluster without tiered storage. */
     public static final String TIERED_STORAGE_DISABLED =
@@ -186,7 +220,10 @@ public final class TopicConfigRules {
     private static Map<String, Rule> rules() {
         List<Rule> list = List.of(
                 new Rule(CLEANUP_POLICY, ConfigType.LIST, TopicConfigRules::cleanupPolicy),
+                levelRule(GZIP_LEVELS),
+                levelRule(LZ4_LEVELS),
                 new Rule(COMPRESSION_TYPE, ConfigType.STRING, TopicConfigRules::compressionType),
+                levelRule(ZSTD_LEVELS),
                 longRule(DELETE_RETENTION_MS, 0),
                 longRule(FILE_DELETE_DELAY_MS, 0),
                 longRule(FLUSH_MESSAGES, 1),
@@ -309,17 +346,43 @@ public final class TopicConfigRules {
         return normalized;
     }
 
+    /** Kafka's values, case-sensitive as Kafka's, with Kafka's message. */
     private static String compressionType(String value) {
-        if (!KAFKA_COMPRESSION_TYPES.contains(value)) {
-            throw new InvalidConfigurationException("topic config 'compression.type' must be one of %s, got '%s'"
-                    .formatted(KAFKA_COMPRESSION_TYPES, value));
-        }
-        if (!value.equals(COMPRESSION_PRODUCER)) {
-            throw new InvalidConfigurationException(("topic config 'compression.type' accepts only 'producer' on"
-                            + " Tributary (got '%s'): the broker stores batches as producers compressed them and"
-                            + " never recompresses")
-                    .formatted(value));
+        if (!COMPRESSION_TYPES.contains(value)) {
+            throw kafkaInvalidValue(
+                    COMPRESSION_TYPE, value, "String must be one of: " + String.join(", ", COMPRESSION_TYPES));
         }
         return value;
+    }
+
+    /** An int level within {@code range}, with Kafka's messages. */
+    private static Rule levelRule(CompressionLevelRange range) {
+        return new Rule(range.key(), ConfigType.INT, value -> {
+            int level;
+            try {
+                level = Integer.parseInt(value);
+            } catch (NumberFormatException e) {
+                throw kafkaInvalidValue(range.key(), value, "Not a number of type INT");
+            }
+            if (!range.accepts(level)) {
+                String why;
+                if (range.defaultLevel() < range.min()) {
+                    why = "Value must be between %d and %d or equal to %d"
+                            .formatted(range.min(), range.max(), range.defaultLevel());
+                } else if (level < range.min()) {
+                    why = "Value must be at least " + range.min();
+                } else {
+                    why = "Value must be no more than " + range.max();
+                }
+                throw kafkaInvalidValue(range.key(), value, why);
+            }
+            return Integer.toString(level);
+        });
+    }
+
+    /** Kafka's {@code ConfigException} text: {@code Invalid value <v> for configuration <key>: <why>}. */
+    private static InvalidConfigurationException kafkaInvalidValue(String key, String value, String why) {
+        return new InvalidConfigurationException(
+                "Invalid value %s for configuration %s: %s".formatted(value, key, why));
     }
 }

@@ -18,9 +18,6 @@ import org.apache.kafka.common.errors.InvalidConfigurationException;
  * <table>
  *   <caption>Refused keys</caption>
  *   <tr><th>key</th><th>Kafka default</th><th>why Tributary refuses it</th></tr>
- *   <tr><td>compression.gzip.level</td><td>-1</td><td>the broker never recompresses</td></tr>
- *   <tr><td>compression.lz4.level</td><td>9</td><td>the broker never recompresses</td></tr>
- *   <tr><td>compression.zstd.level</td><td>3</td><td>the broker never recompresses</td></tr>
  *   <tr><td>errors.deadletterqueue.group.enable</td><td>false</td><td>no share groups</td></tr>
  *   <tr><td>follower.replication.throttled.replicas</td><td>(empty)</td><td>no replication quotas</td></tr>
  *   <tr><td>internal.segment.bytes</td><td>(none)</td><td>Kafka's internal test override</td></tr>
@@ -44,9 +41,6 @@ public final class UnsupportedTopicConfigs {
      */
     public record Unsupported(String name, String reason) {}
 
-    private static final String NO_RECOMPRESSION =
-            "the broker stores batches as producers compressed them and never recompresses"
-                    + " (compression.type accepts only 'producer')";
     private static final String NO_REPLICATION_QUOTAS = "Tributary has no replication quotas to throttle replicas with";
 
     private static final Map<String, Unsupported> UNSUPPORTED = unsupported();
@@ -78,9 +72,6 @@ public final class UnsupportedTopicConfigs {
     private static Map<String, Unsupported> unsupported() {
         SortedMap<String, Unsupported> byName = new TreeMap<>();
         for (Unsupported u : List.of(
-                new Unsupported("compression.gzip.level", NO_RECOMPRESSION),
-                new Unsupported("compression.lz4.level", NO_RECOMPRESSION),
-                new Unsupported("compression.zstd.level", NO_RECOMPRESSION),
                 new Unsupported(
                         "errors.deadletterqueue.group.enable",
                         "Tributary has no share groups, whose dead-letter queue this enables"),

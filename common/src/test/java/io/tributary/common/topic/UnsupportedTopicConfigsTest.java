@@ -21,9 +21,6 @@ class UnsupportedTopicConfigsTest {
     @ParameterizedTest
     @ValueSource(
             strings = {
-                "compression.gzip.level",
-                "compression.lz4.level",
-                "compression.zstd.level",
                 "errors.deadletterqueue.group.enable",
                 "follower.replication.throttled.replicas",
                 "internal.segment.bytes",
@@ -46,15 +43,5 @@ class UnsupportedTopicConfigsTest {
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessageStartingWith("unknown topic config 'message.downconversion.enable'; accepted keys: [")
                 .hasMessageContaining("retention.ms");
-    }
-
-    @Test
-    void compressionOtherThanProducerIsRefusedSayingTheBrokerDoesNotRecompress() {
-        assertThatThrownBy(() -> TopicConfigRules.normalize("compression.type", "zstd"))
-                .isInstanceOf(InvalidConfigurationException.class)
-                .hasMessageContaining("'compression.type' accepts only 'producer'")
-                .hasMessageContaining("never recompresses");
-        assertThatThrownBy(() -> TopicConfigRules.normalize("compression.type", "brotli"))
-                .hasMessageContaining("must be one of [uncompressed, zstd, lz4, snappy, gzip, producer]");
     }
 }

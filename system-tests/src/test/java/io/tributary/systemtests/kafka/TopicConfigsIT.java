@@ -38,6 +38,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * differential (Kafka accepts them): on Kafka each test value is checked to be valid, on Tributary to
  * be refused with INVALID_CONFIG naming the key at CreateTopics, IncrementalAlterConfigs and
  * AlterConfigs, with and without {@code validate_only}.
+ *
+ * <p>{@code compression.type} and the level configs: the same answers and messages to bad values,
+ * and a topic per codec receiving batches of another codec: what a consumer reads back and the codec
+ * of the stored batches as a raw Fetch returns them agree with Kafka's ({@link TopicCompressionChecks}).
  */
 @ExtendWith(KafkaTargets.class)
 class TopicConfigsIT {
@@ -47,9 +51,6 @@ class TopicConfigsIT {
      * rows of the broker README's table.
      */
     static final Map<String, String> REFUSED = new TreeMap<>(Map.ofEntries(
-            Map.entry("compression.gzip.level", "5"),
-            Map.entry("compression.lz4.level", "10"),
-            Map.entry("compression.zstd.level", "5"),
             Map.entry("errors.deadletterqueue.group.enable", "true"),
             Map.entry("follower.replication.throttled.replicas", "*"),
             Map.entry("leader.replication.throttled.replicas", "0:1"),
@@ -63,7 +64,10 @@ class TopicConfigsIT {
      */
     static final Map<String, String> IMPLEMENTED = new TreeMap<>(Map.ofEntries(
             Map.entry("cleanup.policy", "compact"),
-            Map.entry("compression.type", "producer"),
+            Map.entry("compression.gzip.level", "5"),
+            Map.entry("compression.lz4.level", "10"),
+            Map.entry("compression.type", "gzip"),
+            Map.entry("compression.zstd.level", "-7"),
             Map.entry("delete.retention.ms", "1000"),
             Map.entry("file.delete.delay.ms", "1500"),
             Map.entry("flush.messages", "1000"),
@@ -267,15 +271,65 @@ class TopicConfigsIT {
                         assertThat(answers).as("%s on %s", e, kind).containsOnly("no error");
                     }
                 }
-                String gzip =
-                        create(admin, Clients.uniqueTopic("configs-refused"), Map.of("compression.type", "gzip"), true);
-                if (kind.isTributary()) {
-                    assertThat(gzip).contains("'compression.type' accepts only 'producer'");
-                } else {
-                    assertThat(gzip).isEqualTo("no error");
-                }
             }
         }
+    }
+
+    @Test
+    void badCompressionValuesGetKafkasAnswersAndMessages() {
+        Differential.assertSameOutcome((target, outcome) -> {
+            String topic = Clients.uniqueTopic("configs-codec");
+            try (Admin admin = target.admin()) {
+                Clients.createTopic(admin, topic, 1);
+                for (Map.Entry<String, String> bad : List.of(
+                        Map.entry("compression.type", "brotli"),
+                        Map.entry("compression.type", "GZIP"),
+                        Map.entry("compression.gzip.level", "0"),
+                        Map.entry("compression.gzip.level", "10"),
+                        Map.entry("compression.lz4.level", "18"),
+                        Map.entry("compression.zstd.level", "23"),
+                        Map.entry("compression.zstd.level", "-131073"),
+                        Map.entry("compression.lz4.level", "high"))) {
+                    Map<String, String> config = Map.of(bad.getKey(), bad.getValue());
+                    outcome.add(
+                            "create " + bad + ", validate only",
+                            create(admin, Clients.uniqueTopic("configs-codec"), config, true));
+                    outcome.add("create " + bad, create(admin, Clients.uniqueTopic("configs-codec"), config, false));
+                    outcome.add(
+                            "incremental set " + bad + ", validate only",
+                            set(admin, topic, bad.getKey(), bad.getValue(), true));
+                    outcome.add("incremental set " + bad, set(admin, topic, bad.getKey(), bad.getValue(), false));
+                    outcome.add("alter " + bad, alterConfigs(target, topic, config, false));
+                }
+                outcome.add("set compression.type=zstd", set(admin, topic, "compression.type", "zstd", false));
+                outcome.add(
+                        "set compression.zstd.level=-131072",
+                        set(admin, topic, "compression.zstd.level", "-131072", false));
+                Awaitility.await("compression.zstd.level set on " + target.kind())
+                        .atMost(Clients.PATIENCE)
+                        .untilAsserted(() -> assertThat(describe(admin, topic)
+                                        .get("compression.zstd.level")
+                                        .value())
+                                .isEqualTo("-131072"));
+                Config config = describe(admin, topic);
+                for (String name : List.of(
+                        "compression.type",
+                        "compression.gzip.level",
+                        "compression.lz4.level",
+                        "compression.zstd.level")) {
+                    ConfigEntry entry = config.get(name);
+                    outcome.add(
+                            name,
+                            entry.value() + " (" + entry.source() + ", " + entry.type() + ", synonyms "
+                                    + synonyms(entry) + ")");
+                }
+            }
+        });
+    }
+
+    @Test
+    void eachTopicCodecStoresBatchesOfAnotherCodecAsKafkaDoes() {
+        Differential.assertSameOutcome((target, outcome) -> TopicCompressionChecks.run(target, outcome));
     }
 
     /** Creates {@code topic} with {@code configs}: "no error", or the exception class and message. */
