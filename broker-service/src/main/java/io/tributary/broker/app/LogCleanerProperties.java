@@ -18,11 +18,13 @@ import org.springframework.validation.annotation.Validated;
  *
  * @param enabled Kafka's {@code log.cleaner.enable}: whether the broker compacts at all
  * @param dedupeBufferSize Kafka's {@code log.cleaner.dedupe.buffer.size}: the heap of the cleaner's
- *     key-digest map, 24 bytes per key (128 MB: about 5 million keys per pass); allocated at the
- *     first pass, so a broker without compacted topics never takes it
+ *     key-digest maps, 24 bytes per key (128 MB: about 5 million keys per pass), divided among the
+ *     {@code threads}; each thread allocates its share at its first pass, so a broker without
+ *     compacted topics never takes it
  * @param dedupeBufferLoadFactor Kafka's {@code log.cleaner.io.buffer.load.factor}
- * @param ioBufferSize Kafka's {@code log.cleaner.io.buffer.size}: the largest read of batches
- * @param backoff Kafka's {@code log.cleaner.backoff.ms}: the pause between two runs
+ * @param ioBufferSize Kafka's {@code log.cleaner.io.buffer.size}: the largest read of batches,
+ *     divided among the {@code threads}
+ * @param backoff Kafka's {@code log.cleaner.backoff.ms}: the pause between two runs of a thread
  * @param roundsPerRun at most this many passes per run, so that a run ends and the next one sees
  *     new partitions and high watermarks
  * @param ioMaxBytesPerSecond Kafka's {@code log.cleaner.io.max.bytes.per.second}: the reads and

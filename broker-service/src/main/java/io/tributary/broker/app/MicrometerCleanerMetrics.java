@@ -26,7 +26,7 @@ import org.apache.kafka.common.TopicIdPartition;
  * of rounds by outcome; the gauges of uncleanable partitions and bytes, and Kafka's other cleaner
  * gauges ({@link #registerCleaner}, {@link #registerDeadThreads}), read from the cleaner when scraped.
  *
- * <p>Thread-safe: the cleaner thread reports, the metadata thread forgets.
+ * <p>Thread-safe: the cleaner threads report (several at once), the metadata thread forgets.
  */
 final class MicrometerCleanerMetrics implements CleanerMetrics {
 
@@ -53,7 +53,8 @@ final class MicrometerCleanerMetrics implements CleanerMetrics {
                 .description("Bytes of batches written to cleaned segments")
                 .register(registry);
         timeSeconds = Counter.builder("tributary.broker.log.cleaner.time.seconds")
-                .description("Seconds spent in cleaning passes; its rate is the cleaner thread's busy ratio")
+                .description(
+                        "Seconds spent in cleaning passes by all the cleaner threads; its rate over the threads is their busy ratio")
                 .register(registry);
         for (String outcome : List.of("cleaned", "nothing_to_clean", "aborted", "failed")) {
             rounds.put(
