@@ -26,7 +26,7 @@ import org.apache.kafka.common.TopicIdPartition;
  * of rounds by outcome; the gauges of uncleanable partitions and bytes, and Kafka's other cleaner
  * gauges ({@link #registerCleaner}, {@link #registerDeadThreads}), read from the cleaner when scraped.
  *
- * <p>Thread-safe: the cleaner thread reports, the metadata thread forgets.
+ * <p>Thread-safe: the cleaner threads report (several at once), the metadata thread forgets.
  */
 final class MicrometerCleanerMetrics implements CleanerMetrics {
 
@@ -53,7 +53,8 @@ final class MicrometerCleanerMetrics implements CleanerMetrics {
                 .description("Bytes of batches written to cleaned segments")
                 .register(registry);
         timeSeconds = Counter.builder("tributary.broker.log.cleaner.time.seconds")
-                .description("Seconds spent in cleaning passes; its rate is the cleaner thread's busy ratio")
+                .description(
+                        "Seconds spent in cleaning passes by all the cleaner threads; its rate over the threads is their busy ratio")
                 .register(registry);
         for (String outcome : List.of("cleaned", "nothing_to_clean", "aborted", "failed")) {
             rounds.put(
@@ -67,11 +68,11 @@ final class MicrometerCleanerMetrics implements CleanerMetrics {
 
     /**
      * Registers the gauges read from {@code cleaner}, with Kafka's meanings (its {@code LogCleaner}
-     * and {@code LogCleanerManager} gauges; whole numbers as Kafka's): uncleanable partitions and
-     * bytes, the largest dirty percent, the largest compaction delay, the time since the last round
-     * on {@code clock} (the
-     * cleaner's), and the buffer utilization, duration and recopy percent of the last pass that
-     * cleaned.
+     * and {@code LogCleanerManager} gauges; whole numbers as Kafka's) and its aggregation over the
+     * cleaner threads: uncleanable partitions and bytes, the largest dirty percent and the time since
+     * the last round on {@code clock} (the cleaner's), of whichever thread ran it; the largest
+     * compaction delay, buffer utilization and clean time over the threads' last passes, and the
+     * recopy percent of their last passes together.
      */
     void registerCleaner(LogCleaner cleaner, InstantSource clock) {
         gauge(
@@ -84,30 +85,40 @@ final class MicrometerCleanerMetrics implements CleanerMetrics {
                 cleaner::uncleanableBytes);
         gauge(
                 "max.dirty.percent",
-                "Largest dirty ratio of the compacted partitions at the last round, in whole percent",
+                "Largest dirty ratio of the compacted partitions at the last round of any cleaner thread, in whole"
+                        + " percent",
                 () -> (int) (100 * cleaner.maxDirtyRatio()));
         gauge(
                 "time.since.last.run.seconds",
-                "Seconds since the cleaner's last round began (since it started, before the first)",
+                "Seconds since the last round of any cleaner thread began (since the cleaner started, before the"
+                        + " first)",
                 () -> (clock.millis() - cleaner.lastRoundMs()) / 1000.0);
         gauge(
                 "max.compaction.delay.seconds",
-                "How long past max.compaction.lag.ms the most overdue compacted partition was at the last round"
-                        + " that cleaned, in whole seconds",
+                "How long past max.compaction.lag.ms the most overdue compacted partition was, at the last round"
+                        + " that cleaned of each cleaner thread, the largest over the threads, in whole seconds",
                 () -> TimeUnit.MILLISECONDS.toSeconds(cleaner.maxCompactionDelayMs()));
         gauge(
                 "max.buffer.utilization.percent",
-                "Share of the dedupe buffer's slots filled by the last pass that cleaned, in whole percent",
-                () -> (int) (100 * cleaner.lastCleanedPass().bufferUtilization()));
+                "Share of its dedupe buffer's slots filled by each cleaner thread's last pass that cleaned, the"
+                        + " largest over the threads, in whole percent",
+                () -> (int) (100 * cleaner.maxBufferUtilization()));
         gauge(
                 "max.clean.time.seconds",
-                "Duration of the last pass that cleaned, in whole seconds",
-                () -> TimeUnit.NANOSECONDS.toSeconds(cleaner.lastCleanedPass().elapsedNanos()));
-        gauge("recopy.percent", "Bytes written over bytes read by the last pass that cleaned, in whole percent", () ->
-                (int) (100 * cleaner.lastCleanedPass().recopyRatio()));
+                "Duration of each cleaner thread's last pass that cleaned, the largest over the threads, in whole"
+                        + " seconds",
+                () -> TimeUnit.NANOSECONDS.toSeconds(cleaner.maxCleanTimeNanos()));
+        gauge(
+                "recopy.percent",
+                "Bytes written over bytes read by the cleaner threads' last passes that cleaned, together, in"
+                        + " whole percent",
+                () -> (int) (100 * cleaner.recopyRatio()));
     }
 
-    /** Registers the gauge of cleaner threads that stopped running while the broker runs. */
+    /**
+     * Registers the gauge of cleaner threads that died (ended by an error) while the broker runs,
+     * counted per thread (Kafka's {@code DeadThreadCount}).
+     */
     void registerDeadThreads(IntSupplier deadThreads) {
         gauge(
                 "dead.threads",

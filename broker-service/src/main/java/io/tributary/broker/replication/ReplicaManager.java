@@ -8,6 +8,7 @@ import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.PartitionLog;
 import io.tributary.broker.log.RetentionResult;
 import io.tributary.broker.log.RollFlusher;
+import io.tributary.broker.log.cleaner.CleanerThread;
 import io.tributary.broker.log.cleaner.LogCleaner;
 import io.tributary.broker.log.index.IndexStore;
 import java.io.IOException;
@@ -397,13 +398,13 @@ public final class ReplicaManager implements MetadataListener, AutoCloseable {
     }
 
     /**
-     * Log-cleaner rounds over every replica (leaders and followers compact their own copies, as in
-     * Kafka), each below the replica's high watermark, until no log is due or {@code maxRounds}
-     * rounds ran.
+     * One cleaner thread's rounds over every replica (leaders and followers compact their own copies,
+     * as in Kafka), each below the replica's high watermark, until no log is due (that no other thread
+     * is cleaning) or {@code maxRounds} rounds ran.
      *
      * @return the rounds that cleaned
      */
-    public int runCleaner(LogCleaner cleaner, int maxRounds) {
+    public int runCleaner(CleanerThread cleaner, int maxRounds) {
         List<LogCleaner.Target> targets = partitions().stream()
                 .map(p -> new LogCleaner.Target(p.log(), p.highWatermark()))
                 .toList();

@@ -39,4 +39,35 @@ class LogCleanerPropertiesTest {
         assertThatThrownBy(() -> bind(Map.of("tributary.broker.log-cleaner.io-max-bytes-per-second", "0B")))
                 .hasStackTraceContaining("io-max-bytes-per-second");
     }
+
+    @Test
+    void oneCleanerThreadByDefaultAndTheThreadsSettingIsBound() {
+        assertThat(bind(Map.of()).toCleanerConfig().threads()).isOne();
+
+        CleanerConfig config = bind(Map.of(
+                        "tributary.broker.log-cleaner.threads", "4",
+                        "tributary.broker.log-cleaner.dedupe-buffer-size", "64MB"))
+                .toCleanerConfig();
+
+        assertThat(config.threads()).isEqualTo(4);
+        assertThat(config.dedupeBufferBytesPerThread()).isEqualTo(16L * 1024 * 1024);
+    }
+
+    @Test
+    void aThreadCountOutsideOneToSixteenIsRefusedNamingTheSettingAndItsBounds() {
+        for (String threads : new String[] {"0", "17"}) {
+            assertThatThrownBy(() -> bind(Map.of("tributary.broker.log-cleaner.threads", threads)))
+                    .hasStackTraceContaining(
+                            "tributary.broker.log-cleaner.threads must be between 1 and 16, got " + threads);
+        }
+    }
+
+    @Test
+    void aDedupeBufferTooSmallToDivideAmongTheThreadsIsRefusedNamingBothSettings() {
+        assertThatThrownBy(() -> bind(Map.of(
+                        "tributary.broker.log-cleaner.threads", "16",
+                        "tributary.broker.log-cleaner.dedupe-buffer-size", "100B")))
+                .hasStackTraceContaining("tributary.broker.log-cleaner.dedupe-buffer-size (100B) divided among"
+                        + " tributary.broker.log-cleaner.threads (16)");
+    }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.tributary.broker.log.LogConfig;
+import io.tributary.broker.log.LogContents;
 import io.tributary.broker.log.PartitionLog;
 import io.tributary.broker.log.cleaner.CleanResult;
 import io.tributary.broker.log.cleaner.Cleaner;
@@ -19,6 +20,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -144,6 +148,47 @@ class MicrometerCleanerMetricsTest {
     }
 
     @Test
+    void withSeveralThreadsTheGaugesTakeTheLargestOverTheThreadsAndTheRecopyOfAllTheirLastPasses() {
+        PartitionLog tenKeys = logs.open("ten", COMPACT);
+        CleanerTestLogs.fill(tenKeys, 2, 10, NOW_MS - 60_000);
+        PartitionLog twentyKeys = logs.open("twenty", COMPACT);
+        for (int version = 0; version < 3; version++) {
+            SimpleRecord[] batch = new SimpleRecord[20];
+            for (int i = 0; i < 20; i++) {
+                batch[i] = new SimpleRecord(
+                        NOW_MS - 60_000, LogContents.bytes("k" + i), LogContents.bytes("v" + version + "-" + i));
+            }
+            twentyKeys.appendAsLeader(MemoryRecords.withRecords(Compression.NONE, batch), 0);
+            twentyKeys.roll();
+        }
+        // Two threads, 101 slots each (a prime number): ten keys fill 9.9 %, twenty 19.8 %; the largest
+        // is the gauge's.
+        LogCleaner cleaner =
+                new LogCleaner(new CleanerConfig(2 * 101 * 24, 0.9, 512 * 1024).withThreads(2), clock, metrics);
+        metrics.registerCleaner(cleaner, clock);
+
+        CleanResult first =
+                cleaner.threads().get(0).runRound(List.of(target(twentyKeys))).orElseThrow();
+        CleanResult second =
+                cleaner.threads().get(1).runRound(List.of(target(tenKeys))).orElseThrow();
+
+        assertThat(first.bufferUtilization()).isEqualTo(20.0 / 101);
+        assertThat(second.bufferUtilization()).isEqualTo(10.0 / 101);
+        int recopyPercent = (int)
+                (100.0 * (first.bytesWritten() + second.bytesWritten()) / (first.bytesRead() + second.bytesRead()));
+        assertThat(scrape())
+                .contains("tributary_broker_log_cleaner_max_buffer_utilization_percent 19.0")
+                .contains("tributary_broker_log_cleaner_recopy_percent " + (double) recopyPercent)
+                .contains("tributary_broker_log_cleaner_rounds_total{outcome=\"cleaned\"} 2.0");
+        // One thread kept a third of what it read, the other half: the gauge is neither alone.
+        assertThat(cleaner.threads().get(0).lastCleanedPass().recopyRatio()).isLessThan(0.4);
+        assertThat(cleaner.threads().get(1).lastCleanedPass().recopyRatio()).isGreaterThan(0.45);
+        assertThat(cleaner.recopyRatio())
+                .isEqualTo((double) (first.bytesWritten() + second.bytesWritten())
+                        / (first.bytesRead() + second.bytesRead()));
+    }
+
+    @Test
     void theCompactionDelayGaugeIsHowLongTheMostOverdueLogWaitedPastItsMaxLag() {
         LogConfig lagged =
                 COMPACT.withCompaction(COMPACT.compaction().withMaxCompactionLag(Optional.of(Duration.ofSeconds(10))));
@@ -171,7 +216,7 @@ class MicrometerCleanerMetricsTest {
 
         cleaner.runRound(List.of(target(table)));
 
-        long seconds = TimeUnit.NANOSECONDS.toSeconds(cleaner.lastCleanedPass().elapsedNanos());
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(cleaner.maxCleanTimeNanos());
         assertThat(seconds).isPositive();
         assertThat(scrape()).contains("tributary_broker_log_cleaner_max_clean_time_seconds " + (double) seconds);
     }

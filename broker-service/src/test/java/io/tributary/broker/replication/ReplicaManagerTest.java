@@ -124,7 +124,7 @@ class ReplicaManagerTest {
         }
         LogCleaner cleaner = new LogCleaner(CleanerConfig.defaults(), Clock.systemUTC());
 
-        int rounds = manager.runCleaner(cleaner, 16);
+        int rounds = manager.runCleaner(cleaner.threads().getFirst(), 16);
 
         assertThat(rounds).isEqualTo(1);
         assertThat(manager.partition("table", 0)
@@ -135,7 +135,7 @@ class ReplicaManagerTest {
                 .isEqualTo(9);
         assertThat(manager.partition("table", 0).orElseThrow().log().sizeInBytes())
                 .isLessThan(manager.partition("stream", 0).orElseThrow().log().sizeInBytes());
-        assertThat(manager.runCleaner(cleaner, 16)).isZero();
+        assertThat(manager.runCleaner(cleaner.threads().getFirst(), 16)).isZero();
     }
 
     @Test
@@ -157,7 +157,7 @@ class ReplicaManagerTest {
         }
         LogCleaner cleaner = new LogCleaner(CleanerConfig.defaults(), Clock.systemUTC());
         manager.addRemovalListener(cleaner::forget);
-        assertThat(manager.runCleaner(cleaner, 16)).isZero();
+        assertThat(manager.runCleaner(cleaner.threads().getFirst(), 16)).isZero();
         assertThat(cleaner.uncleanablePartitions()).hasSize(3);
 
         apply(

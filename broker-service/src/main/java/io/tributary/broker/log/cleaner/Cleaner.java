@@ -86,8 +86,9 @@ import org.slf4j.LoggerFactory;
  * log.cleaner.io.max.bytes.per.second}); a stop (the broker shutting down) ends the pass at the next
  * read, ABORTED, its partial cleaned file deleted.
  *
- * <p>Memory: the map ({@link CleanerConfig#dedupeBufferBytes()}) plus reads of at most {@link
- * CleanerConfig#ioBufferBytes()} (or one batch when larger) and their filtered copy.
+ * <p>Memory: the map ({@link CleanerConfig#dedupeBufferBytesPerThread()}, its share of the dedupe
+ * buffer) plus reads of at most {@link CleanerConfig#ioBufferBytesPerThread()} (or one batch when
+ * larger) and their filtered copy.
  *
  * <p>Not thread-safe: one cleaner per thread (it owns its map). Runs concurrently with the log's
  * appends and reads; a truncation, retention or close meanwhile makes the swap refuse, and the pass
@@ -134,7 +135,12 @@ public final class Cleaner {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.throttle = Objects.requireNonNull(throttle, "throttle");
         this.stopRequested = Objects.requireNonNull(stopRequested, "stopRequested");
-        this.map = new OffsetMap(config.dedupeBufferBytes(), config.dedupeBufferLoadFactor());
+        this.map = new OffsetMap(config.dedupeBufferBytesPerThread(), config.dedupeBufferLoadFactor());
+    }
+
+    /** The slots of this cleaner's offset map (its share of the dedupe buffer). */
+    int mapSlots() {
+        return map.slots();
     }
 
     /**
@@ -298,9 +304,11 @@ public final class Cleaner {
             });
             if (stop.isPresent()) {
                 if (stop.get().baseOffset() <= firstDirty) {
-                    throw new IllegalStateException("the dedupe buffer (" + map.maxEntries() + " keys) cannot hold"
-                            + " the batch of " + stop.get().recordCount() + " records at offset "
-                            + stop.get().baseOffset() + " of " + segment + "; raise log.cleaner.dedupe.buffer.size");
+                    throw new IllegalStateException(
+                            "the dedupe buffer (" + map.maxEntries() + " keys) cannot hold"
+                                    + " the batch of " + stop.get().recordCount() + " records at offset "
+                                    + stop.get().baseOffset() + " of " + segment
+                                    + "; raise log.cleaner.dedupe.buffer.size (each of the log.cleaner.threads holds its share)");
                 }
                 return stop.get().baseOffset();
             }
@@ -337,7 +345,7 @@ public final class Cleaner {
                         : chunk.getLast().position()
                                 + chunk.getLast().sizeInBytes()
                                 - chunk.getFirst().position();
-                if (!chunk.isEmpty() && chunkBytes + h.sizeInBytes() > config.ioBufferBytes()) {
+                if (!chunk.isEmpty() && chunkBytes + h.sizeInBytes() > config.ioBufferBytesPerThread()) {
                     handle(segment, chunk, action);
                     pendingKeys = 0;
                 }
@@ -455,7 +463,7 @@ public final class Cleaner {
         Optional<BatchHeader> header = segment.readHeader(position, size);
         while (header.isPresent()) {
             int next = header.get().position() + header.get().sizeInBytes();
-            if (end > position && next - position > config.ioBufferBytes()) {
+            if (end > position && next - position > config.ioBufferBytesPerThread()) {
                 break;
             }
             end = next;

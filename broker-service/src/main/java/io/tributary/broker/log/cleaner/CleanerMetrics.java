@@ -4,9 +4,9 @@ import org.apache.kafka.common.TopicIdPartition;
 
 /**
  * What the log cleaner reports for metrics; the app implements it with Micrometer (the core has no
- * metrics library). Called on the cleaner's thread, except {@link #partitionForgotten}, which is
- * called on the thread that forgets the partition (the metadata thread): implementations are
- * thread-safe.
+ * metrics library). Called on the cleaner threads, several at once with {@code log.cleaner.threads}
+ * above 1, and {@link #partitionForgotten} also on the thread that forgets the partition (the
+ * metadata thread): implementations are thread-safe.
  *
  * <p>Per-partition values are kept only for partitions the cleaner measured (logs whose {@code
  * cleanup.policy} has {@code compact}) and are dropped by {@link #partitionForgotten}, so their

@@ -17,7 +17,10 @@ import java.util.OptionalLong;
  * signal, so that a stop wakes a throttled pass). An interrupted or stopped sleep returns early: the
  * caller checks its own stop flag next.
  *
- * <p>Not thread-safe: one per cleaner thread.
+ * <p>Thread-safe: the cleaner threads share one throttle, as Kafka's threads share one throttler,
+ * so that the bound is the broker's, not each thread's. The bucket is taken under a lock; the sleep
+ * is not, so a thread sleeping off its debt does not hold the others, and each thread that takes
+ * bytes while the bucket is in debt sleeps until the whole debt up to its own bytes is repaid.
  */
 public final class IoThrottle {
 
@@ -32,8 +35,12 @@ public final class IoThrottle {
     private final long bytesPerSecond;
     private final InstantSource clock;
     private final Sleeper sleeper;
+    private final Object lock = new Object();
+    /** Under {@link #lock}. */
     private double tokens;
+    /** Under {@link #lock}. */
     private long lastRefillNanos;
+    /** Under {@link #lock}. */
     private long throttledNanos;
 
     private IoThrottle(long bytesPerSecond, InstantSource clock, Sleeper sleeper) {
@@ -65,20 +72,27 @@ public final class IoThrottle {
         if (bytesPerSecond == Long.MAX_VALUE || bytes <= 0) {
             return;
         }
-        refill();
-        tokens -= bytes;
-        if (tokens < 0) {
-            long sleep = (long) Math.ceil(-tokens * NANOS_PER_SECOND / bytesPerSecond);
+        long sleep;
+        synchronized (lock) {
+            refill();
+            tokens -= bytes;
+            if (tokens >= 0) {
+                return;
+            }
+            sleep = (long) Math.ceil(-tokens * NANOS_PER_SECOND / bytesPerSecond);
             throttledNanos += sleep;
-            sleeper.sleepNanos(sleep);
+        }
+        sleeper.sleepNanos(sleep);
+    }
+
+    /** The nanoseconds slept so far, by all the threads together. */
+    public long throttledNanos() {
+        synchronized (lock) {
+            return throttledNanos;
         }
     }
 
-    /** The nanoseconds slept so far. */
-    public long throttledNanos() {
-        return throttledNanos;
-    }
-
+    /** Under {@link #lock}. */
     private void refill() {
         long now = nanos(clock.instant());
         long elapsed = Math.max(0, now - lastRefillNanos);

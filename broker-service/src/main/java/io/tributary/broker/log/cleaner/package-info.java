@@ -38,14 +38,32 @@
  *       replacement, with matching index entries, once the log is opened.
  * </ul>
  *
- * <p>{@link io.tributary.broker.log.cleaner.LogCleaner} runs rounds (the dirtiest due log, one
- * pass; a log whose cleaning fails at any step is marked uncleanable and skipped, and the round goes
- * on with the next); the broker runs them on one {@code log-cleaner} thread ({@code
- * ReplicaManager.runCleaner}, scheduled by the app's {@code LogCleanerRunner}), which forgets a
- * partition leaving the broker and is stopped before the logs close (a running pass ends at its next
- * read). {@link io.tributary.broker.log.cleaner.IoThrottle} bounds the pass's I/O ({@code
+ * <h2>Threads ({@code log.cleaner.threads})</h2>
+ *
+ * <pre>
+ *  LogCleaner (one per broker; shared by its threads)
+ *     |  InProgressCleanings: the logs being cleaned; choosing a log and marking it is one step
+ *     |  uncleanable partitions; one IoThrottle (io.max.bytes.per.second for all threads together)
+ *     |  stop signal; gauges aggregated over the threads (largest, or summed as Kafka's)
+ *     +-- CleanerThread 0 .. threads-1  (one platform thread each: the app's LogCleanerRunner)
+ *            own Cleaner with its OffsetMap of dedupe.buffer.size / threads; own last-pass stats
+ *            round: measure the logs not in progress -&gt; dirtiest due -&gt; mark -&gt; pass -&gt; unmark
+ * </pre>
+ *
+ * <p>Invariant: at most one thread is inside a pass over a given log (the mark is taken under the
+ * lock with the choice and removed in a {@code finally}, an {@link Error} included); a log being
+ * truncated, deleted or closed under a pass makes the pass's swap refuse, as with one thread.
+ * {@link io.tributary.broker.log.cleaner.PassObserver} hears each pass start and end (a seam for
+ * tests).
+ *
+ * <p>{@link io.tributary.broker.log.cleaner.CleanerThread} runs rounds (the dirtiest due log no
+ * other thread is cleaning, one pass; a log whose cleaning fails at any step is marked uncleanable
+ * and skipped by every thread, and the round goes on with the next); the broker runs each thread's
+ * rounds on its own {@code log-cleaner-<i>} thread ({@code ReplicaManager.runCleaner}, scheduled by
+ * the app's {@code LogCleanerRunner}, which counts the threads that died), forgets a partition
+ * leaving the broker, and stops the cleaner before the logs close (every running pass ends at its
+ * next read). {@link io.tributary.broker.log.cleaner.IoThrottle} bounds the passes' I/O ({@code
  * log.cleaner.io.max.bytes.per.second}); {@link io.tributary.broker.log.cleaner.CleanerMetrics} is
- * what it reports (the app implements it with Micrometer). Not yet here (issue 17): several cleaner
- * threads ({@code log.cleaner.threads}).
+ * what they report (the app implements it with Micrometer).
  */
 package io.tributary.broker.log.cleaner;

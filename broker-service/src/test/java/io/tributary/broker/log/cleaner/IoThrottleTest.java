@@ -102,4 +102,17 @@ class IoThrottleTest {
         assertThatThrownBy(() -> new CleanerConfig(1 << 20, 0.9, 4096, OptionalLong.of(0)))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void threadsSharingOneThrottleShareItsBucket() throws InterruptedException {
+        IoThrottle shared = throttle(1_000);
+        Thread first = Thread.ofPlatform().start(() -> shared.acquire(1_000));
+        first.join();
+        Thread second = Thread.ofPlatform().start(() -> shared.acquire(500));
+        second.join();
+
+        // The first thread emptied the bucket (no sleep); the second, on another thread, finds it empty.
+        assertThat(sleeps).containsExactly(SECOND / 2);
+        assertThat(shared.throttledNanos()).isEqualTo(SECOND / 2);
+    }
 }
