@@ -405,11 +405,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
                 return false;
             }
             if (KafkaCodec.expectsResponse(decoded.body())) {
-                Send send = KafkaCodec.encode(decoded.header(), answer.response());
-                while (!send.completed()) {
-                    send.writeTo(out);
-                }
-                out.flush();
+                write(decoded, answer.response(), out);
             }
             metrics.requestCompleted(decoded.header().apiKey(), sample, answer.errorCounts());
             return true;
@@ -434,11 +430,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
                         api.name);
                 return false;
             }
-            Send send = KafkaCodec.encode(decoded.header(), step.response());
-            while (!send.completed()) {
-                send.writeTo(out);
-            }
-            out.flush();
+            write(decoded, step.response(), out);
             metrics.requestCompleted(api, sample, step.response().errorCounts());
             if (session.authenticated()) {
                 // On SASL_SSL the SASL principal replaces the certificate's, as on Kafka.
@@ -455,6 +447,16 @@ public final class KafkaProtocolServer implements AutoCloseable {
                 return false;
             }
             return true;
+        }
+
+        /** Writes one response whole, then sends what a buffering (TLS) channel holds. */
+        private void write(KafkaCodec.Decoded decoded, AbstractResponse response, SocketTransferableChannel out)
+                throws IOException {
+            Send send = KafkaCodec.encode(decoded.header(), response);
+            while (!send.completed()) {
+                send.writeTo(out);
+            }
+            out.flush();
         }
 
         private boolean reject(ConnectionInfo info, FrameRejection reason, String detail) {

@@ -1,5 +1,6 @@
 package io.tributary.common.protocol;
 
+import java.io.Flushable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -51,7 +52,7 @@ public class SocketTransferableChannel implements TransferableChannel {
 
     /** Sends what a buffering channel holds (a TLS connection's); nothing to do for a socket. */
     public void flush() throws IOException {
-        if (socket instanceof java.io.Flushable flushable) {
+        if (socket instanceof Flushable flushable) {
             flushable.flush();
         }
     }

@@ -81,13 +81,11 @@ public final class AclAuthorizer {
     private final Settings settings;
     private final Decision noAclFound;
     private final Map<AclResourceType, TypeIndex> byType;
-    private final List<AclBinding> bindings;
 
-    private AclAuthorizer(Settings settings, Map<AclResourceType, TypeIndex> byType, List<AclBinding> bindings) {
+    private AclAuthorizer(Settings settings, Map<AclResourceType, TypeIndex> byType) {
         this.settings = settings;
         this.noAclFound = new Decision(settings.allowEveryoneIfNoAclFound(), Reason.NO_ACL_FOUND, null);
         this.byType = byType;
-        this.bindings = bindings;
     }
 
     /**
@@ -108,7 +106,7 @@ public final class AclAuthorizer {
         }
         Map<AclResourceType, TypeIndex> byType = new EnumMap<>(AclResourceType.class);
         builders.forEach((type, builder) -> byType.put(type, builder.build()));
-        return new AclAuthorizer(settings, byType, List.copyOf(bindings));
+        return new AclAuthorizer(settings, byType);
     }
 
     /** An authorizer without ACLs. */
@@ -118,11 +116,6 @@ public final class AclAuthorizer {
 
     public Settings settings() {
         return settings;
-    }
-
-    /** The ACLs this authorizer decides with, in the order given. */
-    public List<AclBinding> bindings() {
-        return bindings;
     }
 
     /**

@@ -172,11 +172,9 @@ public final class SaslSession {
             challenge = server.evaluateResponse(request.data().authBytes());
         } catch (SaslAuthenticationException e) {
             return failed(e.getMessage());
-        } catch (SaslException e) {
-            return failed("Authentication failed during authentication due to invalid credentials with SASL mechanism "
-                    + mechanism);
-        } catch (RuntimeException e) {
-            // A token the mechanism cannot parse: kafka-clients' parsers throw their own exceptions.
+        } catch (SaslException | RuntimeException e) {
+            // A wrong credential, or a token the mechanism cannot parse (kafka-clients' parsers
+            // throw their own exceptions): Kafka's answer names only the mechanism.
             return failed("Authentication failed during authentication due to invalid credentials with SASL mechanism "
                     + mechanism);
         }

@@ -75,12 +75,6 @@ public record TlsSettings(
         }
     }
 
-    /** A listener with the key store only: no client certificates, TLS 1.3 and 1.2. */
-    public static TlsSettings of(Path keyStore, String keyStoreType, char[] keyStorePassword) {
-        return new TlsSettings(
-                keyStore, keyStoreType, keyStorePassword, null, null, null, null, ClientAuth.NONE, DEFAULT_PROTOCOLS);
-    }
-
     /**
      * The SSL context these settings describe, read from the files now.
      *
