@@ -324,8 +324,13 @@ class ClassicGroupProtocolIT {
                         String fresh = group("bad-joins-new");
                         var into = c.getValue()
                                 .apply(x.joinRequest().setMemberId("").setGroupId(fresh));
-                        out.add("new group, v" + v + ", " + c.getKey(), x.describeJoin(x.join(v, into)));
-                        out.add("  then the new group", briefly(q, fresh));
+                        var answer = x.join(v, into);
+                        out.add("new group, v" + v + ", " + c.getKey(), x.describeJoin(answer));
+                        out.add(
+                                "  then the new group",
+                                answer.errorCode() == Errors.MEMBER_ID_REQUIRED.code()
+                                        ? holdingOnlyAPendingMember(q, fresh)
+                                        : briefly(q, fresh));
                     }
                     // v9 only: a join the Stable group accepts is MEMBER_ID_REQUIRED, where v3 would wait
                     var stable =
@@ -364,6 +369,19 @@ class ClassicGroupProtocolIT {
         var g = ClassicGroupRequests.describeData(q.raw(), DESCRIBE, group);
         return Errors.forCode(g.errorCode()) + " " + g.groupState() + " members="
                 + g.members().size();
+    }
+
+    /**
+     * A new group whose only join was answered MEMBER_ID_REQUIRED holds nothing but a pending member.
+     * Apache Kafka describes such a group as Empty in most runs and as Dead (GROUP_ID_NOT_FOUND) in
+     * some (seen in CI for a rebalance timeout of 0), so both count as the same outcome here; any
+     * other answer is kept as it is.
+     */
+    static String holdingOnlyAPendingMember(ClassicGroupMember q, String group) throws Exception {
+        String seen = briefly(q, group);
+        return seen.equals("NONE Empty members=0") || seen.equals("GROUP_ID_NOT_FOUND Dead members=0")
+                ? "empty or gone"
+                : seen;
     }
 
     /** DescribeGroups at the newest version on Q's connection. */
