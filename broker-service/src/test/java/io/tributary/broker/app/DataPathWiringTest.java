@@ -10,6 +10,7 @@ import io.tributary.broker.cluster.TopicInfo;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.testing.FixedMetadataView;
 import io.tributary.common.app.KafkaListenerLifecycle;
+import io.tributary.common.security.acl.ApiAccess;
 import io.tributary.common.testing.KafkaTestConnection;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -18,6 +19,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
@@ -70,6 +72,18 @@ class DataPathWiringTest {
 
     @Autowired
     MeterRegistry registry;
+
+    @Test
+    void everyApiTheListenerServesHasAnAccessRule() throws Exception {
+        try (var connection = KafkaTestConnection.open(listener.server().port())) {
+            var served = connection.apiVersions().data().apiKeys();
+            assertThat(served).hasSizeGreaterThan(20);
+            assertThat(served)
+                    .allSatisfy(api -> assertThat(ApiAccess.of(ApiKeys.forId(api.apiKey())))
+                            .as("the access rule of %s", ApiKeys.forId(api.apiKey()))
+                            .isPresent());
+        }
+    }
 
     @Test
     void producesAndFetchesThroughTheListener() throws Exception {

@@ -49,6 +49,10 @@
  *       the listener itself and advertised with ApiVersions) before any request but ApiVersions
  *       reaches a handler; see {@link io.tributary.common.security.sasl.SaslSession}. Handlers see
  *       the authenticated principal in {@link io.tributary.common.protocol.ConnectionInfo}.
+ *   <li>Handlers put behind a {@link io.tributary.common.protocol.RequestAuthorizer} see only
+ *       requests whose caller holds the permissions Kafka checks on the request as a whole (the
+ *       cluster, the request's group or transactional id: {@link
+ *       io.tributary.common.security.acl.ApiAccess}); the rest is refused with Kafka's answer.
  * </ul>
  */
 package io.tributary.common.protocol;

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tributary.common.app.KafkaListenerLifecycle;
+import io.tributary.common.security.acl.ApiAccess;
 import io.tributary.common.testing.KafkaTestConnection;
 import io.tributary.coordinator.metadata.Fixtures;
 import io.tributary.coordinator.metadata.MetadataCommand;
@@ -94,6 +95,10 @@ class GroupProtocolApplicationTest {
                             tuple(ApiKeys.DELETE_GROUPS, (short) 3),
                             tuple(ApiKeys.OFFSET_DELETE, (short) 0),
                             tuple(ApiKeys.FIND_COORDINATOR, ApiKeys.FIND_COORDINATOR.latestVersion()));
+            assertThat(connection.apiVersions().data().apiKeys())
+                    .allSatisfy(api -> assertThat(ApiAccess.of(ApiKeys.forId(api.apiKey())))
+                            .as("the access rule of %s", ApiKeys.forId(api.apiKey()))
+                            .isPresent());
 
             var joined = connection
                     .roundTrip(

@@ -7,6 +7,8 @@
  * ALLOW of READ, WRITE, DELETE or ALTER also allows DESCRIBE, an ALLOW of ALTER_CONFIGS also allows
  * DESCRIBE_CONFIGS, and a resource no ACL names follows {@code allow.everyone.if.no.acl.found}. The
  * semantics are Apache Kafka 4.4's {@code StandardAuthorizer}'s; the numeric codes are the wire
- * protocol's. Immutable values; plain Java, no Spring.
+ * protocol's. {@link io.tributary.common.security.acl.ApiAccess} is the table of what each Kafka API
+ * requires of its caller, in Kafka's order and with Kafka's answers to a refusal. Immutable values;
+ * plain Java, no Spring.
  */
 package io.tributary.common.security.acl;
