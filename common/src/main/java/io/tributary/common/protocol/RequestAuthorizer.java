@@ -1,6 +1,5 @@
 package io.tributary.common.protocol;
 
-import io.tributary.common.security.acl.AclAuthorizer;
 import io.tributary.common.security.acl.AclResourceType;
 import io.tributary.common.security.acl.ApiAccess;
 import io.tributary.common.security.acl.ApiAccess.Check;
@@ -13,7 +12,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Supplier;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -42,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * handlers' ({@link Placement#PER_ITEM}, {@link Placement#FILTERED}). A {@link
  * Placement#SUFFICIENT} check on the cluster that allows ends the request's whole-request checks.
  *
- * <p>Handlers are put behind it with {@link #guard}. The ACLs are read from {@code acls} on every
- * request, so a new set takes effect on the next request. Every refusal is written to the audit log
+ * <p>Handlers are put behind it with {@link #guard}. The ACLs in force are read on every request,
+ * so a new set takes effect on the next one. Every refusal is written to the audit log
  * ({@value #AUDIT_LOGGER}, INFO): principal, host, API, operation, resource.
  *
  * <p>Thread-safety: safe for concurrent requests when {@code acls} is.
@@ -55,11 +53,11 @@ public final class RequestAuthorizer {
 
     private static final Logger audit = LoggerFactory.getLogger(AUDIT_LOGGER);
 
-    private final Supplier<AclAuthorizer> acls;
+    private final AccessControl access;
 
-    /** @param acls the ACLs in force (read on every request) */
-    public RequestAuthorizer(Supplier<AclAuthorizer> acls) {
-        this.acls = Objects.requireNonNull(acls, "acls");
+    /** @param access the ACLs in force ({@link AccessControl#OPEN}: every request passes) */
+    public RequestAuthorizer(AccessControl access) {
+        this.access = Objects.requireNonNull(access, "access");
     }
 
     /** {@code handlers}, each behind this authorizer. */
@@ -78,12 +76,10 @@ public final class RequestAuthorizer {
     public Optional<AbstractResponse> refusal(KafkaRequest request) {
         ApiKeys api = request.header().apiKey();
         Optional<Rule> rule = ApiAccess.of(api);
-        if (rule.isEmpty() || exempt(request.body())) {
+        if (!access.enabled() || rule.isEmpty() || exempt(request.body())) {
             return Optional.empty();
         }
-        AclAuthorizer authorizer = acls.get();
         KafkaPrincipal principal = request.connection().principal();
-        String host = request.connection().remoteAddress().getAddress().getHostAddress();
         short version = request.header().apiVersion();
         for (Check check : rule.get().checks()) {
             if (!check.appliesTo(version)) {
@@ -93,7 +89,7 @@ public final class RequestAuthorizer {
             if (name == null) {
                 continue; // a check on the request's own resource it does not name, or a handler's check
             }
-            boolean allowed = authorizer.allowed(principal, host, check.operation(), check.type(), name);
+            boolean allowed = access.allowed(request.connection(), check.operation(), check.type(), name);
             if (check.placement() == Placement.SUFFICIENT && allowed) {
                 return Optional.empty();
             }
@@ -101,7 +97,7 @@ public final class RequestAuthorizer {
                 audit.info(
                         "denied: principal={} host={} api={} operation={} resource={}:{}",
                         principal,
-                        host,
+                        AccessControl.host(request.connection()),
                         api.name,
                         check.operation(),
                         check.type(),

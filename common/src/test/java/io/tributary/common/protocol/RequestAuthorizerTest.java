@@ -46,7 +46,7 @@ class RequestAuthorizerTest {
     private static final AclAuthorizer.Settings SETTINGS = new AclAuthorizer.Settings(Set.of(ADMIN), false);
 
     private final AtomicReference<AclAuthorizer> acls = new AtomicReference<>(AclAuthorizer.empty(SETTINGS));
-    private final RequestAuthorizer authorizer = new RequestAuthorizer(acls::get);
+    private final RequestAuthorizer authorizer = new RequestAuthorizer(AccessControl.of(acls::get));
     private final List<ApiKeys> handled = new ArrayList<>();
 
     private void allow(AclResourceType type, String name, AclOperation operation) {
@@ -92,6 +92,15 @@ class RequestAuthorizerTest {
                         .setSessionTimeoutMs(10_000)
                         .setRebalanceTimeoutMs(10_000))
                 .build((short) 9);
+    }
+
+    @Test
+    void withoutAnAuthorizerEveryRequestPasses() {
+        var open = new RequestAuthorizer(AccessControl.OPEN);
+        var header = new RequestHeader(ApiKeys.JOIN_GROUP, (short) 9, "client", 7);
+        var connection = new ConnectionInfo("c1", new InetSocketAddress("10.0.0.7", 40000), "external", ALICE);
+
+        assertThat(open.refusal(new KafkaRequest(header, join(), connection))).isEmpty();
     }
 
     @Test

@@ -1,0 +1,89 @@
+package io.tributary.common.protocol;
+
+import io.tributary.common.security.acl.AclAuthorizer;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclResourceType;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * The ACL checks a handler makes on the topics, groups and keys a request names ({@link
+ * io.tributary.common.security.acl.ApiAccess}'s per-item checks), for the caller of one request:
+ * with no authorizer ({@link #OPEN}) everything is allowed and every authorized-operations field
+ * lists every operation, as on a Kafka broker without {@code authorizer.class.name}; otherwise the
+ * ACLs in force decide ({@link AclAuthorizer}, read on every call, so a new set takes effect on the
+ * next check).
+ *
+ * <p>Thread-safety: immutable; safe for concurrent use when {@code acls} is.
+ */
+public final class AccessControl {
+
+    /** No authorizer: every check allows. */
+    public static final AccessControl OPEN = new AccessControl(null);
+
+    private final Supplier<AclAuthorizer> acls;
+
+    private AccessControl(Supplier<AclAuthorizer> acls) {
+        this.acls = acls;
+    }
+
+    /** Checks against {@code acls}, the ACLs in force. */
+    public static AccessControl of(Supplier<AclAuthorizer> acls) {
+        return new AccessControl(Objects.requireNonNull(acls, "acls"));
+    }
+
+    /** Whether an authorizer decides (false for {@link #OPEN}). */
+    public boolean enabled() {
+        return acls != null;
+    }
+
+    /** Whether the caller of a request on {@code connection} may perform {@code operation} on the resource. */
+    public boolean allowed(ConnectionInfo connection, AclOperation operation, AclResourceType type, String name) {
+        if (acls == null) {
+            return true;
+        }
+        return acls.get().allowed(connection.principal(), host(connection), operation, type, name);
+    }
+
+    /** Of {@code names} (of resources of {@code type}), the ones the caller may perform {@code operation} on, in order. */
+    public Set<String> allowedNames(
+            ConnectionInfo connection, AclOperation operation, AclResourceType type, Collection<String> names) {
+        Set<String> allowed = new LinkedHashSet<>();
+        if (acls == null) {
+            allowed.addAll(names);
+            return allowed;
+        }
+        AclAuthorizer authorizer = acls.get();
+        String host = host(connection);
+        for (String name : names) {
+            if (!allowed.contains(name) && authorizer.allowed(connection.principal(), host, operation, type, name)) {
+                allowed.add(name);
+            }
+        }
+        return allowed;
+    }
+
+    /**
+     * Kafka's authorized-operations bit field of the resource for the caller: bit {@code code} set
+     * for each operation of {@link AclResourceType#supportedOperations} allowed (all of them
+     * without an authorizer).
+     */
+    public int authorizedOperations(ConnectionInfo connection, AclResourceType type, String name) {
+        if (acls == null) {
+            int bits = 0;
+            for (AclOperation operation : type.supportedOperations()) {
+                bits |= 1 << operation.code();
+            }
+            return bits;
+        }
+        return acls.get().authorizedOperations(connection.principal(), host(connection), type, name);
+    }
+
+    /** The client's address as ACL hosts name it. */
+    static String host(ConnectionInfo connection) {
+        return connection.remoteAddress().getAddress().getHostAddress();
+    }
+}

@@ -1,0 +1,73 @@
+package io.tributary.common.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tributary.common.security.acl.AclAuthorizer;
+import io.tributary.common.security.acl.AclBinding;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclPatternType;
+import io.tributary.common.security.acl.AclPermission;
+import io.tributary.common.security.acl.AclResourceType;
+import io.tributary.common.security.acl.KafkaPrincipal;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class AccessControlTest {
+
+    private static final ConnectionInfo ALICE = new ConnectionInfo(
+            "c1", new InetSocketAddress("10.0.0.7", 40000), "external", KafkaPrincipal.user("alice"));
+
+    private static final AccessControl READS_ORDERS_TOPICS = AccessControl.of(() -> AclAuthorizer.of(
+            List.of(
+                    new AclBinding(
+                            AclResourceType.TOPIC,
+                            "orders-",
+                            AclPatternType.PREFIXED,
+                            "User:alice",
+                            "10.0.0.7",
+                            AclOperation.READ,
+                            AclPermission.ALLOW),
+                    new AclBinding(
+                            AclResourceType.TOPIC,
+                            "orders-secret",
+                            AclPatternType.LITERAL,
+                            "User:*",
+                            AclBinding.ANY_HOST,
+                            AclOperation.ALL,
+                            AclPermission.DENY)),
+            new AclAuthorizer.Settings(Set.of(), false)));
+
+    @Test
+    void withoutAnAuthorizerEverythingIsAllowed() {
+        assertThat(AccessControl.OPEN.enabled()).isFalse();
+        assertThat(AccessControl.OPEN.allowed(ALICE, AclOperation.DELETE, AclResourceType.TOPIC, "t"))
+                .isTrue();
+        assertThat(AccessControl.OPEN.allowedNames(ALICE, AclOperation.READ, AclResourceType.TOPIC, List.of("a", "b")))
+                .containsExactly("a", "b");
+        int every = 0;
+        for (AclOperation operation : AclResourceType.TOPIC.supportedOperations()) {
+            every |= 1 << operation.code();
+        }
+        assertThat(AccessControl.OPEN.authorizedOperations(ALICE, AclResourceType.TOPIC, "t"))
+                .isEqualTo(every);
+    }
+
+    @Test
+    void theAclsDecideForTheCallersPrincipalAndHost() {
+        assertThat(READS_ORDERS_TOPICS.enabled()).isTrue();
+        assertThat(READS_ORDERS_TOPICS.allowedNames(
+                        ALICE,
+                        AclOperation.DESCRIBE,
+                        AclResourceType.TOPIC,
+                        List.of("orders-eu", "payments", "orders-secret", "orders-eu")))
+                .containsExactly("orders-eu");
+        var elsewhere = new ConnectionInfo(
+                "c2", new InetSocketAddress("10.0.0.8", 40000), "external", KafkaPrincipal.user("alice"));
+        assertThat(READS_ORDERS_TOPICS.allowed(elsewhere, AclOperation.READ, AclResourceType.TOPIC, "orders-eu"))
+                .isFalse();
+        assertThat(READS_ORDERS_TOPICS.authorizedOperations(ALICE, AclResourceType.TOPIC, "orders-eu"))
+                .isEqualTo(1 << AclOperation.READ.code() | 1 << AclOperation.DESCRIBE.code());
+    }
+}
