@@ -12,48 +12,20 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.internals.Topic;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ApiError;
-import org.apache.kafka.common.utils.Utils;
 
 /**
  * What several handlers read from a {@link ClusterImage} the same way: the brokers clients may use
  * (on the listener a request came in on, {@link BrokerListeners}), the controller id to report,
- * topic-name validation, authorized-operation bit fields, and waiting for a written version.
+ * topic-name validation, and waiting for a written version.
  */
 final class ClusterViews {
 
     /** Kafka's "no controller known" and "no leader" id. */
     static final int NO_NODE = -1;
-
-    /**
-     * Without an authorizer every operation a resource type supports is allowed (Kafka's answer when
-     * no authorizer is configured).
-     */
-    static final int TOPIC_AUTHORIZED_OPERATIONS = bitField(Set.of(
-            AclOperation.READ,
-            AclOperation.WRITE,
-            AclOperation.CREATE,
-            AclOperation.DELETE,
-            AclOperation.ALTER,
-            AclOperation.DESCRIBE,
-            AclOperation.DESCRIBE_CONFIGS,
-            AclOperation.ALTER_CONFIGS));
-
-    static final int CLUSTER_AUTHORIZED_OPERATIONS = bitField(Set.of(
-            AclOperation.CREATE,
-            AclOperation.CLUSTER_ACTION,
-            AclOperation.DESCRIBE_CONFIGS,
-            AclOperation.ALTER_CONFIGS,
-            AclOperation.IDEMPOTENT_WRITE,
-            AclOperation.ALTER,
-            AclOperation.DESCRIBE));
-
-    /** The field's value when the client did not ask for authorized operations. */
-    static final int AUTHORIZED_OPERATIONS_OMITTED = Integer.MIN_VALUE;
 
     private ClusterViews() {}
 
@@ -146,9 +118,5 @@ final class ClusterViews {
         }
         Duration requested = Duration.ofMillis(requestedMs);
         return requested.compareTo(max) < 0 ? requested : max;
-    }
-
-    private static int bitField(Set<AclOperation> operations) {
-        return Utils.to32BitField(operations.stream().map(AclOperation::code).collect(Collectors.toSet()));
     }
 }

@@ -4,6 +4,7 @@ import io.tributary.broker.api.ClusterViews.ClientBroker;
 import io.tributary.broker.api.ClusterViews.FencedBrokers;
 import io.tributary.broker.cluster.ClusterImage;
 import io.tributary.broker.cluster.MetadataView;
+import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
@@ -36,10 +37,18 @@ public final class DescribeClusterHandler implements RequestHandler {
 
     private final MetadataView metadata;
     private final AdminApiConfig config;
+    private final AccessControl acls;
 
+    /** A handler without an authorizer ({@link AccessControl#OPEN}). */
     public DescribeClusterHandler(MetadataView metadata, AdminApiConfig config) {
+        this(metadata, config, AccessControl.OPEN);
+    }
+
+    /** @param acls the caller's authorized operations on the cluster, when asked for (DescribeCluster needs no permission) */
+    public DescribeClusterHandler(MetadataView metadata, AdminApiConfig config, AccessControl acls) {
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.config = Objects.requireNonNull(config, "config");
+        this.acls = Objects.requireNonNull(acls, "acls");
     }
 
     @Override
@@ -85,7 +94,7 @@ public final class DescribeClusterHandler implements RequestHandler {
                             .setIsFenced(cb.broker().fenced()));
         }
         if (data.includeClusterAuthorizedOperations()) {
-            response.setClusterAuthorizedOperations(ClusterViews.CLUSTER_AUTHORIZED_OPERATIONS);
+            response.setClusterAuthorizedOperations(acls.clusterAuthorizedOperations(request.connection()));
         }
         return new DescribeClusterResponse(response);
     }

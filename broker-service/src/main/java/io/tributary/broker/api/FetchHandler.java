@@ -8,9 +8,12 @@ import io.tributary.broker.log.ReadResult;
 import io.tributary.broker.replication.EpochEnd;
 import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclResourceType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -58,7 +61,9 @@ import org.apache.kafka.common.requests.FetchResponse;
  *   <li>Divergence (v12+): a fetch whose {@code last_fetched_epoch} this log did not have, or that
  *       ends before the fetch offset, is answered at once with {@code DivergingEpoch} (that epoch's
  *       end in this log) and no records, as in Kafka; the fetcher truncates and fetches again.
- *   <li>Per partition: {@code UNKNOWN_TOPIC_OR_PARTITION}, {@code UNKNOWN_TOPIC_ID} (v13+), {@code
+ *   <li>Per partition: {@code UNKNOWN_TOPIC_ID} (v13+), {@code TOPIC_AUTHORIZATION_FAILED} (with an
+ *       authorizer: a consumer without READ on the topic, a follower without CLUSTER_ACTION on the
+ *       cluster), {@code UNKNOWN_TOPIC_OR_PARTITION}, {@code
  *       NOT_LEADER_OR_FOLLOWER} (with the current leader, v12+), {@code FENCED_LEADER_EPOCH} /
  *       {@code UNKNOWN_LEADER_EPOCH}, {@code OFFSET_OUT_OF_RANGE} (with the log start offset and
  *       high watermark).
@@ -75,12 +80,28 @@ public final class FetchHandler implements RequestHandler {
     private final PartitionAccess access;
     private final Duration maxWaitBound;
     private final DataPathMetrics metrics;
+    private final AccessControl acls;
 
+    /** A handler without an authorizer ({@link AccessControl#OPEN}). */
     public FetchHandler(
             ReplicaManager replicas, MetadataView metadata, Duration maxWaitBound, DataPathMetrics metrics) {
+        this(replicas, metadata, maxWaitBound, metrics, AccessControl.OPEN);
+    }
+
+    /**
+     * @param acls who may fetch what: a consumer READ on each topic, a follower (replica id >= 0)
+     *     CLUSTER_ACTION on the cluster; refused partitions answer TOPIC_AUTHORIZATION_FAILED
+     */
+    public FetchHandler(
+            ReplicaManager replicas,
+            MetadataView metadata,
+            Duration maxWaitBound,
+            DataPathMetrics metrics,
+            AccessControl acls) {
         this.access = new PartitionAccess(replicas, metadata);
         this.maxWaitBound = Objects.requireNonNull(maxWaitBound, "maxWaitBound");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.acls = Objects.requireNonNull(acls, "acls");
     }
 
     @Override
@@ -145,13 +166,26 @@ public final class FetchHandler implements RequestHandler {
         FetchResponseData response =
                 new FetchResponseData().setErrorCode(Errors.NONE.code()).setSessionId(FetchMetadata.INVALID_SESSION_ID);
         List<Slot> slots = new ArrayList<>();
+        // A follower needs CLUSTER_ACTION on the cluster, a consumer READ on each topic; either way
+        // Kafka refuses per partition (TOPIC_AUTHORIZATION_FAILED), after an unknown topic id.
+        boolean replicaAllowed = fromFollower
+                && acls.allowed(
+                        request.connection(),
+                        AclOperation.CLUSTER_ACTION,
+                        AclResourceType.CLUSTER,
+                        AclResourceType.CLUSTER_NAME);
         for (FetchRequestData.FetchTopic topicData : data.topics()) {
             Optional<TopicInfo> topic = byId
                     ? PartitionAccess.topicById(image, topicData.topicId())
                     : PartitionAccess.topicByName(image, topicData.topic());
+            String name = topic.map(TopicInfo::name).orElse(topicData.topic());
             var topicResponse = new FetchResponseData.FetchableTopicResponse()
-                    .setTopic(topic.map(TopicInfo::name).orElse(topicData.topic()))
+                    .setTopic(name)
                     .setTopicId(topicData.topicId());
+            boolean readable = fromFollower
+                    ? replicaAllowed
+                    : (byId && topic.isEmpty())
+                            || acls.allowed(request.connection(), AclOperation.READ, AclResourceType.TOPIC, name);
             for (FetchRequestData.FetchPartition partitionData : topicData.partitions()) {
                 Slot slot = new Slot(
                         partitionData.partition(),
@@ -162,6 +196,10 @@ public final class FetchHandler implements RequestHandler {
                 topicResponse.partitions().add(slot.response);
                 if (byId && topic.isEmpty()) {
                     slot.response.setErrorCode(Errors.UNKNOWN_TOPIC_ID.code());
+                    continue;
+                }
+                if (!readable) {
+                    slot.response.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
                     continue;
                 }
                 PartitionAccess.Resolved resolved = access.resolve(

@@ -1,14 +1,17 @@
 package io.tributary.broker.api;
 
+import io.tributary.broker.cluster.ClusterImage;
 import io.tributary.broker.cluster.CoordinatorGroupsClient;
 import io.tributary.broker.cluster.GroupCoordinatorLocator;
 import io.tributary.broker.cluster.GroupCoordinatorLocator.Lookup;
+import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
 import java.io.IOException;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 import org.apache.kafka.common.errors.CoordinatorNotAvailableException;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
@@ -44,6 +47,9 @@ import org.slf4j.LoggerFactory;
  * first). An answer with NOT_COORDINATOR (leadership moved) is passed on as it is (clients look the
  * coordinator up again) and the cached location is dropped. Any other answer is passed on as it is.
  *
+ * <p>Authorization: the per-item checks Kafka makes before calling its group coordinator are made
+ * here, on the caller's principal ({@link GroupAccess}); the coordinator sees only this broker.
+ *
  * <p>Thread-safety: immutable; the collaborators are thread-safe. A forward blocks the calling
  * connection's thread for at most the client's connect timeout and the request's read timeout
  * (twice, when a reused connection turns out closed): seconds, or a JoinGroup's or SyncGroup's
@@ -72,19 +78,57 @@ public final class GroupForwardingHandler implements RequestHandler {
     private final ApiVersionRange versions;
     private final GroupCoordinatorLocator locator;
     private final CoordinatorGroupsClient client;
+    private final GroupAccess access;
 
+    /** A forwarding handler without an authorizer. */
     public GroupForwardingHandler(
             ApiVersionRange versions, GroupCoordinatorLocator locator, CoordinatorGroupsClient client) {
+        this(versions, locator, client, new GroupAccess(AccessControl.OPEN, () -> ClusterImage.EMPTY));
+    }
+
+    GroupForwardingHandler(
+            ApiVersionRange versions,
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient client,
+            GroupAccess access) {
         this.versions = Objects.requireNonNull(versions, "versions");
         this.locator = Objects.requireNonNull(locator, "locator");
         this.client = Objects.requireNonNull(client, "client");
+        this.access = Objects.requireNonNull(access, "access");
     }
 
-    /** A forwarding handler for each of {@link #FORWARDED}. */
+    /** A forwarding handler for each of {@link #FORWARDED}, without an authorizer. */
     public static List<GroupForwardingHandler> all(GroupCoordinatorLocator locator, CoordinatorGroupsClient client) {
+        return all(locator, client, AccessControl.OPEN, () -> ClusterImage.EMPTY);
+    }
+
+    /**
+     * A forwarding handler for each of {@link #FORWARDED}, making the per-item ACL checks of {@link
+     * GroupAccess} with {@code acls} ({@code image}: the topic names behind OffsetCommit's topic ids).
+     */
+    public static List<GroupForwardingHandler> all(
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient client,
+            AccessControl acls,
+            Supplier<ClusterImage> image) {
+        GroupAccess access = new GroupAccess(acls, image);
         return FORWARDED.stream()
-                .map(range -> new GroupForwardingHandler(range, locator, client))
+                .map(range -> new GroupForwardingHandler(range, locator, client, access))
                 .toList();
+    }
+
+    /** The forwarding handler of {@code api}, one of {@link #FORWARDED}, as {@link #all} makes it. */
+    public static GroupForwardingHandler of(
+            ApiKeys api,
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient client,
+            AccessControl acls,
+            Supplier<ClusterImage> image) {
+        ApiVersionRange range = FORWARDED.stream()
+                .filter(r -> r.apiKey() == api)
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException(api + " is not forwarded"));
+        return new GroupForwardingHandler(range, locator, client, new GroupAccess(acls, image));
     }
 
     @Override
@@ -94,16 +138,20 @@ public final class GroupForwardingHandler implements RequestHandler {
 
     @Override
     public AbstractResponse handle(KafkaRequest request) {
+        GroupAccess.Split split = access.split(request);
+        if (split.forward() == null) {
+            return split.answer().apply(null); // every item refused, or the whole request
+        }
         return switch (locator.lookup()) {
             case Lookup.NotAvailable missing ->
                 notAvailable(request, "no group coordinator known: " + missing.reason());
             case Lookup.Found found -> {
                 try {
-                    AbstractResponse answer = client.forward(found.coordinator(), request.header(), request.body());
+                    AbstractResponse answer = client.forward(found.coordinator(), request.header(), split.forward());
                     if (answer.errorCounts().containsKey(Errors.NOT_COORDINATOR)) {
                         locator.invalidate();
                     }
-                    yield answer;
+                    yield split.answer().apply(answer);
                 } catch (IOException e) {
                     log.debug(
                             "{} forwarded to {} failed: {}",

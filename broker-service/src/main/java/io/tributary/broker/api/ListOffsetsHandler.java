@@ -6,14 +6,21 @@ import io.tributary.broker.log.PartitionLog;
 import io.tributary.broker.log.TimestampAndOffset;
 import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclResourceType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.ListOffsetsResponse;
@@ -22,6 +29,8 @@ import org.apache.kafka.common.requests.ListOffsetsResponse;
  * ListOffsets (API 2), versions 1 to 11.
  *
  * <ul>
+ *   <li>With an authorizer, a topic without DESCRIBE answers TOPIC_AUTHORIZATION_FAILED on each of
+ *       its partitions (offset and timestamp -1), after the topics served, as Kafka orders them.
  *   <li>{@code -2} earliest and {@code -4} earliest local: the log start offset.
  *   <li>The leader epoch of an answer is Kafka's: for latest the leader's current epoch; for
  *       earliest the epoch of the batch at or before the log start, or the current epoch when the
@@ -47,9 +56,20 @@ public final class ListOffsetsHandler implements RequestHandler {
     public static final ApiVersionRange VERSIONS = ApiVersionRange.of(ApiKeys.LIST_OFFSETS, 1, 11);
 
     private final PartitionAccess access;
+    private final AccessControl acls;
 
+    /** A handler without an authorizer ({@link AccessControl#OPEN}). */
     public ListOffsetsHandler(ReplicaManager replicas, MetadataView metadata) {
+        this(replicas, metadata, AccessControl.OPEN);
+    }
+
+    /**
+     * @param acls who may list which topic's offsets: DESCRIBE on it, else TOPIC_AUTHORIZATION_FAILED
+     *     on its partitions, listed after the served topics as Kafka lists them
+     */
+    public ListOffsetsHandler(ReplicaManager replicas, MetadataView metadata, AccessControl acls) {
         this.access = new PartitionAccess(replicas, metadata);
+        this.acls = Objects.requireNonNull(acls, "acls");
     }
 
     @Override
@@ -66,9 +86,12 @@ public final class ListOffsetsHandler implements RequestHandler {
         PartitionAccess.Need need = PartitionAccess.Need.forReplicaId(replicaId);
         ClusterImage image = access.image();
         ListOffsetsResponseData response = new ListOffsetsResponseData();
+        List<ListOffsetsResponseData.ListOffsetsTopicResponse> refused = new ArrayList<>();
         for (ListOffsetsRequestData.ListOffsetsTopic topicData : list.topics()) {
             var topic = PartitionAccess.topicByName(image, topicData.name());
             var topicResponse = new ListOffsetsResponseData.ListOffsetsTopicResponse().setName(topicData.name());
+            boolean describable =
+                    acls.allowed(request.connection(), AclOperation.DESCRIBE, AclResourceType.TOPIC, topicData.name());
             for (ListOffsetsRequestData.ListOffsetsPartition partitionData : topicData.partitions()) {
                 var partitionResponse = new ListOffsetsResponseData.ListOffsetsPartitionResponse()
                         .setPartitionIndex(partitionData.partitionIndex())
@@ -76,6 +99,10 @@ public final class ListOffsetsHandler implements RequestHandler {
                         .setOffset(ListOffsetsResponse.UNKNOWN_OFFSET)
                         .setLeaderEpoch(ListOffsetsResponse.UNKNOWN_EPOCH);
                 topicResponse.partitions().add(partitionResponse);
+                if (!describable) {
+                    partitionResponse.setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+                    continue;
+                }
                 PartitionAccess.Resolved resolved =
                         access.resolve(topic, partitionData.partitionIndex(), partitionData.currentLeaderEpoch(), need);
                 if (!resolved.isOk()) {
@@ -97,8 +124,9 @@ public final class ListOffsetsHandler implements RequestHandler {
                             DataPathErrors.of(e, partition.topicIdPartition()).code());
                 }
             }
-            response.topics().add(topicResponse);
+            (describable ? response.topics() : refused).add(topicResponse);
         }
+        response.topics().addAll(refused);
         return new ListOffsetsResponse(response);
     }
 

@@ -8,9 +8,13 @@ import io.tributary.broker.cluster.ControlPlaneException;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.cluster.PartitionInfo;
 import io.tributary.broker.cluster.TopicInfo;
+import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
+import io.tributary.common.protocol.ConnectionInfo;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclResourceType;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
@@ -18,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidRequestException;
@@ -57,7 +62,13 @@ import org.slf4j.LoggerFactory;
  *       before v4), a missing topic asked for by name is created through the control plane with the
  *       default partitions and replication factor and answered LEADER_NOT_AVAILABLE, as Kafka does,
  *       so the client asks again once the topic has leaders.
- *   <li>Authorized operations (v8+): all operations, when asked for; there is no authorizer.
+ *   <li>Authorization ({@link AccessControl}; without an authorizer every check allows): all topics
+ *       lists only those the caller may DESCRIBE; a topic asked for by name without DESCRIBE is
+ *       TOPIC_AUTHORIZATION_FAILED (also when it does not exist or its name is illegal), by id
+ *       TOPIC_AUTHORIZATION_FAILED with its id and no name (an unknown id stays UNKNOWN_TOPIC_ID);
+ *       auto-creation needs CREATE on the cluster, else on the topic (TOPIC_AUTHORIZATION_FAILED).
+ *       Authorized operations (v8+, when asked for): the caller's on each topic listed, and on the
+ *       cluster (v8 to v10: 0 without DESCRIBE on it), as Kafka computes them.
  * </ul>
  *
  * <p>Thread-safety: stateless apart from its collaborators, which are thread-safe.
@@ -69,11 +80,19 @@ public final class MetadataHandler implements RequestHandler {
     private final MetadataView metadata;
     private final ControlPlane controlPlane;
     private final AdminApiConfig config;
+    private final AccessControl acls;
 
+    /** A handler without an authorizer ({@link AccessControl#OPEN}). */
     public MetadataHandler(MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
+        this(metadata, controlPlane, config, AccessControl.OPEN);
+    }
+
+    public MetadataHandler(
+            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl acls) {
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.controlPlane = Objects.requireNonNull(controlPlane, "controlPlane");
         this.config = Objects.requireNonNull(config, "config");
+        this.acls = Objects.requireNonNull(acls, "acls");
     }
 
     @Override
@@ -91,15 +110,19 @@ public final class MetadataHandler implements RequestHandler {
         Liveness alive =
                 new Liveness(ClusterViews.aliveBrokerIds(image), ClusterViews.aliveBrokerIds(image, listener), version);
         boolean includeTopicOperations = version >= 8 && body.data().includeTopicAuthorizedOperations();
+        ConnectionInfo caller = request.connection();
 
         List<MetadataResponseTopic> topics = new ArrayList<>();
         if (body.isAllTopics()) {
+            // the topics the caller may not describe are left out, without an audit line each
             image.topics().values().stream()
+                    .filter(t -> acls.allowedQuietly(caller, AclOperation.DESCRIBE, AclResourceType.TOPIC, t.name()))
                     .sorted(Comparator.comparing(TopicInfo::name))
-                    .forEach(t -> topics.add(describe(t, alive, includeTopicOperations)));
+                    .forEach(t -> topics.add(describe(t, alive, operations(caller, t, includeTopicOperations))));
         } else {
             for (MetadataRequestTopic requested : distinct(body.data().topics(), version)) {
-                topics.add(answer(requested, image, alive, body.allowAutoTopicCreation(), includeTopicOperations));
+                topics.add(
+                        answer(requested, image, alive, body.allowAutoTopicCreation(), includeTopicOperations, caller));
             }
         }
 
@@ -117,7 +140,7 @@ public final class MetadataHandler implements RequestHandler {
                 .setControllerId(ClusterViews.controllerId(image, metadata.brokerId(), listener));
         data.topics().addAll(topics);
         if (version >= 8 && version <= 10 && body.data().includeClusterAuthorizedOperations()) {
-            data.setClusterAuthorizedOperations(ClusterViews.CLUSTER_AUTHORIZED_OPERATIONS);
+            data.setClusterAuthorizedOperations(acls.clusterAuthorizedOperations(caller));
         }
         return new MetadataResponse(data, version);
     }
@@ -157,26 +180,49 @@ public final class MetadataHandler implements RequestHandler {
             ClusterImage image,
             Liveness alive,
             boolean allowAutoCreation,
-            boolean includeTopicOperations) {
+            boolean includeTopicOperations,
+            ConnectionInfo caller) {
         if (byId(requested)) {
             Uuid id = requested.topicId();
-            return image.topic(id)
-                    .map(t -> describe(t, alive, includeTopicOperations))
-                    .orElseGet(() -> error(null, id, Errors.UNKNOWN_TOPIC_ID));
+            Optional<TopicInfo> topic = image.topic(id);
+            if (topic.isEmpty()) {
+                return error(null, id, Errors.UNKNOWN_TOPIC_ID);
+            }
+            if (!acls.allowed(
+                    caller,
+                    AclOperation.DESCRIBE,
+                    AclResourceType.TOPIC,
+                    topic.get().name())) {
+                return error(null, id, Errors.TOPIC_AUTHORIZATION_FAILED); // ids are not secret, names are
+            }
+            return describe(topic.get(), alive, operations(caller, topic.get(), includeTopicOperations));
         }
         String name = requested.name();
+        if (!acls.allowed(caller, AclOperation.DESCRIBE, AclResourceType.TOPIC, name)) {
+            return error(name, Uuid.ZERO_UUID, Errors.TOPIC_AUTHORIZATION_FAILED);
+        }
         Optional<TopicInfo> topic = image.topic(name);
         if (topic.isPresent()) {
-            return describe(topic.get(), alive, includeTopicOperations);
+            return describe(topic.get(), alive, operations(caller, topic.get(), includeTopicOperations));
         }
         Optional<ApiError> invalid = ClusterViews.invalidTopicName(name);
         if (invalid.isPresent()) {
             return error(name, Uuid.ZERO_UUID, invalid.get().error());
         }
         if (config.autoCreateEnabled() && allowAutoCreation) {
-            return error(name, Uuid.ZERO_UUID, autoCreate(name));
+            boolean mayCreate = acls.allowedQuietly(
+                            caller, AclOperation.CREATE, AclResourceType.CLUSTER, AclResourceType.CLUSTER_NAME)
+                    || acls.allowed(caller, AclOperation.CREATE, AclResourceType.TOPIC, name);
+            return error(name, Uuid.ZERO_UUID, mayCreate ? autoCreate(name) : Errors.TOPIC_AUTHORIZATION_FAILED);
         }
         return error(name, Uuid.ZERO_UUID, Errors.UNKNOWN_TOPIC_OR_PARTITION);
+    }
+
+    /** The caller's authorized operations on {@code topic} when asked for, else empty. */
+    private OptionalInt operations(ConnectionInfo caller, TopicInfo topic, boolean include) {
+        return include
+                ? OptionalInt.of(acls.authorizedOperations(caller, AclResourceType.TOPIC, topic.name()))
+                : OptionalInt.empty();
     }
 
     /**
@@ -221,7 +267,7 @@ public final class MetadataHandler implements RequestHandler {
      */
     record Liveness(Set<Integer> alive, Set<Integer> onListener, short version) {}
 
-    static MetadataResponseTopic describe(TopicInfo topic, Liveness alive, boolean includeTopicOperations) {
+    static MetadataResponseTopic describe(TopicInfo topic, Liveness alive, OptionalInt topicOperations) {
         var result = new MetadataResponseTopic()
                 .setName(topic.name())
                 .setTopicId(topic.id())
@@ -230,9 +276,7 @@ public final class MetadataHandler implements RequestHandler {
         for (PartitionInfo p : topic.partitions()) {
             result.partitions().add(describe(p, alive));
         }
-        if (includeTopicOperations) {
-            result.setTopicAuthorizedOperations(ClusterViews.TOPIC_AUTHORIZED_OPERATIONS);
-        }
+        topicOperations.ifPresent(result::setTopicAuthorizedOperations);
         return result;
     }
 

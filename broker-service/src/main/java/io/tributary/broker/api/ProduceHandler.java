@@ -12,9 +12,12 @@ import io.tributary.broker.log.RecompressionStats;
 import io.tributary.broker.log.RecordError;
 import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
+import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclResourceType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -50,8 +53,9 @@ import org.apache.kafka.common.requests.ProduceResponse;
  *       time the ISR has it, this broker is no longer active (fenced) or no longer leads in the
  *       epoch it appended in; {@code NOT_ENOUGH_REPLICAS_AFTER_APPEND} when the ISR shrank below
  *       {@code min.insync.replicas} while waiting. Other acks: {@code INVALID_REQUIRED_ACKS}.
- *   <li>Per partition: {@code UNKNOWN_TOPIC_OR_PARTITION} ({@code UNKNOWN_TOPIC_ID} for v13's
- *       topic ids), {@code NOT_LEADER_OR_FOLLOWER} with the current leader and its endpoint (v10+),
+ *   <li>Per partition: {@code UNKNOWN_TOPIC_ID} for v13's topic ids, then {@code
+ *       TOPIC_AUTHORIZATION_FAILED} without WRITE on the topic (with an authorizer; also for a topic
+ *       that does not exist), {@code UNKNOWN_TOPIC_OR_PARTITION}, {@code NOT_LEADER_OR_FOLLOWER} with the current leader and its endpoint (v10+),
  *       {@code INVALID_RECORD} (not exactly one magic-2 batch, Kafka's request validation), {@code
  *       CORRUPT_MESSAGE}, {@code MESSAGE_TOO_LARGE}, {@code OUT_OF_ORDER_SEQUENCE_NUMBER}, {@code
  *       INVALID_PRODUCER_EPOCH}, {@code UNSUPPORTED_FOR_MESSAGE_FORMAT} for transactional batches,
@@ -72,12 +76,25 @@ public final class ProduceHandler implements RequestHandler {
     private final PartitionAccess access;
     private final Duration maxTimeout;
     private final DataPathMetrics metrics;
+    private final AccessControl acls;
 
+    /** A handler without an authorizer ({@link AccessControl#OPEN}). */
     public ProduceHandler(
             ReplicaManager replicas, MetadataView metadata, Duration maxTimeout, DataPathMetrics metrics) {
+        this(replicas, metadata, maxTimeout, metrics, AccessControl.OPEN);
+    }
+
+    /** @param acls who may write which topic: WRITE on each, else TOPIC_AUTHORIZATION_FAILED on its partitions */
+    public ProduceHandler(
+            ReplicaManager replicas,
+            MetadataView metadata,
+            Duration maxTimeout,
+            DataPathMetrics metrics,
+            AccessControl acls) {
         this.access = new PartitionAccess(replicas, metadata);
         this.maxTimeout = Objects.requireNonNull(maxTimeout, "maxTimeout");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.acls = Objects.requireNonNull(acls, "acls");
     }
 
     @Override
@@ -120,18 +137,26 @@ public final class ProduceHandler implements RequestHandler {
             Optional<TopicInfo> topic = byId
                     ? PartitionAccess.topicById(image, topicData.topicId())
                     : PartitionAccess.topicByName(image, topicData.name());
-            var topicResponse = new ProduceResponseData.TopicProduceResponse()
-                    .setName(topic.map(TopicInfo::name).orElse(topicData.name()))
-                    .setTopicId(topicData.topicId());
+            String name = topic.map(TopicInfo::name).orElse(topicData.name());
+            var topicResponse =
+                    new ProduceResponseData.TopicProduceResponse().setName(name).setTopicId(topicData.topicId());
+            // Kafka's order: an unknown topic id (no name to check), then WRITE on the topic (also
+            // for a topic that does not exist), then the request's acks.
+            boolean writable = (byId && topic.isEmpty())
+                    || acls.allowed(request.connection(), AclOperation.WRITE, AclResourceType.TOPIC, name);
             for (ProduceRequestData.PartitionProduceData partitionData : topicData.partitionData()) {
                 Slot slot = new Slot(partitionData.index());
                 topicResponse.partitionResponses().add(slot.response);
-                if (acks != 0 && acks != 1 && acks != -1) {
-                    slot.fail(Errors.INVALID_REQUIRED_ACKS, "acks must be 0, 1 or -1, not " + acks);
-                    continue;
-                }
                 if (byId && topic.isEmpty()) {
                     slot.fail(Errors.UNKNOWN_TOPIC_ID, null);
+                    continue;
+                }
+                if (!writable) {
+                    slot.fail(Errors.TOPIC_AUTHORIZATION_FAILED, null);
+                    continue;
+                }
+                if (acks != 0 && acks != 1 && acks != -1) {
+                    slot.fail(Errors.INVALID_REQUIRED_ACKS, "acks must be 0, 1 or -1, not " + acks);
                     continue;
                 }
                 PartitionAccess.Resolved resolved = access.resolve(

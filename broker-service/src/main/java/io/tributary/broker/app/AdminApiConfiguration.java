@@ -19,7 +19,7 @@ import io.tributary.broker.cluster.CoordinatorGroupsClient;
 import io.tributary.broker.cluster.GroupCoordinatorLocator;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigDefaults;
-import io.tributary.common.protocol.ApiVersionRange;
+import io.tributary.common.protocol.AccessControl;
 import java.time.InstantSource;
 import java.util.concurrent.Executor;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -43,13 +43,15 @@ public class AdminApiConfiguration {
     }
 
     @Bean
-    MetadataHandler metadataHandler(MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
-        return new MetadataHandler(metadata, controlPlane, config);
+    MetadataHandler metadataHandler(
+            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl accessControl) {
+        return new MetadataHandler(metadata, controlPlane, config, accessControl);
     }
 
     @Bean
-    DescribeClusterHandler describeClusterHandler(MetadataView metadata, AdminApiConfig config) {
-        return new DescribeClusterHandler(metadata, config);
+    DescribeClusterHandler describeClusterHandler(
+            MetadataView metadata, AdminApiConfig config, AccessControl accessControl) {
+        return new DescribeClusterHandler(metadata, config, accessControl);
     }
 
     @Bean
@@ -110,89 +112,128 @@ public class AdminApiConfiguration {
 
     @Bean
     GroupForwardingHandler consumerGroupHeartbeatForwarder(
-            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
-        return forwarder(ApiKeys.CONSUMER_GROUP_HEARTBEAT, locator, coordinatorGroups);
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient coordinatorGroups,
+            AccessControl accessControl,
+            MetadataView metadata) {
+        return forwarder(ApiKeys.CONSUMER_GROUP_HEARTBEAT, locator, coordinatorGroups, accessControl, metadata);
     }
 
     @Bean
     GroupForwardingHandler consumerGroupDescribeForwarder(
-            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
-        return forwarder(ApiKeys.CONSUMER_GROUP_DESCRIBE, locator, coordinatorGroups);
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient coordinatorGroups,
+            AccessControl accessControl,
+            MetadataView metadata) {
+        return forwarder(ApiKeys.CONSUMER_GROUP_DESCRIBE, locator, coordinatorGroups, accessControl, metadata);
     }
 
     @Bean
     GroupForwardingHandler offsetCommitForwarder(
-            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
-        return forwarder(ApiKeys.OFFSET_COMMIT, locator, coordinatorGroups);
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient coordinatorGroups,
+            AccessControl accessControl,
+            MetadataView metadata) {
+        return forwarder(ApiKeys.OFFSET_COMMIT, locator, coordinatorGroups, accessControl, metadata);
     }
 
     @Bean
     GroupForwardingHandler offsetFetchForwarder(
-            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
-        return forwarder(ApiKeys.OFFSET_FETCH, locator, coordinatorGroups);
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient coordinatorGroups,
+            AccessControl accessControl,
+            MetadataView metadata) {
+        return forwarder(ApiKeys.OFFSET_FETCH, locator, coordinatorGroups, accessControl, metadata);
     }
 
     @Bean
     GroupForwardingHandler describeGroupsForwarder(
-            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
-        return forwarder(ApiKeys.DESCRIBE_GROUPS, locator, coordinatorGroups);
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient coordinatorGroups,
+            AccessControl accessControl,
+            MetadataView metadata) {
+        return forwarder(ApiKeys.DESCRIBE_GROUPS, locator, coordinatorGroups, accessControl, metadata);
     }
 
     @Bean
     GroupForwardingHandler deleteGroupsForwarder(
-            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
-        return forwarder(ApiKeys.DELETE_GROUPS, locator, coordinatorGroups);
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient coordinatorGroups,
+            AccessControl accessControl,
+            MetadataView metadata) {
+        return forwarder(ApiKeys.DELETE_GROUPS, locator, coordinatorGroups, accessControl, metadata);
     }
 
     @Bean
     GroupForwardingHandler offsetDeleteForwarder(
-            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
-        return forwarder(ApiKeys.OFFSET_DELETE, locator, coordinatorGroups);
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient coordinatorGroups,
+            AccessControl accessControl,
+            MetadataView metadata) {
+        return forwarder(ApiKeys.OFFSET_DELETE, locator, coordinatorGroups, accessControl, metadata);
     }
 
     @Bean
     GroupForwardingHandler joinGroupForwarder(
-            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
-        return forwarder(ApiKeys.JOIN_GROUP, locator, coordinatorGroups);
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient coordinatorGroups,
+            AccessControl accessControl,
+            MetadataView metadata) {
+        return forwarder(ApiKeys.JOIN_GROUP, locator, coordinatorGroups, accessControl, metadata);
     }
 
     @Bean
     GroupForwardingHandler syncGroupForwarder(
-            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
-        return forwarder(ApiKeys.SYNC_GROUP, locator, coordinatorGroups);
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient coordinatorGroups,
+            AccessControl accessControl,
+            MetadataView metadata) {
+        return forwarder(ApiKeys.SYNC_GROUP, locator, coordinatorGroups, accessControl, metadata);
     }
 
     @Bean
     GroupForwardingHandler heartbeatForwarder(
-            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
-        return forwarder(ApiKeys.HEARTBEAT, locator, coordinatorGroups);
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient coordinatorGroups,
+            AccessControl accessControl,
+            MetadataView metadata) {
+        return forwarder(ApiKeys.HEARTBEAT, locator, coordinatorGroups, accessControl, metadata);
     }
 
     @Bean
     GroupForwardingHandler leaveGroupForwarder(
-            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
-        return forwarder(ApiKeys.LEAVE_GROUP, locator, coordinatorGroups);
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient coordinatorGroups,
+            AccessControl accessControl,
+            MetadataView metadata) {
+        return forwarder(ApiKeys.LEAVE_GROUP, locator, coordinatorGroups, accessControl, metadata);
     }
 
     @Bean
     GroupForwardingHandler streamsGroupHeartbeatForwarder(
-            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
-        return forwarder(ApiKeys.STREAMS_GROUP_HEARTBEAT, locator, coordinatorGroups);
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient coordinatorGroups,
+            AccessControl accessControl,
+            MetadataView metadata) {
+        return forwarder(ApiKeys.STREAMS_GROUP_HEARTBEAT, locator, coordinatorGroups, accessControl, metadata);
     }
 
     @Bean
     GroupForwardingHandler streamsGroupDescribeForwarder(
-            GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
-        return forwarder(ApiKeys.STREAMS_GROUP_DESCRIBE, locator, coordinatorGroups);
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient coordinatorGroups,
+            AccessControl accessControl,
+            MetadataView metadata) {
+        return forwarder(ApiKeys.STREAMS_GROUP_DESCRIBE, locator, coordinatorGroups, accessControl, metadata);
     }
 
     private static GroupForwardingHandler forwarder(
-            ApiKeys api, GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
-        ApiVersionRange range = GroupForwardingHandler.FORWARDED.stream()
-                .filter(r -> r.apiKey() == api)
-                .findFirst()
-                .orElseThrow();
-        return new GroupForwardingHandler(range, locator, coordinatorGroups);
+            ApiKeys api,
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient coordinatorGroups,
+            AccessControl accessControl,
+            MetadataView metadata) {
+        return GroupForwardingHandler.of(api, locator, coordinatorGroups, accessControl, metadata::image);
     }
 
     @Bean

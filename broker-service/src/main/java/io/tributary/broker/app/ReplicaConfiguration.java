@@ -16,6 +16,7 @@ import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.replication.ReplicaManagerConfig;
 import io.tributary.common.app.DataDirectory;
+import io.tributary.common.protocol.AccessControl;
 import java.time.Clock;
 import java.util.Locale;
 import java.util.concurrent.ExecutorService;
@@ -165,8 +166,9 @@ public class ReplicaConfiguration {
             ReplicaManager replicaManager,
             MetadataView metadataView,
             ReplicaProperties properties,
-            DataPathMetrics metrics) {
-        return new ProduceHandler(replicaManager, metadataView, properties.produceMaxTimeout(), metrics);
+            DataPathMetrics metrics,
+            AccessControl accessControl) {
+        return new ProduceHandler(replicaManager, metadataView, properties.produceMaxTimeout(), metrics, accessControl);
     }
 
     @Bean
@@ -174,13 +176,15 @@ public class ReplicaConfiguration {
             ReplicaManager replicaManager,
             MetadataView metadataView,
             ReplicaProperties properties,
-            DataPathMetrics metrics) {
-        return new FetchHandler(replicaManager, metadataView, properties.fetchMaxWait(), metrics);
+            DataPathMetrics metrics,
+            AccessControl accessControl) {
+        return new FetchHandler(replicaManager, metadataView, properties.fetchMaxWait(), metrics, accessControl);
     }
 
     @Bean
-    ListOffsetsHandler listOffsetsHandler(ReplicaManager replicaManager, MetadataView metadataView) {
-        return new ListOffsetsHandler(replicaManager, metadataView);
+    ListOffsetsHandler listOffsetsHandler(
+            ReplicaManager replicaManager, MetadataView metadataView, AccessControl accessControl) {
+        return new ListOffsetsHandler(replicaManager, metadataView, accessControl);
     }
 
     @Bean

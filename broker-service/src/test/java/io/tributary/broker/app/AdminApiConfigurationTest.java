@@ -25,7 +25,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 class AdminApiConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withUserConfiguration(AdminApiConfiguration.class)
+            .withUserConfiguration(AdminApiConfiguration.class, AccessControlConfiguration.class)
             .withBean(MetadataView.class, () -> mock(MetadataView.class))
             .withBean(ControlPlane.class, () -> mock(ControlPlane.class));
 

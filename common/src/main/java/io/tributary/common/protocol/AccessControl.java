@@ -8,6 +8,8 @@ import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The ACL checks a handler makes on the topics, groups and keys a request names ({@link
@@ -23,6 +25,8 @@ public final class AccessControl {
 
     /** No authorizer: every check allows. */
     public static final AccessControl OPEN = new AccessControl(null);
+
+    private static final Logger audit = LoggerFactory.getLogger(RequestAuthorizer.AUDIT_LOGGER);
 
     private final Supplier<AclAuthorizer> acls;
 
@@ -40,15 +44,38 @@ public final class AccessControl {
         return acls != null;
     }
 
-    /** Whether the caller of a request on {@code connection} may perform {@code operation} on the resource. */
+    /**
+     * Whether the caller of a request on {@code connection} may perform {@code operation} on the
+     * resource; a refusal is written to the audit log ({@value RequestAuthorizer#AUDIT_LOGGER}).
+     */
     public boolean allowed(ConnectionInfo connection, AclOperation operation, AclResourceType type, String name) {
         if (acls == null) {
             return true;
         }
-        return acls.get().allowed(connection.principal(), host(connection), operation, type, name);
+        String host = host(connection);
+        boolean allowed = acls.get().allowed(connection.principal(), host, operation, type, name);
+        if (!allowed) {
+            audit.info(
+                    "denied: principal={} host={} operation={} resource={}:{}",
+                    connection.principal(),
+                    host,
+                    operation,
+                    type,
+                    name);
+        }
+        return allowed;
     }
 
-    /** Of {@code names} (of resources of {@code type}), the ones the caller may perform {@code operation} on, in order. */
+    /** As {@link #allowed}, without an audit line for a refusal (a probe or a filter expects some). */
+    public boolean allowedQuietly(
+            ConnectionInfo connection, AclOperation operation, AclResourceType type, String name) {
+        return acls == null || acls.get().allowed(connection.principal(), host(connection), operation, type, name);
+    }
+
+    /**
+     * Of {@code names} (of resources of {@code type}), the ones the caller may perform {@code
+     * operation} on, in order, each once; the others are left out without an audit line.
+     */
     public Set<String> allowedNames(
             ConnectionInfo connection, AclOperation operation, AclResourceType type, Collection<String> names) {
         Set<String> allowed = new LinkedHashSet<>();
@@ -80,6 +107,17 @@ public final class AccessControl {
             return bits;
         }
         return acls.get().authorizedOperations(connection.principal(), host(connection), type, name);
+    }
+
+    /**
+     * The cluster's authorized-operations field for the caller, as Kafka fills it in Metadata (v8 to
+     * v10) and DescribeCluster: 0 without DESCRIBE on the cluster, else {@link #authorizedOperations}.
+     */
+    public int clusterAuthorizedOperations(ConnectionInfo connection) {
+        if (!allowedQuietly(connection, AclOperation.DESCRIBE, AclResourceType.CLUSTER, AclResourceType.CLUSTER_NAME)) {
+            return 0;
+        }
+        return authorizedOperations(connection, AclResourceType.CLUSTER, AclResourceType.CLUSTER_NAME);
     }
 
     /** The client's address as ACL hosts name it. */
