@@ -7,12 +7,9 @@ import io.tributary.broker.cluster.ScramUsers;
 import io.tributary.common.security.sasl.SaslSession;
 import io.tributary.common.security.sasl.SaslSettings;
 import io.tributary.common.security.sasl.ScramKeys;
+import io.tributary.common.testing.ScramClients;
 import java.util.List;
 import java.util.Map;
-import javax.security.auth.callback.Callback;
-import javax.security.auth.callback.NameCallback;
-import javax.security.auth.callback.PasswordCallback;
-import javax.security.sasl.Sasl;
 import javax.security.sasl.SaslClient;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
@@ -20,7 +17,6 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.SaslAuthenticateRequest;
 import org.apache.kafka.common.requests.SaslAuthenticateResponse;
 import org.apache.kafka.common.requests.SaslHandshakeRequest;
-import org.apache.kafka.common.security.scram.internals.ScramSaslClientProvider;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -31,10 +27,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  * stored key, and the client checks the server's signature (the server key).
  */
 class ClusterCredentialsSaslTest {
-
-    static {
-        ScramSaslClientProvider.initialize();
-    }
 
     private static final byte[] SALT = {4, 5, 6, 7};
 
@@ -63,16 +55,7 @@ class ClusterCredentialsSaslTest {
         SaslSession session = new SaslSession(new SaslSettings(List.of(mechanism), credentials), "127.0.0.1");
         session.handle(new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData().setMechanism(mechanism))
                 .build((short) 1));
-        SaslClient client = Sasl.createSaslClient(
-                new String[] {mechanism}, null, "kafka", "127.0.0.1", Map.of(), (Callback[] callbacks) -> {
-                    for (Callback callback : callbacks) {
-                        if (callback instanceof NameCallback name) {
-                            name.setName(user);
-                        } else if (callback instanceof PasswordCallback secret) {
-                            secret.setPassword(password.toCharArray());
-                        }
-                    }
-                });
+        SaslClient client = ScramClients.client(mechanism, user, password);
         byte[] token = client.evaluateChallenge(new byte[0]);
         while (true) {
             SaslAuthenticateResponse answer = (SaslAuthenticateResponse) session.handle(
