@@ -24,4 +24,7 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule apiIsSpringFree = ArchitectureRules.springFree("io.tributary.broker.api..");
+
+    @ArchTest
+    static final ArchRule securityIsSpringFree = ArchitectureRules.springFree("io.tributary.broker.security..");
 }

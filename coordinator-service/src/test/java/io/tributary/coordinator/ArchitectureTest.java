@@ -29,5 +29,8 @@ class ArchitectureTest {
     static final ArchRule livenessIsSpringFree = ArchitectureRules.springFree("io.tributary.coordinator.liveness..");
 
     @ArchTest
+    static final ArchRule securityIsSpringFree = ArchitectureRules.springFree("io.tributary.coordinator.security..");
+
+    @ArchTest
     static final ArchRule lagIsSpringFree = ArchitectureRules.springFree("io.tributary.coordinator.lag..");
 }

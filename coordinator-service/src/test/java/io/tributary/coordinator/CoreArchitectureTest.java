@@ -19,7 +19,8 @@ class CoreArchitectureTest {
         "io.tributary.coordinator.placement..",
         "io.tributary.coordinator.liveness..",
         "io.tributary.coordinator.group..",
-        "io.tributary.coordinator.lag.."
+        "io.tributary.coordinator.lag..",
+        "io.tributary.coordinator.security.."
     };
 
     @ArchTest

@@ -2,11 +2,13 @@ package io.tributary.broker.app;
 
 import io.tributary.broker.api.AdminApiConfig;
 import io.tributary.broker.api.AlterConfigsHandler;
+import io.tributary.broker.api.AlterUserScramCredentialsHandler;
 import io.tributary.broker.api.CreatePartitionsHandler;
 import io.tributary.broker.api.CreateTopicsHandler;
 import io.tributary.broker.api.DeleteTopicsHandler;
 import io.tributary.broker.api.DescribeClusterHandler;
 import io.tributary.broker.api.DescribeConfigsHandler;
+import io.tributary.broker.api.DescribeUserScramCredentialsHandler;
 import io.tributary.broker.api.FindCoordinatorHandler;
 import io.tributary.broker.api.GroupForwardingHandler;
 import io.tributary.broker.api.IncrementalAlterConfigsHandler;
@@ -19,6 +21,7 @@ import io.tributary.broker.cluster.CoordinatorGroupsClient;
 import io.tributary.broker.cluster.GroupCoordinatorLocator;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigDefaults;
+import io.tributary.broker.security.ClusterCredentials;
 import io.tributary.common.protocol.AccessControl;
 import java.time.InstantSource;
 import java.util.concurrent.Executor;
@@ -234,6 +237,27 @@ public class AdminApiConfiguration {
             AccessControl accessControl,
             MetadataView metadata) {
         return GroupForwardingHandler.of(api, locator, coordinatorGroups, accessControl, metadata::image);
+    }
+
+    @Bean
+    AlterUserScramCredentialsHandler alterUserScramCredentialsHandler(
+            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
+        return new AlterUserScramCredentialsHandler(metadata, controlPlane, config);
+    }
+
+    @Bean
+    DescribeUserScramCredentialsHandler describeUserScramCredentialsHandler(MetadataView metadata) {
+        return new DescribeUserScramCredentialsHandler(metadata);
+    }
+
+    /**
+     * The cluster's SCRAM credentials (learnt with the metadata image: a {@code MetadataListener}) as
+     * the {@link io.tributary.common.security.sasl.CredentialLookup} SASL listeners authenticate
+     * against.
+     */
+    @Bean
+    ClusterCredentials clusterCredentials() {
+        return new ClusterCredentials();
     }
 
     @Bean

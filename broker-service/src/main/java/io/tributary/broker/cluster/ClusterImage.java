@@ -13,8 +13,11 @@ import org.apache.kafka.common.Uuid;
  * @param version the coordinators' metadata version, -1 before the first answer
  * @param brokers registered brokers by id
  * @param topics topics by name
+ * @param scramCredentials the SCRAM credentials the coordinators store ({@link ScramUsers}), replaced
+ *     whole when a delta carries them
  */
-public record ClusterImage(long version, Map<Integer, BrokerInfo> brokers, Map<String, TopicInfo> topics) {
+public record ClusterImage(
+        long version, Map<Integer, BrokerInfo> brokers, Map<String, TopicInfo> topics, ScramUsers scramCredentials) {
 
     /** The image a broker starts with, before it has heard from a coordinator. */
     public static final ClusterImage EMPTY = new ClusterImage(-1, Map.of(), Map.of());
@@ -22,9 +25,18 @@ public record ClusterImage(long version, Map<Integer, BrokerInfo> brokers, Map<S
     public ClusterImage {
         brokers = Map.copyOf(brokers);
         topics = Map.copyOf(topics);
+        Objects.requireNonNull(scramCredentials, "scramCredentials");
     }
 
-    /** The image after {@code delta}: a full delta replaces everything. */
+    /** An image without SCRAM credentials. */
+    public ClusterImage(long version, Map<Integer, BrokerInfo> brokers, Map<String, TopicInfo> topics) {
+        this(version, brokers, topics, ScramUsers.EMPTY);
+    }
+
+    /**
+     * The image after {@code delta}: a full delta replaces everything; SCRAM credentials are
+     * replaced when the delta carries them (a full one always does), else kept.
+     */
     public ClusterImage apply(MetadataDelta delta) {
         Objects.requireNonNull(delta, "delta");
         Map<Integer, BrokerInfo> nextBrokers = delta.full() ? new HashMap<>() : new HashMap<>(brokers);
@@ -38,7 +50,8 @@ public record ClusterImage(long version, Map<Integer, BrokerInfo> brokers, Map<S
         for (TopicInfo topic : delta.topics()) {
             nextTopics.put(topic.name(), topic);
         }
-        return new ClusterImage(Math.max(version, delta.version()), nextBrokers, nextTopics);
+        ScramUsers nextScram = delta.scramCredentials().orElse(delta.full() ? ScramUsers.EMPTY : scramCredentials);
+        return new ClusterImage(Math.max(version, delta.version()), nextBrokers, nextTopics, nextScram);
     }
 
     public Optional<TopicInfo> topic(String name) {

@@ -33,6 +33,27 @@ public interface ControlPlane {
      */
     record GroupCoordinator(int coordinatorId, String host, int port) {}
 
+    /** A SCRAM credential to delete: a user's credential for a mechanism code (Kafka's, any byte). */
+    record ScramDeletion(String user, int mechanism) {}
+
+    /**
+     * A SCRAM credential to store, with the keys derived from the request's salted password; the keys
+     * are empty when they could not be derived (an unknown mechanism or an empty salted password):
+     * the coordinators then answer that user's error.
+     */
+    record ScramUpsertion(
+            String user, int mechanism, int iterations, byte[] salt, byte[] storedKey, byte[] serverKey) {}
+
+    /**
+     * One user's result of AlterUserScramCredentials.
+     *
+     * @param error Kafka's error name ({@code NONE} when the change was written)
+     */
+    record ScramResult(String user, String error, String message) {}
+
+    /** AlterUserScramCredentials' results, and the version that has the accepted changes. */
+    record ScramWrite(long version, List<ScramResult> results) {}
+
     /** Registers this broker's incarnation; returns the committed version. */
     long register(int brokerId, Uuid incarnationId, String rack, List<BrokerEndpoint> endpoints);
 
@@ -71,6 +92,16 @@ public interface ControlPlane {
     /** Proposes a new ISR as the partition's leader (replication, issue 7). */
     PartitionWrite alterPartition(
             String topic, int partition, int leaderId, int leaderEpoch, int partitionEpoch, List<Integer> isr);
+
+    /**
+     * Kafka's AlterUserScramCredentials on the coordinators' leader ({@code POST
+     * /internal/v1/scram-credentials}): its per-user checks, then one Raft write of what they accepted.
+     * The default stores nothing (test doubles that do not serve SCRAM credentials).
+     */
+    default ScramWrite alterScramCredentials(List<ScramDeletion> deletions, List<ScramUpsertion> upsertions) {
+        throw new ControlPlaneException(
+                ControlPlaneException.Kind.UNAVAILABLE, "this control plane does not store SCRAM credentials");
+    }
 
     /**
      * The coordinators' Raft leader's Kafka endpoint, which serves every consumer group ({@code GET

@@ -1,8 +1,12 @@
 package io.tributary.broker.cluster;
 
+import io.tributary.common.security.sasl.ScramCredentialData;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.kafka.common.Uuid;
 
@@ -76,16 +80,57 @@ final class ControlPlaneJson {
     record PartitionWriteJson(Long version, String topic, PartitionJson partition) {}
 
     record MetadataJson(
-            Long version, boolean full, List<BrokerJson> brokers, List<TopicJson> topics, List<String> deletedTopics) {
+            Long version,
+            boolean full,
+            List<BrokerJson> brokers,
+            List<TopicJson> topics,
+            List<String> deletedTopics,
+            List<ScramUserJson> scramCredentials) {
         MetadataDelta toDelta() {
             return new MetadataDelta(
                     version,
                     full,
                     nonNull(brokers).stream().map(BrokerJson::toBroker).toList(),
                     nonNull(topics).stream().map(TopicJson::toTopic).toList(),
-                    nonNull(deletedTopics));
+                    nonNull(deletedTopics),
+                    Optional.ofNullable(scramCredentials).map(ScramUserJson::toUsers));
         }
     }
+
+    /** A stored SCRAM credential; byte strings are base64. */
+    record ScramCredentialJson(
+            Integer mechanism, byte[] salt, byte[] storedKey, byte[] serverKey, Integer iterations) {}
+
+    record ScramUserJson(String user, List<ScramCredentialJson> credentials) {
+        static ScramUsers toUsers(List<ScramUserJson> users) {
+            Map<String, Map<Integer, ScramCredentialData>> parsed = new TreeMap<>();
+            for (ScramUserJson u : users) {
+                Map<Integer, ScramCredentialData> byMechanism = new TreeMap<>();
+                for (ScramCredentialJson c : nonNull(u.credentials())) {
+                    byMechanism.put(
+                            Objects.requireNonNull(c.mechanism(), "mechanism"),
+                            new ScramCredentialData(
+                                    c.salt(),
+                                    c.storedKey(),
+                                    c.serverKey(),
+                                    Objects.requireNonNull(c.iterations(), "iterations")));
+                }
+                parsed.put(Objects.requireNonNull(u.user(), "user"), byMechanism);
+            }
+            return new ScramUsers(parsed);
+        }
+    }
+
+    record ScramDeletionJson(String user, int mechanism) {}
+
+    record ScramUpsertionJson(
+            String user, int mechanism, int iterations, byte[] salt, byte[] storedKey, byte[] serverKey) {}
+
+    record AlterScramCredentialsRequest(List<ScramDeletionJson> deletions, List<ScramUpsertionJson> upsertions) {}
+
+    record ScramResultJson(String user, String error, String message) {}
+
+    record AlterScramCredentialsJson(Long version, List<ScramResultJson> results) {}
 
     /** RFC 9457 problem details; only {@code type} and {@code detail} are acted on. */
     record CoordinatorJson(Integer id, String kafkaAddress, Boolean leader) {}

@@ -4,6 +4,8 @@ import io.tributary.broker.cluster.ControlPlaneException.Kind;
 import io.tributary.broker.cluster.ControlPlaneJson.AllocateProducerIdsRequest;
 import io.tributary.broker.cluster.ControlPlaneJson.AlterConfigsRequest;
 import io.tributary.broker.cluster.ControlPlaneJson.AlterPartitionRequest;
+import io.tributary.broker.cluster.ControlPlaneJson.AlterScramCredentialsJson;
+import io.tributary.broker.cluster.ControlPlaneJson.AlterScramCredentialsRequest;
 import io.tributary.broker.cluster.ControlPlaneJson.ClusterJson;
 import io.tributary.broker.cluster.ControlPlaneJson.CreatePartitionsRequest;
 import io.tributary.broker.cluster.ControlPlaneJson.CreateTopicRequest;
@@ -14,6 +16,8 @@ import io.tributary.broker.cluster.ControlPlaneJson.PartitionWriteJson;
 import io.tributary.broker.cluster.ControlPlaneJson.ProblemJson;
 import io.tributary.broker.cluster.ControlPlaneJson.ProducerIdsJson;
 import io.tributary.broker.cluster.ControlPlaneJson.RegisterBrokerRequest;
+import io.tributary.broker.cluster.ControlPlaneJson.ScramDeletionJson;
+import io.tributary.broker.cluster.ControlPlaneJson.ScramUpsertionJson;
 import io.tributary.broker.cluster.ControlPlaneJson.TopicWriteJson;
 import io.tributary.broker.cluster.ControlPlaneJson.VersionJson;
 import java.io.IOException;
@@ -285,6 +289,28 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
                 version(answer.version()),
                 Objects.requireNonNull(answer.firstProducerId(), "firstProducerId"),
                 Objects.requireNonNull(answer.count(), "count")));
+    }
+
+    @Override
+    public ScramWrite alterScramCredentials(List<ScramDeletion> deletions, List<ScramUpsertion> upsertions) {
+        var body = new AlterScramCredentialsRequest(
+                deletions.stream()
+                        .map(d -> new ScramDeletionJson(d.user(), d.mechanism()))
+                        .toList(),
+                upsertions.stream()
+                        .map(u -> new ScramUpsertionJson(
+                                u.user(), u.mechanism(), u.iterations(), u.salt(), u.storedKey(), u.serverKey()))
+                        .toList());
+        AlterScramCredentialsJson answer =
+                call("POST", "/scram-credentials", body, Duration.ZERO, AlterScramCredentialsJson.class);
+        return convert(() -> new ScramWrite(
+                version(answer.version()),
+                answer.results().stream()
+                        .map(r -> new ScramResult(
+                                Objects.requireNonNull(r.user(), "user"),
+                                Objects.requireNonNull(r.error(), "error"),
+                                r.message()))
+                        .toList()));
     }
 
     @Override

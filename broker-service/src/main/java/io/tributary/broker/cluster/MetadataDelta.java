@@ -1,6 +1,8 @@
 package io.tributary.broker.cluster;
 
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One answer of the coordinator's metadata long poll ({@code GET /internal/v1/metadata}).
@@ -11,18 +13,32 @@ import java.util.List;
  * @param brokers brokers to add or replace
  * @param topics topics to add or replace
  * @param deletedTopics names of topics to remove (empty when {@code full})
+ * @param scramCredentials every user's SCRAM credentials when they changed (and in a full answer),
+ *     empty when they did not
  */
 public record MetadataDelta(
-        long version, boolean full, List<BrokerInfo> brokers, List<TopicInfo> topics, List<String> deletedTopics) {
+        long version,
+        boolean full,
+        List<BrokerInfo> brokers,
+        List<TopicInfo> topics,
+        List<String> deletedTopics,
+        Optional<ScramUsers> scramCredentials) {
 
     public MetadataDelta {
         brokers = List.copyOf(brokers);
         topics = List.copyOf(topics);
         deletedTopics = List.copyOf(deletedTopics);
+        Objects.requireNonNull(scramCredentials, "scramCredentials");
+    }
+
+    /** A delta that does not touch SCRAM credentials. */
+    public MetadataDelta(
+            long version, boolean full, List<BrokerInfo> brokers, List<TopicInfo> topics, List<String> deletedTopics) {
+        this(version, full, brokers, topics, deletedTopics, Optional.empty());
     }
 
     /** True when a non-full answer changed nothing (the long poll timed out). */
     public boolean isEmpty() {
-        return !full && brokers.isEmpty() && topics.isEmpty() && deletedTopics.isEmpty();
+        return !full && brokers.isEmpty() && topics.isEmpty() && deletedTopics.isEmpty() && scramCredentials.isEmpty();
     }
 }

@@ -42,6 +42,8 @@ class AdminApiConfigurationTest {
                         .containsExactlyInAnyOrder(
                                 ApiKeys.METADATA,
                                 ApiKeys.DESCRIBE_CLUSTER,
+                                ApiKeys.ALTER_USER_SCRAM_CREDENTIALS,
+                                ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS,
                                 ApiKeys.CREATE_TOPICS,
                                 ApiKeys.DELETE_TOPICS,
                                 ApiKeys.CREATE_PARTITIONS,

@@ -10,7 +10,10 @@ import io.tributary.broker.cluster.ControlPlane;
 import io.tributary.broker.cluster.FakeControlPlane;
 import io.tributary.broker.cluster.FakeCoordinatorServer;
 import io.tributary.broker.cluster.MetadataView;
+import io.tributary.broker.cluster.ScramUsers;
 import io.tributary.common.app.KafkaListenerLifecycle;
+import io.tributary.common.security.sasl.CredentialLookup;
+import io.tributary.common.security.sasl.ScramKeys;
 import io.tributary.common.testing.ServiceHttp;
 import java.io.IOException;
 import java.time.Duration;
@@ -54,6 +57,9 @@ class BrokerClusterMembershipTest {
 
     @Autowired
     ControlPlane controlPlane;
+
+    @Autowired
+    CredentialLookup credentials;
 
     ServiceHttp http;
 
@@ -115,6 +121,21 @@ class BrokerClusterMembershipTest {
 
         assertThat(metadata.awaitVersion(deleted, Duration.ofSeconds(10))).isTrue();
         assertThat(metadata.image().topic("payments")).isEmpty();
+    }
+
+    @Test
+    void scramCredentialsStoredByTheCoordinatorsReachTheCredentialLookup() throws Exception {
+        var credential = ScramKeys.fromPassword(ScramKeys.SCRAM_SHA_512, "pw", new byte[] {1}, 4096);
+        long version = coordinator.scramCredentials(new ScramUsers(Map.of("alice", Map.of(2, credential))));
+
+        assertThat(metadata.awaitVersion(version, Duration.ofSeconds(10))).isTrue();
+        assertThat(credentials.scram("SCRAM-SHA-512", "alice")).contains(credential);
+        assertThat(credentials.checkPlain("alice", "pw".toCharArray())).isTrue();
+
+        long removed = coordinator.scramCredentials(ScramUsers.EMPTY);
+
+        assertThat(metadata.awaitVersion(removed, Duration.ofSeconds(10))).isTrue();
+        assertThat(credentials.scram("SCRAM-SHA-512", "alice")).isEmpty();
     }
 
     @Test

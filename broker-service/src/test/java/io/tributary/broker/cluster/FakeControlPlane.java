@@ -42,9 +42,25 @@ public final class FakeControlPlane implements ControlPlane {
     private volatile Runnable onShutdown = () -> {};
 
     private volatile java.util.Optional<GroupCoordinator> groupCoordinator = java.util.Optional.empty();
+    private ScramUsers scramCredentials = ScramUsers.EMPTY;
+    private long scramChangedAt = -1;
     private final AtomicInteger groupCoordinatorLookups = new AtomicInteger();
 
     // ---- test controls
+
+    /** Replaces the stored SCRAM credentials (one metadata version, as the coordinators' write); returns it. */
+    public long scramCredentials(ScramUsers users) {
+        lock.lock();
+        try {
+            scramCredentials = users;
+            version++;
+            scramChangedAt = version;
+            changed.signalAll();
+            return version;
+        } finally {
+            lock.unlock();
+        }
+    }
 
     /** The coordinators' leader's Kafka endpoint from now on (empty: no leader). */
     public void groupCoordinator(java.util.Optional<GroupCoordinator> coordinator) {
@@ -213,7 +229,12 @@ public final class FakeControlPlane implements ControlPlane {
         return call(() -> {
             if (after.isEmpty()) {
                 return new MetadataDelta(
-                        version, true, List.copyOf(brokers.values()), List.copyOf(topics.values()), List.of());
+                        version,
+                        true,
+                        List.copyOf(brokers.values()),
+                        List.copyOf(topics.values()),
+                        List.of(),
+                        java.util.Optional.of(scramCredentials));
             }
             long remaining = maxWait.toNanos();
             while (version <= after.getAsLong() && remaining > 0) {
@@ -242,7 +263,13 @@ public final class FakeControlPlane implements ControlPlane {
                     }
                 }
             });
-            return new MetadataDelta(version, false, changedBrokers, changedTopics, deleted);
+            return new MetadataDelta(
+                    version,
+                    false,
+                    changedBrokers,
+                    changedTopics,
+                    deleted,
+                    scramChangedAt > since ? java.util.Optional.of(scramCredentials) : java.util.Optional.empty());
         });
     }
 

@@ -224,7 +224,23 @@ public final class FakeCoordinatorServer implements AutoCloseable {
                                 b.fenced()))
                         .toList(),
                 delta.topics().stream().map(FakeCoordinatorServer::topicJson).toList(),
-                delta.deletedTopics());
+                delta.deletedTopics(),
+                delta.scramCredentials().map(FakeCoordinatorServer::scramJson).orElse(null));
+    }
+
+    private static java.util.List<ControlPlaneJson.ScramUserJson> scramJson(ScramUsers users) {
+        return users.users().entrySet().stream()
+                .map(u -> new ControlPlaneJson.ScramUserJson(
+                        u.getKey(),
+                        u.getValue().entrySet().stream()
+                                .map(c -> new ControlPlaneJson.ScramCredentialJson(
+                                        c.getKey(),
+                                        c.getValue().salt(),
+                                        c.getValue().storedKey(),
+                                        c.getValue().serverKey(),
+                                        c.getValue().iterations()))
+                                .toList()))
+                .toList();
     }
 
     private static TopicJson topicJson(TopicInfo t) {

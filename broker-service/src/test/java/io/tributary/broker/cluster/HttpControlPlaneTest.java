@@ -369,6 +369,65 @@ class HttpControlPlaneTest {
     }
 
     @Test
+    void theMetadataLongPollReadsScramCredentialsWhenTheyComeAndKeepsThemAbsentOtherwise() throws Exception {
+        StubCoordinator coordinator = stub();
+        coordinator.respond(
+                r -> r.rawPathAndQuery().contains("after=1&") ? Answer.json(200, """
+                        {"version":2,"full":false,"brokers":[],"topics":[],"deletedTopics":[],
+                         "scramCredentials":[{"user":"alice","credentials":[
+                           {"mechanism":2,"salt":"AQI=","storedKey":"AwQ=","serverKey":"BQY=","iterations":8192}]}]}""") : Answer.json(200, """
+                        {"version":3,"full":false,"brokers":[],"topics":[],"deletedTopics":[]}"""));
+        HttpControlPlane client = client(coordinator);
+
+        MetadataDelta withCredentials = client.fetchMetadata(OptionalLong.of(1), Duration.ZERO);
+        MetadataDelta without = client.fetchMetadata(OptionalLong.of(2), Duration.ZERO);
+
+        var alice = withCredentials
+                .scramCredentials()
+                .orElseThrow()
+                .get("SCRAM-SHA-512", "alice")
+                .orElseThrow();
+        assertThat(alice)
+                .isEqualTo(new io.tributary.common.security.sasl.ScramCredentialData(
+                        new byte[] {1, 2}, new byte[] {3, 4}, new byte[] {5, 6}, 8192));
+        assertThat(withCredentials.isEmpty()).isFalse();
+        assertThat(without.scramCredentials()).isEmpty();
+        assertThat(without.isEmpty()).isTrue();
+    }
+
+    @Test
+    void alterScramCredentialsSendsKeysNeverASaltedPasswordAndReadsTheResults() throws Exception {
+        StubCoordinator coordinator = stub();
+        coordinator.respond(r -> Answer.json(200, """
+                {"version":9,"results":[{"user":"alice","error":"NONE","message":null},
+                  {"user":"bob","error":"RESOURCE_NOT_FOUND","message":"Attempt to delete a user credential that does not exist"}]}"""));
+
+        ControlPlane.ScramWrite write = client(coordinator)
+                .alterScramCredentials(
+                        List.of(new ControlPlane.ScramDeletion("bob", 1)),
+                        List.of(new ControlPlane.ScramUpsertion(
+                                "alice", 2, 4096, new byte[] {1}, new byte[] {2}, new byte[] {3})));
+
+        assertThat(write.version()).isEqualTo(9);
+        assertThat(write.results())
+                .containsExactly(
+                        new ControlPlane.ScramResult("alice", "NONE", null),
+                        new ControlPlane.ScramResult(
+                                "bob",
+                                "RESOURCE_NOT_FOUND",
+                                "Attempt to delete a user credential that does not exist"));
+        var sent = coordinator.received().getFirst();
+        assertThat(sent.rawPathAndQuery()).isEqualTo("/internal/v1/scram-credentials");
+        var body = JSON.readTree(sent.body());
+        assertThat(body.get("deletions").get(0).get("user").asString()).isEqualTo("bob");
+        var upsertion = body.get("upsertions").get(0);
+        assertThat(upsertion.get("mechanism").asInt()).isEqualTo(2);
+        assertThat(upsertion.get("storedKey").asString()).isEqualTo("Ag==");
+        assertThat(upsertion.get("serverKey").asString()).isEqualTo("Aw==");
+        assertThat(upsertion.has("saltedPassword")).isFalse();
+    }
+
+    @Test
     void alterPartitionAndAlterConfigsSendTheDocumentedBodies() throws Exception {
         StubCoordinator coordinator = stub();
         coordinator.respond(r -> r.rawPathAndQuery().endsWith("/alter")

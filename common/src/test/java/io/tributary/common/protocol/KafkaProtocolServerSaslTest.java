@@ -7,16 +7,12 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.tributary.common.security.acl.KafkaPrincipal;
 import io.tributary.common.security.sasl.SaslSettings;
 import io.tributary.common.testing.KafkaTestConnection;
+import io.tributary.common.testing.ScramClients;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import javax.security.auth.callback.Callback;
-import javax.security.auth.callback.NameCallback;
-import javax.security.auth.callback.PasswordCallback;
-import javax.security.sasl.Sasl;
 import javax.security.sasl.SaslClient;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -199,15 +195,6 @@ class KafkaProtocolServerSaslTest {
     }
 
     private static SaslClient scramClient(String mechanism, String user, String password) throws Exception {
-        return Sasl.createSaslClient(
-                new String[] {mechanism}, null, "kafka", "127.0.0.1", Map.of(), (Callback[] callbacks) -> {
-                    for (Callback callback : callbacks) {
-                        if (callback instanceof NameCallback name) {
-                            name.setName(user);
-                        } else if (callback instanceof PasswordCallback secret) {
-                            secret.setPassword(password.toCharArray());
-                        }
-                    }
-                });
+        return ScramClients.client(mechanism, user, password);
     }
 }

@@ -3,6 +3,7 @@ package io.tributary.coordinator.api;
 import io.tributary.coordinator.metadata.Broker;
 import io.tributary.coordinator.metadata.Endpoint;
 import io.tributary.coordinator.metadata.PartitionState;
+import io.tributary.coordinator.metadata.ScramCredentials;
 import io.tributary.coordinator.metadata.Topic;
 import java.util.ArrayList;
 import java.util.List;
@@ -85,17 +86,62 @@ final class ControlDtos {
 
     record PartitionWriteJson(long version, String topic, PartitionJson partition) {}
 
+    /**
+     * The metadata long poll's answer; {@code scramCredentials} is every user's credentials when they
+     * changed since {@code after} (or in a full answer), absent (null) otherwise.
+     */
     record MetadataJson(
-            long version, boolean full, List<BrokerJson> brokers, List<TopicJson> topics, List<String> deletedTopics) {
+            long version,
+            boolean full,
+            List<BrokerJson> brokers,
+            List<TopicJson> topics,
+            List<String> deletedTopics,
+            List<ScramUserJson> scramCredentials) {
         static MetadataJson of(MetadataHistory.Changes c) {
             return new MetadataJson(
                     c.version(),
                     c.full(),
                     c.brokers().stream().map(BrokerJson::of).toList(),
                     c.topics().stream().map(TopicJson::of).toList(),
-                    c.deletedTopics());
+                    c.deletedTopics(),
+                    c.scramCredentials().map(ScramUserJson::all).orElse(null));
         }
     }
+
+    /** A stored SCRAM credential; byte strings are base64 (Jackson's default). */
+    record ScramCredentialJson(int mechanism, byte[] salt, byte[] storedKey, byte[] serverKey, int iterations) {}
+
+    /** One user's SCRAM credentials, mechanisms ascending. */
+    record ScramUserJson(String user, List<ScramCredentialJson> credentials) {
+        static List<ScramUserJson> all(ScramCredentials scram) {
+            List<ScramUserJson> users = new ArrayList<>();
+            scram.asMap().forEach((user, byMechanism) -> {
+                List<ScramCredentialJson> credentials = new ArrayList<>();
+                byMechanism.forEach((mechanism, c) -> credentials.add(
+                        new ScramCredentialJson(mechanism, c.salt(), c.storedKey(), c.serverKey(), c.iterations())));
+                users.add(new ScramUserJson(user, credentials));
+            });
+            return users;
+        }
+    }
+
+    /** AlterUserScramCredentials' deletion: a user's credential for a mechanism code (Kafka's). */
+    record ScramDeletionJson(String user, Integer mechanism) {}
+
+    /**
+     * AlterUserScramCredentials' upsertion with the keys the broker derived from the salted password
+     * (absent or empty when it could not: the salted password was empty).
+     */
+    record ScramUpsertionJson(
+            String user, Integer mechanism, Integer iterations, byte[] salt, byte[] storedKey, byte[] serverKey) {}
+
+    record AlterScramCredentialsRequest(List<ScramDeletionJson> deletions, List<ScramUpsertionJson> upsertions) {}
+
+    /** One user's result: {@code error} is Kafka's error name ({@code NONE} when written). */
+    record ScramResultJson(String user, String error, String message) {}
+
+    /** The results, and the metadata version that has the accepted changes (the current one when none). */
+    record AlterScramCredentialsJson(long version, List<ScramResultJson> results) {}
 
     record CoordinatorJson(int id, String httpAddress, String raftAddress, String kafkaAddress, boolean leader) {}
 

@@ -1,8 +1,11 @@
 package io.tributary.coordinator.api;
 
+import io.tributary.common.security.sasl.ScramCredentialData;
 import io.tributary.coordinator.api.ControlDtos.AllocateProducerIdsRequest;
 import io.tributary.coordinator.api.ControlDtos.AlterConfigsRequest;
 import io.tributary.coordinator.api.ControlDtos.AlterPartitionRequest;
+import io.tributary.coordinator.api.ControlDtos.AlterScramCredentialsJson;
+import io.tributary.coordinator.api.ControlDtos.AlterScramCredentialsRequest;
 import io.tributary.coordinator.api.ControlDtos.BrokerJson;
 import io.tributary.coordinator.api.ControlDtos.ClusterJson;
 import io.tributary.coordinator.api.ControlDtos.CoordinatorJson;
@@ -15,6 +18,9 @@ import io.tributary.coordinator.api.ControlDtos.PartitionJson;
 import io.tributary.coordinator.api.ControlDtos.PartitionWriteJson;
 import io.tributary.coordinator.api.ControlDtos.ProducerIdsJson;
 import io.tributary.coordinator.api.ControlDtos.RegisterBrokerRequest;
+import io.tributary.coordinator.api.ControlDtos.ScramDeletionJson;
+import io.tributary.coordinator.api.ControlDtos.ScramResultJson;
+import io.tributary.coordinator.api.ControlDtos.ScramUpsertionJson;
 import io.tributary.coordinator.api.ControlDtos.TopicJson;
 import io.tributary.coordinator.api.ControlDtos.TopicWriteJson;
 import io.tributary.coordinator.api.ControlDtos.TopicsJson;
@@ -31,6 +37,7 @@ import io.tributary.coordinator.metadata.UnknownTopicException;
 import io.tributary.coordinator.metadata.raft.MetadataClient;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
 import io.tributary.coordinator.placement.ReplicaPlacer;
+import io.tributary.coordinator.security.ScramAlterations;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.net.URI;
@@ -72,6 +79,7 @@ public class ControlPlaneController {
     private final List<String> kafkaPeers;
     private final ControlPlaneProperties properties;
     private final int maxPartitionsPerTopic;
+    private final ScramAlterations scramAlterations;
     private final InstantSource clock;
 
     public ControlPlaneController(
@@ -85,6 +93,7 @@ public class ControlPlaneController {
             List<String> kafkaPeers,
             ControlPlaneProperties properties,
             int maxPartitionsPerTopic,
+            ScramAlterations scramAlterations,
             InstantSource clock) {
         this.node = node;
         this.client = client;
@@ -95,6 +104,7 @@ public class ControlPlaneController {
         this.kafkaPeers = List.copyOf(kafkaPeers);
         this.properties = properties;
         this.maxPartitionsPerTopic = maxPartitionsPerTopic;
+        this.scramAlterations = scramAlterations;
         this.clock = clock;
     }
 
@@ -285,6 +295,50 @@ public class ControlPlaneController {
         List<List<Integer>> assignments = ReplicaPlacer.place(image, count - current, t.replicationFactor());
         long version = client.submit(new MetadataCommand.AddPartitions(topic, current, assignments));
         return new TopicWriteJson(version, TopicJson.of(imageAt(version).topic(topic)));
+    }
+
+    // ---- SCRAM credentials
+
+    /**
+     * Kafka's AlterUserScramCredentials, forwarded by a broker with the keys it derived from each
+     * salted password: the per-user checks of {@link ScramAlterations} against the leader's image,
+     * then one {@code AlterScramCredentials} command with what they accepted. Answers each user's
+     * result and the version that has the changes (the current one when nothing was accepted).
+     */
+    @PostMapping(path = "/scram-credentials", consumes = MediaType.APPLICATION_JSON_VALUE)
+    AlterScramCredentialsJson alterScramCredentials(
+            @RequestBody AlterScramCredentialsRequest body, HttpServletRequest request) throws IOException {
+        requireLeader(request);
+        List<ScramAlterations.Deletion> deletions = new ArrayList<>();
+        for (ScramDeletionJson d : body.deletions() == null ? List.<ScramDeletionJson>of() : body.deletions()) {
+            deletions.add(new ScramAlterations.Deletion(
+                    required(required(d, "deletions[]").user(), "deletions[].user"),
+                    required(d.mechanism(), "deletions[].mechanism")));
+        }
+        List<ScramAlterations.Upsertion> upsertions = new ArrayList<>();
+        for (ScramUpsertionJson u : body.upsertions() == null ? List.<ScramUpsertionJson>of() : body.upsertions()) {
+            required(u, "upsertions[]");
+            int iterations = required(u.iterations(), "upsertions[].iterations");
+            Optional<ScramCredentialData> credential = u.storedKey() == null
+                            || u.serverKey() == null
+                            || u.storedKey().length == 0
+                            || u.serverKey().length == 0
+                    ? Optional.empty()
+                    : Optional.of(new ScramCredentialData(
+                            required(u.salt(), "upsertions[].salt"), u.storedKey(), u.serverKey(), iterations));
+            upsertions.add(new ScramAlterations.Upsertion(
+                    required(u.user(), "upsertions[].user"),
+                    required(u.mechanism(), "upsertions[].mechanism"),
+                    iterations,
+                    credential));
+        }
+        ScramAlterations.Plan plan = scramAlterations.plan(image().scramCredentials(), deletions, upsertions);
+        long version = plan.command().isPresent() ? client.submit(plan.command().get()) : image().version();
+        return new AlterScramCredentialsJson(
+                version,
+                plan.results().stream()
+                        .map(r -> new ScramResultJson(r.user(), r.error().name(), r.message()))
+                        .toList());
     }
 
     @GetMapping("/cluster")

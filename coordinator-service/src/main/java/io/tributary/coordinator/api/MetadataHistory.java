@@ -2,6 +2,7 @@ package io.tributary.coordinator.api;
 
 import io.tributary.coordinator.metadata.Broker;
 import io.tributary.coordinator.metadata.MetadataImage;
+import io.tributary.coordinator.metadata.ScramCredentials;
 import io.tributary.coordinator.metadata.Topic;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -10,6 +11,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.locks.Condition;
@@ -25,7 +27,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * voter's snapshot and replay at start) is the base: a caller older than it gets the full image,
  * because deletions before it are unknown here. An answer for {@code after} takes
  * the union of the touched names of every later entry and reads their current state from the latest
- * image: a touched topic that is gone is in {@code deletedTopics}. When {@code after} is older than
+ * image: a touched topic that is gone is in {@code deletedTopics}. SCRAM credentials travel whole:
+ * an answer carries every user's credentials when any changed after {@code after} (and in a full
+ * image), none otherwise; they are bounded by {@code max-scram-users}. When {@code after} is older than
  * the oldest entry (the history was trimmed, or this voter started from a snapshot later than it),
  * the answer is the full image.
  *
@@ -34,21 +38,35 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class MetadataHistory {
 
-    /** What changed after a version: a delta, or the full image when the history does not reach back. */
+    /**
+     * What changed after a version: a delta, or the full image when the history does not reach back.
+     * {@code scramCredentials}: every user's credentials when they changed (always in a full image),
+     * empty when they did not.
+     */
     public record Changes(
-            long version, boolean full, List<Broker> brokers, List<Topic> topics, List<String> deletedTopics) {
+            long version,
+            boolean full,
+            List<Broker> brokers,
+            List<Topic> topics,
+            List<String> deletedTopics,
+            Optional<ScramCredentials> scramCredentials) {
         public Changes {
             brokers = List.copyOf(brokers);
             topics = List.copyOf(topics);
             deletedTopics = List.copyOf(deletedTopics);
+            Objects.requireNonNull(scramCredentials, "scramCredentials");
         }
 
         public boolean isEmpty() {
-            return !full && brokers.isEmpty() && topics.isEmpty() && deletedTopics.isEmpty();
+            return !full
+                    && brokers.isEmpty()
+                    && topics.isEmpty()
+                    && deletedTopics.isEmpty()
+                    && scramCredentials.isEmpty();
         }
     }
 
-    private record Entry(long version, Set<Integer> brokers, Set<String> topics) {}
+    private record Entry(long version, Set<Integer> brokers, Set<String> topics, boolean scram) {}
 
     private final int maxEntries;
     private final ReentrantLock lock = new ReentrantLock();
@@ -83,7 +101,11 @@ public final class MetadataHistory {
                 changed.signalAll();
                 return;
             }
-            entries.addLast(new Entry(image.version(), changedBrokers(latest, image), changedTopics(latest, image)));
+            boolean scram = !latest.scramCredentials()
+                    .asMap()
+                    .equals(image.scramCredentials().asMap());
+            entries.addLast(
+                    new Entry(image.version(), changedBrokers(latest, image), changedTopics(latest, image), scram));
             while (entries.size() > maxEntries) {
                 base = entries.removeFirst().version();
             }
@@ -143,17 +165,19 @@ public final class MetadataHistory {
                 remainingNanos = changed.awaitNanos(remainingNanos);
             }
             if (latest.version() <= after) {
-                return new Changes(latest.version(), false, List.of(), List.of(), List.of());
+                return new Changes(latest.version(), false, List.of(), List.of(), List.of(), Optional.empty());
             }
             if (after < base) {
                 return fullOf(latest);
             }
             Set<Integer> brokerIds = new TreeSet<>();
             Set<String> topicNames = new TreeSet<>();
+            boolean scram = false;
             for (Entry e : entries) {
                 if (e.version() > after) {
                     brokerIds.addAll(e.brokers());
                     topicNames.addAll(e.topics());
+                    scram |= e.scram();
                 }
             }
             List<Broker> brokers = new ArrayList<>();
@@ -173,7 +197,13 @@ public final class MetadataHistory {
                     deleted.add(name);
                 }
             }
-            return new Changes(latest.version(), false, brokers, topics, deleted);
+            return new Changes(
+                    latest.version(),
+                    false,
+                    brokers,
+                    topics,
+                    deleted,
+                    scram ? Optional.of(latest.scramCredentials()) : Optional.empty());
         } finally {
             lock.unlock();
         }
@@ -185,7 +215,8 @@ public final class MetadataHistory {
                 true,
                 List.copyOf(image.brokers().values()),
                 List.copyOf(image.topics().values()),
-                List.of());
+                List.of(),
+                Optional.of(image.scramCredentials()));
     }
 
     private static Set<Integer> changedBrokers(MetadataImage before, MetadataImage after) {

@@ -7,6 +7,7 @@ import io.tributary.coordinator.api.ControlProblemAdvice;
 import io.tributary.coordinator.api.MetadataHistory;
 import io.tributary.coordinator.metadata.raft.MetadataClient;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
+import io.tributary.coordinator.security.ScramAlterations;
 import java.time.InstantSource;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -38,7 +39,8 @@ class ControlPlaneConfiguration {
             MetadataHistory history,
             CoordinatorProperties coordinator,
             MetadataProperties metadata,
-            ControlPlaneProperties control) {
+            ControlPlaneProperties control,
+            ScramAlterations scramAlterations) {
         return new ControlPlaneController(
                 node,
                 client,
@@ -50,6 +52,7 @@ class ControlPlaneConfiguration {
                 coordinator.kafkaPeers(),
                 control,
                 metadata.maxPartitionsPerTopic(),
+                scramAlterations,
                 InstantSource.system());
     }
 

@@ -31,6 +31,7 @@ import org.springframework.validation.annotation.Validated;
  * @param maxOffsetMetadataSize the largest client metadata string of one committed offset
  * @param maxClassicGroups the most classic groups whose generation may be stored
  * @param maxConsumerGroups the most KIP-848 consumer groups that may be stored
+ * @param maxScramUsers the most users that may hold SCRAM credentials
  * @param logFlush when a voter counts a Raft log entry as written: {@code fsync} (the default) or
  *     {@code page-cache} (what each may lose: {@link RaftNodeConfig.LogFlush})
  */
@@ -51,6 +52,7 @@ public record MetadataProperties(
         @DefaultValue("4KB") @NotNull DataSize maxOffsetMetadataSize,
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxClassicGroups,
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxConsumerGroups,
+        @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxScramUsers,
         @DefaultValue("fsync") @NotNull RaftNodeConfig.LogFlush logFlush) {
 
     LivenessConfig livenessConfig() {
@@ -66,6 +68,7 @@ public record MetadataProperties(
                 maxOffsetsPerGroup,
                 Math.toIntExact(maxOffsetMetadataSize.toBytes()),
                 maxClassicGroups,
-                maxConsumerGroups);
+                maxConsumerGroups,
+                maxScramUsers);
     }
 }

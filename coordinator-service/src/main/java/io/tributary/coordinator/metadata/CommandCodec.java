@@ -1,10 +1,13 @@
 package io.tributary.coordinator.metadata;
 
+import io.tributary.common.security.sasl.ScramCredentialData;
 import io.tributary.coordinator.group.classic.ClassicGroupRecord;
 import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
 import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterPartition;
+import io.tributary.coordinator.metadata.MetadataCommand.AlterScramCredentials;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
+import io.tributary.coordinator.metadata.MetadataCommand.BootstrapScramCredentials;
 import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteClassicGroup;
@@ -17,6 +20,8 @@ import io.tributary.coordinator.metadata.MetadataCommand.ElectionType;
 import io.tributary.coordinator.metadata.MetadataCommand.FenceBroker;
 import io.tributary.coordinator.metadata.MetadataCommand.NewTopic;
 import io.tributary.coordinator.metadata.MetadataCommand.RegisterBroker;
+import io.tributary.coordinator.metadata.MetadataCommand.ScramDeletion;
+import io.tributary.coordinator.metadata.MetadataCommand.ScramUpsertion;
 import io.tributary.coordinator.metadata.MetadataCommand.StoreClassicGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker;
 import io.tributary.coordinator.metadata.MetadataCommand.UpdateConsumerGroup;
@@ -35,7 +40,7 @@ import java.util.TreeMap;
  * <pre>
  * offset 0  int8   format version: 1 for types 1..9, 2 for type 10, 3 for types 11..13,
  *                  4 for types 14..15, 5 for types 16..17 (below), 6 for an UpdateConsumerGroup
- *                  that carries a classic member's metadata (record kind 7)
+ *                  that carries a classic member's metadata (record kind 7), 7 for types 18..19
  * offset 1  int8   command type (below)
  * offset 2  ...    the command's fields, in this order:
  *
@@ -65,6 +70,10 @@ import java.util.TreeMap;
  *                             record kind 7 from version 6)
  *                             N x consumer group record (ConsumerGroupCodec)
  * type 17 DeleteConsumerGroup string groupId                        (version 5 and later)
+ * type 18 AlterScramCredentials  int32 deletion count D, D x (string user, int8 mechanism),
+ *                             int32 upsertion count U, U x scram upsertion   (version 7 and later)
+ * type 19 BootstrapScramCredentials  int32 upsertion count U, U x scram upsertion
+ *                                                                   (version 7 and later)
  *
  * offsets (also in ImageCodec): int32 topic count T, T x (string topic, int32 partition count P (1..),
  *                                 P x (int32 partition, int64 offset (0..), int32 leaderEpoch,
@@ -77,18 +86,23 @@ import java.util.TreeMap;
  *            string clientHost, int32 rebalanceTimeoutMs, int32 sessionTimeoutMs,
  *            bytes subscription, bytes assignment)
  *          members in the record's order (member id order)
+ *
+ * scram upsertion: string user, int8 mechanism (1 SCRAM-SHA-256, 2 SCRAM-SHA-512), bytes salt,
+ *          bytes storedKey, bytes serverKey, int32 iterations      (a credential, never a password)
  * </pre>
  *
  * <p>Versions: version 2 adds type 10, version 3 adds types 11..13, version 4 types 14..15,
  * version 5 types 16..17, version 6 record kind 7 (a consumer group's classic member) inside
- * type 16; none changes anything else. Each command is written in the lowest version that has its type, so types
+ * type 16, version 7 types 18..19; none changes anything else. Each command is written in the lowest version that has its type, so types
  * 1..9 keep their version-1 bytes and a coordinator that reads only version 1 can still follow a
  * log without producer id allocations, committed offsets, classic or consumer groups (a rolling upgrade); a
  * reader accepts each type in the version that added it and every later one.
  *
  * <p>Examples: {@code DeleteGroupOffsets("g")} is {@code 03 0C 00 00 00 01 67}; {@code
  * DeleteClassicGroup("g")} is {@code 04 0F 00 00 00 01 67}; {@code DeleteConsumerGroup("g")} is
- * {@code 05 11 00 00 00 01 67}; a StoreClassicGroup and an UpdateConsumerGroup are in the module
+ * {@code 05 11 00 00 00 01 67}; {@code AlterScramCredentials} deleting user {@code u}'s
+ * SCRAM-SHA-256 credential is {@code 07 12 00 00 00 01 00 00 00 01 75 01 00 00 00 00}; a
+ * StoreClassicGroup, an UpdateConsumerGroup and a BootstrapScramCredentials are in the module
  * README.
  *
  * <p>Nothing may follow the last field. A reader rejects an unknown version or type, a negative or
@@ -101,7 +115,10 @@ import java.util.TreeMap;
 public final class CommandCodec {
 
     /** The newest format version this class writes (for the types it added; see the class doc). */
-    public static final int VERSION = 6;
+    public static final int VERSION = 7;
+
+    /** The format version of an UpdateConsumerGroup with a classic member's metadata (record kind 7). */
+    static final int VERSION_6 = 6;
 
     /** The format version that added types 16..17. */
     static final int VERSION_5 = 5;
@@ -135,6 +152,11 @@ public final class CommandCodec {
     private static final int DELETE_CLASSIC_GROUP = 15;
     private static final int UPDATE_CONSUMER_GROUP = 16;
     private static final int DELETE_CONSUMER_GROUP = 17;
+    private static final int ALTER_SCRAM_CREDENTIALS = 18;
+    private static final int BOOTSTRAP_SCRAM_CREDENTIALS = 19;
+
+    /** The smallest encoded SCRAM upsertion: empty user, mechanism, three empty byte strings, iterations. */
+    private static final int MIN_UPSERTION_BYTES = 4 + 1 + 4 + 4 + 4 + 4;
 
     /** The smallest encoded committed offset: partition, offset, epoch, empty metadata, timestamp. */
     private static final int MIN_OFFSET_BYTES = 4 + 8 + 4 + 4 + 8;
@@ -214,6 +236,15 @@ public final class CommandCodec {
                 ConsumerGroupCodec.writeRecords(w, c.records());
             }
             case DeleteConsumerGroup c -> w.int8(DELETE_CONSUMER_GROUP).string(c.groupId());
+            case AlterScramCredentials c -> {
+                w.int8(ALTER_SCRAM_CREDENTIALS).int32(c.deletions().size());
+                c.deletions().forEach(d -> w.string(d.user()).int8(d.mechanism()));
+                writeUpsertions(w, c.upsertions());
+            }
+            case BootstrapScramCredentials c -> {
+                w.int8(BOOTSTRAP_SCRAM_CREDENTIALS);
+                writeUpsertions(w, c.upsertions());
+            }
         }
         return w.toByteArray();
     }
@@ -227,8 +258,10 @@ public final class CommandCodec {
             case DeleteOffsets c -> VERSION_3;
             case StoreClassicGroup c -> VERSION_4;
             case DeleteClassicGroup c -> VERSION_4;
-            case UpdateConsumerGroup c -> ConsumerGroupCodec.hasClassicMembers(c.records()) ? VERSION : VERSION_5;
+            case UpdateConsumerGroup c -> ConsumerGroupCodec.hasClassicMembers(c.records()) ? VERSION_6 : VERSION_5;
             case DeleteConsumerGroup c -> VERSION_5;
+            case AlterScramCredentials c -> VERSION;
+            case BootstrapScramCredentials c -> VERSION;
             default -> VERSION_1;
         };
     }
@@ -240,6 +273,7 @@ public final class CommandCodec {
             case COMMIT_OFFSETS, DELETE_GROUP_OFFSETS, DELETE_OFFSETS -> VERSION_3;
             case STORE_CLASSIC_GROUP, DELETE_CLASSIC_GROUP -> VERSION_4;
             case UPDATE_CONSUMER_GROUP, DELETE_CONSUMER_GROUP -> VERSION_5;
+            case ALTER_SCRAM_CREDENTIALS, BOOTSTRAP_SCRAM_CREDENTIALS -> VERSION;
             default -> VERSION_1; // an unknown type is rejected as such
         };
     }
@@ -338,6 +372,34 @@ public final class CommandCodec {
                 groupId, protocolType, protocolName, generationId, leaderId, stateTimestampMs, members);
     }
 
+    /** Writes SCRAM upsertions (the {@code scram upsertion} layout in the class doc), with their count. */
+    private static void writeUpsertions(Bytes.Writer w, List<ScramUpsertion> upsertions) {
+        w.int32(upsertions.size());
+        for (ScramUpsertion u : upsertions) {
+            w.string(u.user()).int8(u.mechanism());
+            writeCredential(w, u.credential());
+        }
+    }
+
+    /** Writes a stored SCRAM credential: bytes salt, bytes storedKey, bytes serverKey, int32 iterations. */
+    static void writeCredential(Bytes.Writer w, ScramCredentialData c) {
+        w.bytes(c.salt()).bytes(c.storedKey()).bytes(c.serverKey()).int32(c.iterations());
+    }
+
+    /** Reads what {@link #writeCredential} wrote. */
+    static ScramCredentialData readCredential(Bytes.Reader r) {
+        return new ScramCredentialData(r.bytes(), r.bytes(), r.bytes(), r.int32());
+    }
+
+    private static List<ScramUpsertion> readUpsertions(Bytes.Reader r) {
+        int n = r.count(MIN_UPSERTION_BYTES);
+        List<ScramUpsertion> upsertions = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            upsertions.add(new ScramUpsertion(r.string(), r.int8(), readCredential(r)));
+        }
+        return upsertions;
+    }
+
     private static void writeAssignments(Bytes.Writer w, List<List<Integer>> assignments) {
         w.int32(assignments.size());
         assignments.forEach(w::intList);
@@ -417,6 +479,15 @@ public final class CommandCodec {
             case UPDATE_CONSUMER_GROUP ->
                 new UpdateConsumerGroup(r.string(), ConsumerGroupCodec.readRecords(r, version));
             case DELETE_CONSUMER_GROUP -> new DeleteConsumerGroup(r.string());
+            case ALTER_SCRAM_CREDENTIALS -> {
+                int n = r.count(4 + 1);
+                List<ScramDeletion> deletions = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    deletions.add(new ScramDeletion(r.string(), r.int8()));
+                }
+                yield new AlterScramCredentials(deletions, readUpsertions(r));
+            }
+            case BOOTSTRAP_SCRAM_CREDENTIALS -> new BootstrapScramCredentials(readUpsertions(r));
             default -> throw r.corrupt("unknown command type " + type);
         };
         r.expectEnd();

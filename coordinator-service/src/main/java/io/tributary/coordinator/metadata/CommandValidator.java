@@ -80,7 +80,9 @@ public final class CommandValidator {
             case UpdateConsumerGroup c -> checkConsumerGroup(image, c);
             default -> {}
         }
-        return image.apply(command);
+        MetadataImage next = image.apply(command);
+        checkScramUsers(image, next);
+        return next;
     }
 
     /** The bounds on committed offsets: metadata size, offsets per group, groups with offsets. */
@@ -123,6 +125,19 @@ public final class CommandValidator {
         if (groups.get(c.groupId()).isEmpty() && groups.count() >= limits.maxConsumerGroups()) {
             throw new InvalidRequestException("consumer group '%s': %d consumer groups are stored; the limit is %d"
                     .formatted(c.groupId(), groups.count(), limits.maxConsumerGroups()));
+        }
+    }
+
+    /**
+     * The bound on SCRAM users: a change may not leave more users with credentials than {@link
+     * MetadataLimits#maxScramUsers()} and more than before (a bound lowered later never blocks
+     * deletions or changes of existing users).
+     */
+    private void checkScramUsers(MetadataImage before, MetadataImage after) {
+        int users = after.scramCredentials().userCount();
+        if (users > limits.maxScramUsers() && users > before.scramCredentials().userCount()) {
+            throw new InvalidRequestException(
+                    "%d users would have SCRAM credentials; the limit is %d".formatted(users, limits.maxScramUsers()));
         }
     }
 

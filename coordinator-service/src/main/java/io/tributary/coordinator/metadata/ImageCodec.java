@@ -1,5 +1,6 @@
 package io.tributary.coordinator.metadata;
 
+import io.tributary.common.security.sasl.ScramCredentialData;
 import io.tributary.coordinator.group.StoredConsumerGroup;
 import io.tributary.coordinator.group.classic.ClassicGroupRecord;
 import java.nio.ByteBuffer;
@@ -17,7 +18,7 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * offset 0  int32  magic 0x5452424D ("TRBM")
- * offset 4  int8   format version, 6 (1 to 5 are read too)
+ * offset 4  int8   format version, 7 (1 to 6 are read too)
  * offset 5  int64  metadata version
  * offset 13 int64  next producer id (version 2 only; a version-1 image has none, and reads as 0)
  *           int32  broker count B, then B brokers in id order:
@@ -45,16 +46,23 @@ import java.util.zip.CRC32C;
  *                    int32 assignmentEpoch, members with their metadata (from version 6 with
  *                    their classic protocol metadata, if any) and current assignment, the target
  *                    assignment)
+ *           int8   SCRAM bootstrapped (0|1) (version 7 and later)
+ *           int32  SCRAM user count U (version 7 and later), then U users in name order:
+ *                    string user (not empty), int32 credential count C (1..2), C credentials in
+ *                    mechanism order: int8 mechanism (1 SCRAM-SHA-256, 2 SCRAM-SHA-512),
+ *                    bytes salt, bytes storedKey, bytes serverKey, int32 iterations
  * last 4    int32  CRC32C of every byte before it
  * </pre>
  *
  * <p>Versions: version 2 adds the next producer id after the metadata version, version 3 the
  * committed offsets after the topics, version 4 the classic groups after the committed offsets,
  * version 5 the consumer groups after the classic groups, version 6 a classic flag (and metadata)
- * after each consumer group member's metadata; none changes anything else. A snapshot written by an older coordinator loads with what that
+ * after each consumer group member's metadata, version 7 the SCRAM credentials after the consumer
+ * groups; none changes anything else. A snapshot written by an older coordinator loads with what that
  * coordinator's state had: next producer id 0 from version 1 (it never handed one out), no committed
  * offsets from versions 1 and 2, no classic groups from versions 1 to 3, no consumer groups from
- * versions 1 to 4 (it could not store any).
+ * versions 1 to 4 (it could not store any), no SCRAM credentials and not bootstrapped from versions
+ * 1 to 6 (so the first leader of a newer coordinator writes the bootstrap credentials once).
  *
  * <p>A reader rejects a wrong magic, an unknown version, a checksum mismatch, truncation and trailing
  * bytes with a {@link CorruptCommandException}, and a state that breaks an invariant (an ISR outside
@@ -68,7 +76,10 @@ public final class ImageCodec {
     public static final int MAGIC = 0x5452424D;
 
     /** The format version this class writes. */
-    public static final int VERSION = 6;
+    public static final int VERSION = 7;
+
+    /** The format version before SCRAM credentials, still read. */
+    static final int VERSION_6 = 6;
 
     /** The format version before consumer groups' classic members, still read. */
     static final int VERSION_5 = 5;
@@ -128,6 +139,15 @@ public final class ImageCodec {
         image.classicGroups().asMap().values().forEach(group -> CommandCodec.writeClassicGroup(w, group));
         w.int32(image.consumerGroups().count());
         image.consumerGroups().asMap().values().forEach(group -> ConsumerGroupCodec.writeGroup(w, group));
+        ScramCredentials scram = image.scramCredentials();
+        w.int8(scram.bootstrapped() ? 1 : 0).int32(scram.userCount());
+        scram.asMap().forEach((user, byMechanism) -> {
+            w.string(user).int32(byMechanism.size());
+            byMechanism.forEach((mechanism, credential) -> {
+                w.int8(mechanism);
+                CommandCodec.writeCredential(w, credential);
+            });
+        });
         byte[] body = w.toByteArray();
         CRC32C crc = new CRC32C();
         crc.update(body);
@@ -211,9 +231,44 @@ public final class ImageCodec {
             }
             consumerGroups = ConsumerGroups.of(consumers);
         }
+        ScramCredentials scram = ScramCredentials.EMPTY;
+        if (version > VERSION_6) {
+            scram = readScram(r);
+        }
         r.expectEnd();
         return new MetadataImage(
-                metadataVersion, brokers, topics, nextProducerId, offsets, classicGroups, consumerGroups);
+                metadataVersion, brokers, topics, nextProducerId, offsets, classicGroups, consumerGroups, scram);
+    }
+
+    /** Reads the SCRAM section; users and mechanisms must be in order and not repeat. */
+    private static ScramCredentials readScram(Bytes.Reader r) {
+        int flag = r.int8();
+        if (flag != 0 && flag != 1) {
+            throw r.corrupt("bad SCRAM bootstrapped flag " + flag);
+        }
+        SortedMap<String, SortedMap<Integer, ScramCredentialData>> users = new TreeMap<>();
+        int userCount = r.count(4 + 4);
+        String previous = null;
+        for (int u = 0; u < userCount; u++) {
+            String user = r.string();
+            if (previous != null && previous.compareTo(user) >= 0) {
+                throw r.corrupt("SCRAM user '" + user + "' out of order or twice");
+            }
+            previous = user;
+            int n = r.count(1 + 4 + 4 + 4 + 4);
+            SortedMap<Integer, ScramCredentialData> byMechanism = new TreeMap<>();
+            int previousMechanism = Integer.MIN_VALUE;
+            for (int i = 0; i < n; i++) {
+                int mechanism = r.int8();
+                if (mechanism <= previousMechanism) {
+                    throw r.corrupt("SCRAM mechanism " + mechanism + " of user '" + user + "' out of order");
+                }
+                previousMechanism = mechanism;
+                byMechanism.put(mechanism, CommandCodec.readCredential(r));
+            }
+            users.put(user, byMechanism);
+        }
+        return ScramCredentials.of(users, flag == 1);
     }
 
     private static CommittedOffsets readGroups(Bytes.Reader r, SortedMap<String, Topic> topics) {

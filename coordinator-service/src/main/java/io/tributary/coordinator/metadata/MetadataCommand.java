@@ -1,5 +1,6 @@
 package io.tributary.coordinator.metadata;
 
+import io.tributary.common.security.sasl.ScramCredentialData;
 import io.tributary.coordinator.group.ConsumerGroupRecord;
 import io.tributary.coordinator.group.classic.ClassicGroupRecord;
 import java.util.List;
@@ -240,6 +241,51 @@ public sealed interface MetadataCommand {
     record DeleteConsumerGroup(String groupId) implements MetadataCommand {
         public DeleteConsumerGroup {
             Objects.requireNonNull(groupId, "groupId");
+        }
+    }
+
+    /**
+     * Changes SCRAM credentials (Kafka's AlterUserScramCredentials, after its per-user checks):
+     * removes {@code deletions} (one not stored is ignored, so a resent command changes nothing
+     * more), then stores {@code upsertions}, each replacing its user's credential for its mechanism.
+     * Users are not empty and mechanisms known (1 or 2); the bound on users ({@link
+     * MetadataLimits#maxScramUsers()}) is checked before the command is appended. Brokers hold the
+     * credentials, so a change bumps the metadata version.
+     */
+    record AlterScramCredentials(List<ScramDeletion> deletions, List<ScramUpsertion> upsertions)
+            implements MetadataCommand {
+        public AlterScramCredentials {
+            deletions = List.copyOf(deletions);
+            upsertions = List.copyOf(upsertions);
+        }
+    }
+
+    /**
+     * The cluster's bootstrap SCRAM credentials ({@code tributary.coordinator.security.bootstrap-scram-users},
+     * as Kafka's {@code kafka-storage format --add-scram}): applied only while the image is not
+     * bootstrapped yet, storing the credentials and marking it bootstrapped, so they are written once
+     * in a cluster's life whatever the coordinators' settings say later (a second command, from
+     * another voter's leadership or a restart, changes nothing). Without credentials it only marks
+     * the image (same metadata version).
+     */
+    record BootstrapScramCredentials(List<ScramUpsertion> upsertions) implements MetadataCommand {
+        public BootstrapScramCredentials {
+            upsertions = List.copyOf(upsertions);
+        }
+    }
+
+    /** A SCRAM credential to remove: a user's credential for one mechanism code. */
+    record ScramDeletion(String user, int mechanism) {
+        public ScramDeletion {
+            Objects.requireNonNull(user, "user");
+        }
+    }
+
+    /** A SCRAM credential to store for a user and mechanism code (1 SCRAM-SHA-256, 2 SCRAM-SHA-512). */
+    record ScramUpsertion(String user, int mechanism, ScramCredentialData credential) {
+        public ScramUpsertion {
+            Objects.requireNonNull(user, "user");
+            Objects.requireNonNull(credential, "credential");
         }
     }
 

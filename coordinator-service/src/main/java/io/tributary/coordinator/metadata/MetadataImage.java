@@ -5,7 +5,9 @@ import io.tributary.common.topic.UnsupportedTopicConfigs;
 import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
 import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterPartition;
+import io.tributary.coordinator.metadata.MetadataCommand.AlterScramCredentials;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
+import io.tributary.coordinator.metadata.MetadataCommand.BootstrapScramCredentials;
 import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteClassicGroup;
@@ -37,7 +39,7 @@ import java.util.regex.Pattern;
 /**
  * An immutable image of cluster metadata: brokers by id, topics by name, and the metadata version;
  * and the committed offsets of consumer groups, the classic groups' generations and the KIP-848
- * consumer groups' stored state.
+ * consumer groups' stored state; the users' SCRAM credentials.
  *
  * <p>{@link #apply} is the whole state machine: a pure function from (image, command) to the next
  * image. It reads no clock and no randomness, so every voter that applies the same log reaches the
@@ -62,6 +64,8 @@ import java.util.regex.Pattern;
  * @param committedOffsets the committed offsets of consumer groups, only for existing partitions
  * @param classicGroups the classic consumer groups' last completed generations
  * @param consumerGroups the KIP-848 consumer groups (members, epochs, assignments, target)
+ * @param scramCredentials the users' SCRAM credentials (brokers hold them: a change bumps the
+ *     version) and whether the bootstrap credentials were written
  */
 public record MetadataImage(
         long version,
@@ -70,7 +74,8 @@ public record MetadataImage(
         long nextProducerId,
         CommittedOffsets committedOffsets,
         ClassicGroups classicGroups,
-        ConsumerGroups consumerGroups) {
+        ConsumerGroups consumerGroups,
+        ScramCredentials scramCredentials) {
 
     /** The image before the first command. */
     public static final MetadataImage EMPTY =
@@ -87,6 +92,26 @@ public record MetadataImage(
         this(version, brokers, topics, nextProducerId, committedOffsets, classicGroups, ConsumerGroups.EMPTY);
     }
 
+    /** An image without SCRAM credentials (a version-6 snapshot or older, tests). */
+    public MetadataImage(
+            long version,
+            SortedMap<Integer, Broker> brokers,
+            SortedMap<String, Topic> topics,
+            long nextProducerId,
+            CommittedOffsets committedOffsets,
+            ClassicGroups classicGroups,
+            ConsumerGroups consumerGroups) {
+        this(
+                version,
+                brokers,
+                topics,
+                nextProducerId,
+                committedOffsets,
+                classicGroups,
+                consumerGroups,
+                ScramCredentials.EMPTY);
+    }
+
     /** Kafka's longest topic name. */
     public static final int MAX_TOPIC_NAME_LENGTH = 249;
 
@@ -99,6 +124,7 @@ public record MetadataImage(
         Objects.requireNonNull(committedOffsets, "committedOffsets");
         Objects.requireNonNull(classicGroups, "classicGroups");
         Objects.requireNonNull(consumerGroups, "consumerGroups");
+        Objects.requireNonNull(scramCredentials, "scramCredentials");
         brokers = Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
         topics = Collections.unmodifiableSortedMap(new TreeMap<>(topics));
     }
@@ -172,6 +198,12 @@ public record MetadataImage(
             case DeleteClassicGroup c -> withClassicGroups(classicGroups.without(checkGroupId(c.groupId())));
             case UpdateConsumerGroup c -> withConsumerGroups(consumerGroups.apply(c.groupId(), c.records()));
             case DeleteConsumerGroup c -> withConsumerGroups(consumerGroups.without(checkGroupId(c.groupId())));
+            case AlterScramCredentials c -> withScram(scramCredentials.with(c.deletions(), c.upsertions()));
+            case BootstrapScramCredentials c ->
+                scramCredentials.bootstrapped()
+                        ? this
+                        : withScram(
+                                scramCredentials.with(List.of(), c.upsertions()).markBootstrapped());
         };
     }
 
@@ -216,7 +248,14 @@ public record MetadataImage(
                 c.brokerId(),
                 new Broker(c.brokerId(), c.endpoints(), c.rack(), c.incarnationId(), c.timestampMs(), true));
         return new MetadataImage(
-                version + 1, newBrokers, newTopics, nextProducerId, committedOffsets, classicGroups, consumerGroups);
+                version + 1,
+                newBrokers,
+                newTopics,
+                nextProducerId,
+                committedOffsets,
+                classicGroups,
+                consumerGroups,
+                scramCredentials);
     }
 
     private Broker currentIncarnation(int brokerId, UUID incarnationId) {
@@ -242,7 +281,8 @@ public record MetadataImage(
                 nextProducerId,
                 committedOffsets,
                 classicGroups,
-                consumerGroups);
+                consumerGroups,
+                scramCredentials);
     }
 
     /** Topics after broker {@code id} leaves every ISR and leadership (its broker record not yet fenced). */
@@ -316,7 +356,14 @@ public record MetadataImage(
         SortedMap<Integer, Broker> newBrokers = new TreeMap<>(brokers);
         newBrokers.put(id, b.withFenced(false));
         return new MetadataImage(
-                version + 1, newBrokers, newTopics, nextProducerId, committedOffsets, classicGroups, consumerGroups);
+                version + 1,
+                newBrokers,
+                newTopics,
+                nextProducerId,
+                committedOffsets,
+                classicGroups,
+                consumerGroups,
+                scramCredentials);
     }
 
     /** Checks a topic name against Kafka's rules. */
@@ -389,7 +436,14 @@ public record MetadataImage(
                     new Topic(nt.name(), nt.topicId(), newPartitions(nt.name(), nt.assignments(), rf), configs));
         }
         return new MetadataImage(
-                version + 1, brokers, newTopics, nextProducerId, committedOffsets, classicGroups, consumerGroups);
+                version + 1,
+                brokers,
+                newTopics,
+                nextProducerId,
+                committedOffsets,
+                classicGroups,
+                consumerGroups,
+                scramCredentials);
     }
 
     private MetadataImage deleteTopic(DeleteTopic c) {
@@ -403,7 +457,8 @@ public record MetadataImage(
                 nextProducerId,
                 committedOffsets.withoutTopic(c.name()),
                 classicGroups,
-                consumerGroups);
+                consumerGroups,
+                scramCredentials);
     }
 
     private MetadataImage addPartitions(AddPartitions c) {
@@ -514,7 +569,8 @@ public record MetadataImage(
                         nextProducerId,
                         committedOffsets,
                         classicGroups,
-                        consumerGroups);
+                        consumerGroups,
+                        scramCredentials);
             }
         }
         return image == this
@@ -526,7 +582,8 @@ public record MetadataImage(
                         nextProducerId,
                         committedOffsets,
                         classicGroups,
-                        consumerGroups);
+                        consumerGroups,
+                        scramCredentials);
     }
 
     private MetadataImage allocateProducerIds(AllocateProducerIds c) {
@@ -545,7 +602,8 @@ public record MetadataImage(
                 nextProducerId + c.count(),
                 committedOffsets,
                 classicGroups,
-                consumerGroups);
+                consumerGroups,
+                scramCredentials);
     }
 
     private static String checkGroupId(String groupId) {
@@ -573,28 +631,72 @@ public record MetadataImage(
     private MetadataImage withOffsets(CommittedOffsets offsets) {
         return offsets == committedOffsets
                 ? this
-                : new MetadataImage(version, brokers, topics, nextProducerId, offsets, classicGroups, consumerGroups);
+                : new MetadataImage(
+                        version,
+                        brokers,
+                        topics,
+                        nextProducerId,
+                        offsets,
+                        classicGroups,
+                        consumerGroups,
+                        scramCredentials);
     }
 
     /** This image with other classic groups, at the same metadata version (brokers do not watch groups). */
     private MetadataImage withClassicGroups(ClassicGroups groups) {
         return groups == classicGroups
                 ? this
-                : new MetadataImage(version, brokers, topics, nextProducerId, committedOffsets, groups, consumerGroups);
+                : new MetadataImage(
+                        version,
+                        brokers,
+                        topics,
+                        nextProducerId,
+                        committedOffsets,
+                        groups,
+                        consumerGroups,
+                        scramCredentials);
     }
 
     /** This image with other consumer groups, at the same metadata version (brokers do not watch groups). */
     private MetadataImage withConsumerGroups(ConsumerGroups groups) {
         return groups == consumerGroups
                 ? this
-                : new MetadataImage(version, brokers, topics, nextProducerId, committedOffsets, classicGroups, groups);
+                : new MetadataImage(
+                        version,
+                        brokers,
+                        topics,
+                        nextProducerId,
+                        committedOffsets,
+                        classicGroups,
+                        groups,
+                        scramCredentials);
+    }
+
+    /**
+     * This image with other SCRAM credentials: one version later when a credential changed (brokers
+     * hold them), the same version when only the bootstrap mark did.
+     */
+    private MetadataImage withScram(ScramCredentials scram) {
+        if (scram == scramCredentials) {
+            return this;
+        }
+        long next = scram.asMap().equals(scramCredentials.asMap()) ? version : version + 1;
+        return new MetadataImage(
+                next, brokers, topics, nextProducerId, committedOffsets, classicGroups, consumerGroups, scram);
     }
 
     private MetadataImage withTopic(Topic t) {
         SortedMap<String, Topic> newTopics = new TreeMap<>(topics);
         newTopics.put(t.name(), t);
         return new MetadataImage(
-                version + 1, brokers, newTopics, nextProducerId, committedOffsets, classicGroups, consumerGroups);
+                version + 1,
+                brokers,
+                newTopics,
+                nextProducerId,
+                committedOffsets,
+                classicGroups,
+                consumerGroups,
+                scramCredentials);
     }
 
     private MetadataImage withPartition(Topic t, int index, PartitionState p) {

@@ -26,6 +26,10 @@ package io.tributary.coordinator.metadata;
  *     10,000, as many as the group coordinator holds in memory); records of a new group beyond it are
  *     refused, of a stored one never. One command holds at most {@code maxCommandBytes} of records;
  *     the group coordinator bounds a group's members ({@code groups.max-group-size})
+ * @param maxScramUsers the most users that may hold SCRAM credentials at once (default 10,000);
+ *     a change giving a credential to a new user beyond it is refused, to a user who has one never.
+ *     Every credential is in every voter's and broker's memory, in every snapshot and in a broker's
+ *     full metadata answer (about 300 bytes of JSON for a user with both mechanisms)
  */
 public record MetadataLimits(
         int maxCommandBytes,
@@ -35,7 +39,11 @@ public record MetadataLimits(
         int maxOffsetsPerGroup,
         int maxOffsetMetadataBytes,
         int maxClassicGroups,
-        int maxConsumerGroups) {
+        int maxConsumerGroups,
+        int maxScramUsers) {
+
+    /** The default of {@link #maxScramUsers}. */
+    public static final int DEFAULT_MAX_SCRAM_USERS = 10_000;
 
     /** The default of {@link #maxGroupsWithOffsets}. */
     public static final int DEFAULT_MAX_GROUPS_WITH_OFFSETS = 10_000;
@@ -82,6 +90,31 @@ public record MetadataLimits(
         if (maxConsumerGroups < 1) {
             throw new IllegalArgumentException("maxConsumerGroups must be 1 or more, got " + maxConsumerGroups);
         }
+        if (maxScramUsers < 1) {
+            throw new IllegalArgumentException("maxScramUsers must be 1 or more, got " + maxScramUsers);
+        }
+    }
+
+    /** Limits with the default bound on SCRAM users. */
+    public MetadataLimits(
+            int maxCommandBytes,
+            int maxPartitionsPerTopic,
+            int maxProducerIdsPerBlock,
+            int maxGroupsWithOffsets,
+            int maxOffsetsPerGroup,
+            int maxOffsetMetadataBytes,
+            int maxClassicGroups,
+            int maxConsumerGroups) {
+        this(
+                maxCommandBytes,
+                maxPartitionsPerTopic,
+                maxProducerIdsPerBlock,
+                maxGroupsWithOffsets,
+                maxOffsetsPerGroup,
+                maxOffsetMetadataBytes,
+                maxClassicGroups,
+                maxConsumerGroups,
+                DEFAULT_MAX_SCRAM_USERS);
     }
 
     /** Limits with the default bounds on committed offsets and classic groups. */

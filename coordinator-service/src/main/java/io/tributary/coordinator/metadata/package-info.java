@@ -4,7 +4,9 @@
  * log order. The same log and image keep the consumer groups' durable state: committed offsets
  * ({@link io.tributary.coordinator.metadata.CommittedOffsets}), classic groups' last completed
  * generations ({@link io.tributary.coordinator.metadata.ClassicGroups}) and KIP-848 consumer groups'
- * members, epochs and assignments ({@link io.tributary.coordinator.metadata.ConsumerGroups}). Core: plain Java, no Spring
+ * members, epochs and assignments ({@link io.tributary.coordinator.metadata.ConsumerGroups}); and the
+ * users' SCRAM credentials ({@link io.tributary.coordinator.metadata.ScramCredentials}), which brokers
+ * hold too. Core: plain Java, no Spring
  * (an architecture test enforces it).
  *
  * <pre>
@@ -23,8 +25,10 @@
  *       randomness, no placement; everything it needs is in the image or the command. Voters that
  *       apply the same log hold byte-identical images ({@link io.tributary.coordinator.metadata.ImageCodec}).
  *   <li>Every change bumps the metadata version by one, except changes to committed offsets,
- *       classic and consumer groups (brokers watch the version and hold none); a command that changes nothing
- *       does not.
+ *       classic and consumer groups (brokers watch the version and hold none) and the SCRAM bootstrap
+ *       mark alone; a command that changes nothing does not.
+ *   <li>No password and no salted password is ever in a command or an image: SCRAM credentials are
+ *       salts, stored keys, server keys and iterations.
  *   <li>Per partition: the leader is in the ISR or is -1 (offline); the ISR is a non-empty subset of
  *       the replicas; the leader epoch grows on every leader change and the partition epoch on every
  *       leader or ISR change; neither ever goes back.

@@ -167,9 +167,9 @@ class CodecTest {
     @Test
     void unknownVersionAndTypeAreRejected() {
         byte[] bytes = CommandCodec.encode(new DeleteTopic("t"));
-        bytes[0] = 7;
+        bytes[0] = 8;
         byte[] badVersion = bytes.clone();
-        assertThatThrownBy(() -> CommandCodec.decode(badVersion)).hasMessageContaining("version 7");
+        assertThatThrownBy(() -> CommandCodec.decode(badVersion)).hasMessageContaining("version 8");
         bytes[0] = 1;
         bytes[1] = 42;
         byte[] badType = bytes.clone();
@@ -342,7 +342,7 @@ class CodecTest {
             0x52,
             0x42,
             0x4D, // magic "TRBM"
-            6, // format version
+            7, // format version
             0,
             0,
             0,
@@ -378,7 +378,12 @@ class CodecTest {
             0,
             0,
             0,
-            0 // consumer groups
+            0, // consumer groups
+            0, // SCRAM not bootstrapped
+            0,
+            0,
+            0,
+            0 // SCRAM users
         };
         assertThat(ImageCodec.encode(image)).isEqualTo(withCrc(body));
     }
@@ -392,8 +397,22 @@ class CodecTest {
                 .array();
     }
 
-    /** A version-4 image (before consumer groups): version 6's bytes of an image without any, less their count. */
-    static byte[] asVersionFour(byte[] version6) {
+    /**
+     * A version-6 image (before SCRAM credentials): version 7's bytes of an image without any and not
+     * bootstrapped, less the flag and the count.
+     */
+    static byte[] asVersionSix(byte[] version7) {
+        byte[] body = Arrays.copyOf(version7, version7.length - 4 - 1 - 4);
+        body[4] = 6;
+        return withCrc(body);
+    }
+
+    /**
+     * A version-4 image (before consumer groups): version 7's bytes of an image without any (nor SCRAM
+     * credentials), less their counts.
+     */
+    static byte[] asVersionFour(byte[] version7) {
+        byte[] version6 = asVersionSix(version7);
         byte[] body = Arrays.copyOf(version6, version6.length - 4 - 4);
         body[4] = 4;
         return withCrc(body);

@@ -2,11 +2,8 @@ package io.tributary.systemtests.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -44,7 +41,6 @@ class ConsumerGroupCommandIT {
 
     private static final int PARTITIONS = 3;
     private static final int RECORDS_PER_PARTITION = 10;
-    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(60);
     private static final Pattern UUID_SUFFIX =
             Pattern.compile("-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
     private static final Pattern COORDINATOR = Pattern.compile("\\S+:\\d+ \\(\\d+\\)");
@@ -166,65 +162,35 @@ class ConsumerGroupCommandIT {
      */
     private static List<String> command(KafkaTarget target, String group, String topic, String... args)
             throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx128m",
-                "-XX:TieredStopAtLevel=1",
-                "-cp",
-                kafkaLibs().toAbsolutePath() + File.separator + "*",
-                "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
-                "--bootstrap-server",
-                target.bootstrapServers()));
-        command.addAll(List.of(args));
-        Path output = Files.createTempFile("consumer-groups", ".out");
-        try {
-            Process process = new ProcessBuilder(command)
-                    .redirectErrorStream(true)
-                    .redirectOutput(output.toFile())
-                    .start();
-            if (!process.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                return List.of("the command did not finish within " + COMMAND_TIMEOUT);
-            }
-            List<String> lines = new ArrayList<>();
-            List<String> rows = new ArrayList<>();
-            boolean inTable = false;
-            for (String raw : Files.readAllLines(output, StandardCharsets.UTF_8)) {
-                if (raw.isBlank() || raw.contains("SLF4J") || raw.startsWith("WARN")) {
-                    continue;
-                }
-                String line = raw.trim().replaceAll(" +", " ");
-                line = UUID_SUFFIX.matcher(line).replaceAll("-UUID");
-                line = COORDINATOR.matcher(line).replaceAll("COORDINATOR");
-                line = line.replace(group, "GROUP").replace(topic, "TOPIC");
-                if (line.startsWith("GROUP ") && line.contains("-ID")) {
-                    lines.add(line);
-                    inTable = true;
-                } else if (inTable && line.startsWith("GROUP ")) {
-                    rows.add(line);
-                } else {
-                    inTable = false;
-                    rows.sort(null);
-                    lines.addAll(rows);
-                    rows.clear();
-                    lines.add(line);
-                }
-            }
-            rows.sort(null);
-            lines.addAll(rows);
-            lines.add("exit " + process.exitValue());
-            return lines;
-        } finally {
-            Files.deleteIfExists(output);
+        KafkaTool.Run run =
+                KafkaTool.run("org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", target, List.of(args));
+        if (run.exit().isEmpty()) {
+            return run.withExit();
         }
-    }
-
-    private static Path kafkaLibs() {
-        Path libs = Path.of(System.getProperty("tributary.kafka.libs", "../kafka-peer/target/kafka-libs"));
-        if (!Files.isDirectory(libs)) {
-            throw new IllegalStateException("No Kafka jars in " + libs.toAbsolutePath()
-                    + ": build the kafka-peer module first (./mvnw -pl system-tests -am verify does).");
+        List<String> lines = new ArrayList<>();
+        List<String> rows = new ArrayList<>();
+        boolean inTable = false;
+        for (String raw : run.lines()) {
+            String line = raw.trim().replaceAll(" +", " ");
+            line = UUID_SUFFIX.matcher(line).replaceAll("-UUID");
+            line = COORDINATOR.matcher(line).replaceAll("COORDINATOR");
+            line = line.replace(group, "GROUP").replace(topic, "TOPIC");
+            if (line.startsWith("GROUP ") && line.contains("-ID")) {
+                lines.add(line);
+                inTable = true;
+            } else if (inTable && line.startsWith("GROUP ")) {
+                rows.add(line);
+            } else {
+                inTable = false;
+                rows.sort(null);
+                lines.addAll(rows);
+                rows.clear();
+                lines.add(line);
+            }
         }
-        return libs;
+        rows.sort(null);
+        lines.addAll(rows);
+        lines.add("exit " + run.exit().getAsInt());
+        return lines;
     }
 }

@@ -1,0 +1,23 @@
+/**
+ * Kafka-side security on the coordinators: SCRAM credentials as cluster metadata. Core: plain
+ * Java, no Spring (an architecture test enforces it).
+ *
+ * <pre>
+ *  AlterUserScramCredentials ──► any broker: keys derived from each salted password (ScramKeys)
+ *                                   │ POST /internal/v1/scram-credentials (to the Raft leader)
+ *                                   ▼
+ *  leader: ScramAlterations.plan(image's credentials) ──► per-user results (Kafka's errors)
+ *                                   │ the accepted ones: one AlterScramCredentials command
+ *                                   ▼
+ *  Raft log ──► every voter's MetadataImage.scramCredentials ──► metadata long poll ──► brokers
+ *
+ *  tributary.coordinator.security.bootstrap-scram-users ──► ScramBootstrap ──► one
+ *      BootstrapScramCredentials command, applied once in the cluster's life
+ * </pre>
+ *
+ * <p>Invariants: no password and no salted password is ever in a command, an image or a log line
+ * (only salts, stored keys, server keys and iterations); every bound ({@link
+ * io.tributary.coordinator.security.ScramRules}) is checked before a command is appended, never
+ * while applying one.
+ */
+package io.tributary.coordinator.security;
