@@ -99,12 +99,18 @@ class SecureListenersIT {
 
     /** A SASL_SSL client logging in with PLAIN as {@code user}, trusting the test CA. */
     private static Properties sasl(SecureTargets.Target target, String user, String password) {
+        return sasl(target, "PLAIN", user, password);
+    }
+
+    /** A SASL_SSL client logging in with {@code mechanism} as {@code user}, trusting the test CA. */
+    private static Properties sasl(SecureTargets.Target target, String mechanism, String user, String password) {
         Properties properties = client(target, "SASL_SSL");
-        properties.put("sasl.mechanism", "PLAIN");
+        properties.put("sasl.mechanism", mechanism);
+        String module = mechanism.equals("PLAIN")
+                ? "org.apache.kafka.common.security.plain.PlainLoginModule"
+                : "org.apache.kafka.common.security.scram.ScramLoginModule";
         properties.put(
-                "sasl.jaas.config",
-                "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + user + "\" password=\""
-                        + password + "\";");
+                "sasl.jaas.config", module + " required username=\"" + user + "\" password=\"" + password + "\";");
         properties.put("ssl.truststore.type", "PEM");
         properties.put("ssl.truststore.location", targets.caPem().toString());
         return properties;
@@ -179,6 +185,22 @@ class SecureListenersIT {
                 "SaslAuthenticationException",
                 (target, outcome) -> outcome.add(
                         "unknown user: " + describeCluster(sasl(target, "mallory", SecureTargets.PASSWORD))));
+    }
+
+    @Test
+    void aScramLoginWithoutCredentialsIsRefusedWithKafkasError() {
+        assertSameOutcome(
+                "SaslAuthenticationException",
+                (target, outcome) -> outcome.add("SCRAM without credentials: "
+                        + describeCluster(sasl(target, "SCRAM-SHA-512", SecureTargets.USER, SecureTargets.PASSWORD))));
+    }
+
+    @Test
+    void aMechanismTheListenerDoesNotEnableIsRefusedNamingTheEnabledOnes() {
+        assertSameOutcome(
+                "UnsupportedSaslMechanismException",
+                (target, outcome) -> outcome.add("SCRAM-SHA-256: "
+                        + describeCluster(sasl(target, "SCRAM-SHA-256", SecureTargets.USER, SecureTargets.PASSWORD))));
     }
 
     @Test

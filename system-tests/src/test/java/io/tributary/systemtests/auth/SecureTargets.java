@@ -18,7 +18,8 @@ import java.util.concurrent.Executors;
 /**
  * An Apache Kafka broker and a Tributary cluster (one coordinator, one broker, the gateway), each
  * with a SASL_SSL listener configured the same way, as the secured peer of {@code
- * ../shared/peers/kafka-secure} has it: PLAIN users (one, {@link #USER}), the server certificate
+ * ../shared/peers/kafka-secure} has it: PLAIN and SCRAM-SHA-512, PLAIN users (one, {@link #USER}), no
+ * SCRAM users (Tributary's credential store is not there yet), the server certificate
  * signed by a test CA made here with keytool, no client certificates. Both keep their PLAINTEXT
  * listener (Kafka's inter-broker one, Tributary's internal one). Started together, closed together,
  * by PID.
@@ -32,6 +33,9 @@ final class SecureTargets implements AutoCloseable {
 
     static final String USER = "alice";
     static final String PASSWORD = "alice-secret";
+
+    /** The mechanisms both listeners enable; neither has SCRAM users. */
+    static final String MECHANISMS = "PLAIN,SCRAM-SHA-512";
 
     /** One secured target: its name in outcomes, its SASL_SSL bootstrap address. */
     record Target(String name, String bootstrap) {}
@@ -104,7 +108,9 @@ final class SecureTargets implements AutoCloseable {
                         "listener.security.protocol.map",
                         "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL",
                         "sasl.enabled.mechanisms",
-                        "PLAIN",
+                        MECHANISMS,
+                        "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+                        "org.apache.kafka.common.security.scram.ScramLoginModule required;",
                         "listener.name.sasl_ssl.plain.sasl.jaas.config",
                         "org.apache.kafka.common.security.plain.PlainLoginModule required user_" + USER + "=\""
                                 + PASSWORD + "\";",
@@ -128,7 +134,7 @@ final class SecureTargets implements AutoCloseable {
                 "-Xmx384m",
                 "-Dtributary.broker.listeners=SASL_SSL://127.0.0.1:" + port,
                 "-Dtributary.broker.listener.security.protocol.map=SASL_SSL:SASL_SSL",
-                "-Dtributary.broker.sasl.enabled.mechanisms=PLAIN",
+                "-Dtributary.broker.sasl.enabled.mechanisms=" + MECHANISMS,
                 "-Dtributary.broker.sasl.plain.users.file=" + dir.resolve("users.properties"),
                 "-Dtributary.broker.ssl.keystore.type=PEM",
                 "-Dtributary.broker.ssl.keystore.location=" + dir.resolve("tls.key"),
