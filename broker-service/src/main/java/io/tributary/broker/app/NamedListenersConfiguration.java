@@ -1,6 +1,8 @@
 package io.tributary.broker.app;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.tributary.broker.cluster.BrokerEndpoint;
 import io.tributary.broker.cluster.BrokerListeners;
 import io.tributary.common.app.KafkaListenerConfiguration;
@@ -96,6 +98,31 @@ class NamedListenersConfiguration {
                             + " (tributary.broker.external-listener.enabled=true); give this one another name")
                     .formatted(NamedListenersProperties.PREFIX, BrokerListeners.EXTERNAL));
         }
+    }
+
+    /**
+     * Per named listener with TLS: {@code tributary.protocol.tls.reloads} (changed TLS files loaded
+     * for new connections) and {@code tributary.protocol.tls.reload.failures} (changed files that
+     * could not be loaded, the previous ones kept: a rotation gone wrong), tagged {@code listener}.
+     */
+    @Bean
+    MeterBinder namedListenersTlsMetrics(NamedKafkaListeners listeners) {
+        return registry -> listeners.listeners().stream()
+                .filter(n -> n.spec().protocol().usesTls())
+                .forEach(n -> {
+                    FunctionCounter.builder(
+                                    "tributary.protocol.tls.reloads", n.server(), KafkaProtocolServer::tlsReloads)
+                            .description("Changed TLS files this listener loaded for its new connections")
+                            .tag("listener", n.spec().name())
+                            .register(registry);
+                    FunctionCounter.builder(
+                                    "tributary.protocol.tls.reload.failures",
+                                    n.server(),
+                                    KafkaProtocolServer::tlsReloadFailures)
+                            .description("Changed TLS files this listener could not load (it kept the previous ones)")
+                            .tag("listener", n.spec().name())
+                            .register(registry);
+                });
     }
 
     @Bean

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.tributary.broker.app.NamedListenersConfiguration.NamedKafkaListeners;
 import io.tributary.broker.cluster.BrokerEndpoint;
 import io.tributary.broker.cluster.FakeControlPlane;
@@ -126,6 +127,24 @@ class NamedListenersTest {
                         new BrokerEndpoint("PLAINTEXT", "127.0.0.1", internalPort),
                         new BrokerEndpoint("SASL_SSL", "localhost", sslPort),
                         new BrokerEndpoint("LOCAL", "127.0.0.1", localPort));
+    }
+
+    @Test
+    void aTlsListenerCountsItsCertificateReloadsAndAPlainOneDoesNot() {
+        MeterRegistry registry = broker.getBean(MeterRegistry.class);
+        assertThat(registry.find("tributary.protocol.tls.reloads")
+                        .tag("listener", "SASL_SSL")
+                        .functionCounter())
+                .isNotNull()
+                .satisfies(c -> assertThat(c.count()).isZero());
+        assertThat(registry.find("tributary.protocol.tls.reload.failures")
+                        .tag("listener", "SASL_SSL")
+                        .functionCounter())
+                .isNotNull();
+        assertThat(registry.find("tributary.protocol.tls.reloads")
+                        .tag("listener", "LOCAL")
+                        .functionCounter())
+                .isNull();
     }
 
     @Test

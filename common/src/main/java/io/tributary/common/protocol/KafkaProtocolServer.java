@@ -532,6 +532,11 @@ public final class KafkaProtocolServer implements AutoCloseable {
         return tls == null ? 0 : tls.reloads();
     }
 
+    /** How many times changed TLS files could not be loaded (the previous ones kept); 0 without TLS. */
+    public long tlsReloadFailures() {
+        return tls == null ? 0 : tls.reloadFailures();
+    }
+
     private static boolean isSaslExchange(ApiKeys api) {
         return api == ApiKeys.SASL_HANDSHAKE || api == ApiKeys.SASL_AUTHENTICATE;
     }

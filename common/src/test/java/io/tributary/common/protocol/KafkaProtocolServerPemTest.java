@@ -137,6 +137,7 @@ class KafkaProtocolServerPemTest {
             assertThat(clusterId(admin)).isEqualTo(TestHandlers.CLUSTER_ID);
         }
         assertThat(server.tlsReloads()).isZero();
+        assertThat(server.tlsReloadFailures()).isPositive();
     }
 
     @Test

@@ -45,6 +45,7 @@ public final class TlsContextSource {
     private byte[] loadedDigest;
     private Instant nextCheck;
     private long reloads;
+    private long reloadFailures;
 
     /**
      * Loads the context now.
@@ -98,6 +99,7 @@ public final class TlsContextSource {
                 reloads++;
                 log.info("TLS files {} changed: new connections use the reloaded certificates", settings.files());
             } catch (IllegalArgumentException e) {
+                reloadFailures++;
                 log.warn(
                         "TLS files {} changed but cannot be loaded, keeping the previous certificates: {}",
                         settings.files(),
@@ -110,6 +112,11 @@ public final class TlsContextSource {
     /** How many times the files were reloaded since this source was made. */
     public synchronized long reloads() {
         return reloads;
+    }
+
+    /** How many looks found files that could not be read or loaded (the previous context kept). */
+    public synchronized long reloadFailures() {
+        return reloadFailures;
     }
 
     private static byte[] digest(List<Path> files) {
