@@ -18,6 +18,8 @@ import io.tributary.common.security.sasl.CredentialLookup;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.contributor.Health;
@@ -41,6 +43,8 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(NamedListenersProperties.class)
 class NamedListenersConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(NamedListenersConfiguration.class);
 
     @Bean
     NamedKafkaListeners namedKafkaListeners(
@@ -77,6 +81,13 @@ class NamedListenersConfiguration {
                             properties.securityFileCheckInterval(),
                             InstantSource.system(),
                             NamedListenersProperties.PREFIX));
+            if (!spec.registered()) {
+                log.warn(
+                        "Kafka listener {} is not in {}advertised.listeners: it is not registered, so its clients are"
+                                + " told of no broker (Kafka's rule)",
+                        spec.name(),
+                        NamedListenersProperties.PREFIX);
+            }
             listeners.add(new NamedKafkaListeners.Named(spec, config.host(), server));
         }
         return new NamedKafkaListeners(listeners);
@@ -173,7 +184,7 @@ class NamedListenersConfiguration {
             return listeners;
         }
 
-        /** The endpoints to register, one per listener, in {@code listeners} order; bound ones only. */
+        /** The endpoints to register, one per registered listener, in {@code listeners} order. */
         List<BrokerEndpoint> endpoints() {
             for (Named named : listeners) {
                 if (!named.server().isServing()) {
@@ -181,7 +192,10 @@ class NamedListenersConfiguration {
                             "the Kafka listener " + named.spec().name() + " must be bound before the broker registers");
                 }
             }
-            return listeners.stream().map(Named::endpoint).toList();
+            return listeners.stream()
+                    .filter(n -> n.spec().registered())
+                    .map(Named::endpoint)
+                    .toList();
         }
 
         /** Binds every listener; if one cannot bind, closes those already bound and fails. */

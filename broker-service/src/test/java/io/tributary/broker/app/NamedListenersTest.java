@@ -69,7 +69,7 @@ class NamedListenersTest {
                 .run(
                         "--tributary.kafka.port=0",
                         "--tributary.broker.listeners=SASL_SSL://127.0.0.1:0,LOCAL://127.0.0.1:0",
-                        "--tributary.broker.advertised.listeners=SASL_SSL://localhost:0",
+                        "--tributary.broker.advertised.listeners=SASL_SSL://localhost:0,LOCAL://:0",
                         "--tributary.broker.listener.security.protocol.map=SASL_SSL:SASL_SSL,LOCAL:SASL_PLAINTEXT",
                         "--tributary.broker.ssl.keystore.type=PEM",
                         "--tributary.broker.ssl.keystore.location=" + dir.resolve("tls.key"),

@@ -16,8 +16,9 @@ import java.util.TreeSet;
  *
  * <ul>
  *   <li>{@code listeners}: {@code NAME://host:port,...} ({@link ListenerAddress})
- *   <li>{@code advertised.listeners}: the addresses clients are told, for some or all of those
- *       names; a listener not named here advertises its bind address
+ *   <li>{@code advertised.listeners}: the addresses clients are told; unset, every listener
+ *       advertises its bind address; set, only the listeners it names are advertised (as in
+ *       Kafka: the others accept connections, but their clients are told of no broker)
  *   <li>{@code listener.security.protocol.map}: {@code NAME:PROTOCOL,...}; when unset, Kafka's
  *       default, each protocol's own name mapped to itself ({@code SASL_SSL:SASL_SSL}...); when
  *       set it replaces the default
@@ -126,7 +127,9 @@ public final class KafkaListenersConfig {
                     settings.put(key.substring(own.length()), value);
                 }
             });
-            specs.add(new ListenerSpec(bind, protocol, Optional.ofNullable(advertised.get(bind.name())), settings));
+            boolean registered = advertised.isEmpty() || advertised.containsKey(bind.name());
+            specs.add(new ListenerSpec(
+                    bind, protocol, Optional.ofNullable(advertised.get(bind.name())), registered, settings));
         }
         checkPerListenerKeys(perListener, binds, prefix);
         return specs;

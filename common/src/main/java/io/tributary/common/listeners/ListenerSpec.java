@@ -10,7 +10,11 @@ import java.util.Optional;
  * @param bind the name and the address to bind ({@code listeners})
  * @param protocol its security protocol ({@code listener.security.protocol.map})
  * @param advertised the address clients are told ({@code advertised.listeners}); empty: the bind
- *     address
+ *     address, or, when {@code registered} is false, none
+ * @param registered whether the service registers (advertises) this listener: always when {@code
+ *     advertised.listeners} is unset; when it is set, only the listeners it names (Kafka's rule: a
+ *     listener left out of a set {@code advertised.listeners} accepts connections, but no broker is
+ *     told to its clients)
  * @param settings this listener's {@code ssl.*} and {@code sasl.*} settings: the global ones,
  *     each replaced by its {@code listener.name.<name>.} form when that is set
  */
@@ -18,12 +22,16 @@ public record ListenerSpec(
         ListenerAddress bind,
         SecurityProtocol protocol,
         Optional<ListenerAddress> advertised,
+        boolean registered,
         Map<String, String> settings) {
 
     public ListenerSpec {
         Objects.requireNonNull(bind, "bind");
         Objects.requireNonNull(protocol, "protocol");
         Objects.requireNonNull(advertised, "advertised");
+        if (advertised.isPresent() && !registered) {
+            throw new IllegalArgumentException("an advertised listener is registered");
+        }
         settings = Map.copyOf(settings);
     }
 

@@ -25,6 +25,7 @@ class KafkaListenersConfigTest {
                 .containsExactly(SecurityProtocol.SASL_SSL, SecurityProtocol.SSL);
         assertThat(specs.get(0).bind()).isEqualTo(new ListenerAddress("SASL_SSL", "", 9093));
         assertThat(specs.get(0).advertised()).isEmpty();
+        assertThat(specs).allMatch(ListenerSpec::registered);
     }
 
     @Test
@@ -35,9 +36,13 @@ class KafkaListenersConfigTest {
                 "advertised.listeners", "CLIENT://kafka-0.example.com:31093"));
         assertThat(specs.get(0).protocol()).isEqualTo(SecurityProtocol.SASL_SSL);
         assertThat(specs.get(0).advertised()).contains(new ListenerAddress("CLIENT", "kafka-0.example.com", 31093));
+        assertThat(specs.get(0).registered()).isTrue();
         assertThat(specs.get(1).bind()).isEqualTo(new ListenerAddress("LOCAL", "::1", 9392));
         assertThat(specs.get(1).protocol()).isEqualTo(SecurityProtocol.SASL_PLAINTEXT);
         assertThat(specs.get(1).advertised()).isEmpty();
+        assertThat(specs.get(1).registered())
+                .as("left out of a set advertised.listeners: not advertised, as in Kafka")
+                .isFalse();
         assertThatThrownBy(() -> parse(
                         Map.of("listeners", "SASL_SSL://:9093", "listener.security.protocol.map", "CLIENT:SASL_SSL")))
                 .hasMessageContaining("listener SASL_SSL has no security protocol")
