@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.tributary.broker.app.ExternalListenerConfiguration.ExternalKafkaListener;
+import io.tributary.broker.app.NamedListenersConfiguration.NamedKafkaListeners;
 import io.tributary.broker.cluster.BrokerEndpoint;
 import io.tributary.broker.cluster.BrokerListeners;
 import io.tributary.broker.cluster.ControlPlane;
@@ -66,6 +67,7 @@ class ClusterConfiguration {
             KafkaListenerProperties kafka,
             ObjectProvider<ExternalKafkaListener> externalListener,
             ExternalListenerProperties external,
+            NamedKafkaListeners named,
             BrokerProperties broker,
             ClusterProperties cluster) {
         return new ClusterMembershipLifecycle(
@@ -73,6 +75,7 @@ class ClusterConfiguration {
                 listener,
                 kafka,
                 Optional.ofNullable(externalListener.getIfAvailable()).map(l -> new External(l, external, broker.id())),
+                named,
                 cluster.controlledShutdownTimeout());
     }
 
@@ -140,7 +143,8 @@ class ClusterConfiguration {
 
     /**
      * Registers (starts the follower) once the Kafka listeners are bound: the internal endpoint
-     * ({@code PLAINTEXT}) and, when enabled, the external one ({@code EXTERNAL}). At a clean stop, before the
+     * ({@code PLAINTEXT}), when enabled the external one ({@code EXTERNAL}), and one per named
+     * listener under its name. At a clean stop, before the
      * listener closes: the controlled shutdown (the coordinators fence this broker and move its
      * leaderships at once, bounded by {@code controlled-shutdown-timeout}), then the follower stops.
      * The replication fetchers and the logs close after the listener (bean destruction).
@@ -151,6 +155,7 @@ class ClusterConfiguration {
         private final KafkaListenerLifecycle listener;
         private final KafkaListenerProperties kafka;
         private final Optional<External> external;
+        private final NamedKafkaListeners named;
         private final Duration controlledShutdownTimeout;
         private volatile boolean running;
 
@@ -159,11 +164,13 @@ class ClusterConfiguration {
                 KafkaListenerLifecycle listener,
                 KafkaListenerProperties kafka,
                 Optional<External> external,
+                NamedKafkaListeners named,
                 Duration controlledShutdownTimeout) {
             this.follower = follower;
             this.listener = listener;
             this.kafka = kafka;
             this.external = external;
+            this.named = named;
             this.controlledShutdownTimeout = controlledShutdownTimeout;
         }
 
@@ -176,6 +183,7 @@ class ClusterConfiguration {
             List<BrokerEndpoint> endpoints = new ArrayList<>();
             endpoints.add(new BrokerEndpoint(BrokerListeners.INTERNAL, kafka.resolvedAdvertisedHost(), port));
             external.ifPresent(e -> endpoints.add(e.endpoint()));
+            endpoints.addAll(named.endpoints());
             follower.start(endpoints);
             running = true;
         }

@@ -1,6 +1,7 @@
 package io.tributary.broker.cluster;
 
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * The names of a broker's Kafka listeners, as Kafka has them: every listener has a name, and a
@@ -16,6 +17,8 @@ import java.util.Objects;
  *   <tr><td>internal, always</td><td>{@value #INTERNAL}</td><td>{@code kafka}</td><td>{@code tributary.kafka.*}</td></tr>
  *   <tr><td>external, optional</td><td>{@value #EXTERNAL}</td><td>{@value #EXTERNAL_SERVER_NAME}</td>
  *       <td>{@code tributary.broker.external-listener.*}</td></tr>
+ *   <tr><td>named, optional, any number</td><td>its name ({@code SASL_SSL}, {@code CLIENT}...)</td>
+ *       <td>its name</td><td>{@code tributary.broker.listeners} and the other Kafka-named keys</td></tr>
  * </table>
  *
  * <p>Replication (followers fetching from leaders) and the gateway use the internal listener.
@@ -33,13 +36,19 @@ public final class BrokerListeners {
 
     private BrokerListeners() {}
 
+    /** A named listener's server name: its Kafka name, upper-case letters, digits and '_'. */
+    private static final Pattern NAMED = Pattern.compile("[A-Z0-9_]+");
+
     /**
      * The registered name of the listener called {@code serverName} in this process: the external
-     * one for {@link #EXTERNAL_SERVER_NAME}, the internal one for every other (a broker has no
-     * third listener).
+     * one for {@link #EXTERNAL_SERVER_NAME}, a named listener's own name for an upper-case name
+     * (named listeners are served under their Kafka name), the internal one for every other.
      */
     public static String registeredName(String serverName) {
         Objects.requireNonNull(serverName, "serverName");
-        return EXTERNAL_SERVER_NAME.equals(serverName) ? EXTERNAL : INTERNAL;
+        if (EXTERNAL_SERVER_NAME.equals(serverName)) {
+            return EXTERNAL;
+        }
+        return NAMED.matcher(serverName).matches() ? serverName : INTERNAL;
     }
 }

@@ -86,6 +86,44 @@ class BrokerConfigurationValidationTest {
                 .hasStackTraceContaining("'kafka.example.com'");
     }
 
+    @Test
+    void aListenerMappedToAnUnknownSecurityProtocolStopsStartupNamingTheMap() {
+        assertThatThrownBy(() -> start(
+                        "--tributary.kafka.port=0",
+                        "--tributary.broker.listeners=CLIENT://127.0.0.1:0",
+                        "--tributary.broker.listener.security.protocol.map=CLIENT:TLS"))
+                .hasStackTraceContaining("tributary.broker.listener.security.protocol.map")
+                .hasStackTraceContaining("'TLS' is not a security protocol");
+    }
+
+    @Test
+    void aListenerMissingFromTheProtocolMapStopsStartupNamingIt() {
+        assertThatThrownBy(() -> start(
+                        "--tributary.kafka.port=0",
+                        "--tributary.broker.listeners=CLIENT://127.0.0.1:0",
+                        "--tributary.broker.listener.security.protocol.map=OTHER:SSL"))
+                .hasStackTraceContaining("listener CLIENT has no security protocol");
+    }
+
+    @Test
+    void aNamedListenerCalledPlaintextStopsStartupPointingAtTheInternalListener() {
+        assertThatThrownBy(() -> start("--tributary.kafka.port=0", "--tributary.broker.listeners=PLAINTEXT://:0"))
+                .hasStackTraceContaining("PLAINTEXT is the name of the broker's internal listener");
+    }
+
+    @Test
+    void aSaslListenerWithoutMechanismsOrATlsListenerWithoutKeyStoreStopsStartup() {
+        assertThatThrownBy(() -> start("--tributary.kafka.port=0", "--tributary.broker.listeners=SASL_PLAINTEXT://:0"))
+                .hasStackTraceContaining("set tributary.broker.sasl.enabled.mechanisms");
+        assertThatThrownBy(() -> start("--tributary.kafka.port=0", "--tributary.broker.listeners=SSL://:0"))
+                .hasStackTraceContaining("set tributary.broker.ssl.keystore.location");
+        assertThatThrownBy(() -> start(
+                        "--tributary.kafka.port=0",
+                        "--tributary.broker.listeners=SSL://:0",
+                        "--tributary.broker.ssl.keystore.location=target/no-such-store.p12"))
+                .hasStackTraceContaining("no-such-store.p12");
+    }
+
     /** Starts with {@code args} after a data directory under {@code target/}, so no run leaves data in the module. */
     private static void start(String... args) {
         String[] all = new String[args.length + 1];

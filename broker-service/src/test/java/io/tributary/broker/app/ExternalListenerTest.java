@@ -11,10 +11,8 @@ import io.tributary.broker.cluster.FakeCoordinatorServer;
 import io.tributary.broker.cluster.MetadataFollower;
 import io.tributary.common.app.KafkaListenerLifecycle;
 import io.tributary.common.testing.KafkaTestConnection;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,24 +20,14 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.Node;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
 import org.apache.kafka.common.requests.FindCoordinatorResponse;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -180,55 +168,10 @@ class ExternalListenerTest {
         }
     }
 
-    /**
-     * Two records through {@code bootstrap} with an acks=all producer, read back by a
-     * consumer from the beginning; both clients must see the partition's leader at the bootstrap
-     * address (the only address of this broker on that listener).
-     */
     private static List<String> produceAndConsume(String bootstrap, String prefix) throws Exception {
-        List<Long> offsets = new ArrayList<>();
-        Properties producerConfig = new Properties();
-        producerConfig.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
-        // The fake coordinator allocates no producer ids: not idempotent.
-        producerConfig.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
-        producerConfig.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000);
-        producerConfig.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
-        producerConfig.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
-        var producer = new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer());
-        try {
-            assertThat(producer.partitionsFor(TOPIC))
-                    .extracting(PartitionInfo::leader)
-                    .containsExactly(node(bootstrap));
-            for (int i = 0; i < 2; i++) {
-                RecordMetadata sent = producer.send(new ProducerRecord<>(
-                                TOPIC, 0, null, (prefix + "-" + i).getBytes(StandardCharsets.UTF_8)))
-                        .get(30, TimeUnit.SECONDS);
-                offsets.add(sent.offset());
-            }
-        } finally {
-            producer.close(Duration.ofSeconds(5));
-        }
-        Properties consumerConfig = new Properties();
-        consumerConfig.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        List<String> read = new ArrayList<>();
-        try (var consumer =
-                new KafkaConsumer<>(consumerConfig, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            assertThat(consumer.partitionsFor(TOPIC))
-                    .extracting(PartitionInfo::leader)
-                    .containsExactly(node(bootstrap));
-            TopicPartition partition = new TopicPartition(TOPIC, 0);
-            consumer.assign(List.of(partition));
-            consumer.seek(partition, offsets.getFirst());
-            await().atMost(Duration.ofSeconds(30)).until(() -> {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    read.add(new String(r.value(), StandardCharsets.UTF_8));
-                }
-                return read.size() >= 2;
-            });
-        }
-        return read;
+        Properties client = new Properties();
+        client.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        return ListenerClients.produceAndConsume(client, TOPIC, prefix, node(bootstrap));
     }
 
     private static Node node(String bootstrap) {

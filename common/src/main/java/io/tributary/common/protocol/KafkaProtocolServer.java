@@ -5,6 +5,8 @@ import io.tributary.common.protocol.ProtocolMetrics.FrameRejection;
 import io.tributary.common.security.acl.KafkaPrincipal;
 import io.tributary.common.security.sasl.SaslSession;
 import io.tributary.common.security.sasl.SaslSettings;
+import io.tributary.common.security.tls.SslPrincipalMapper;
+import io.tributary.common.security.tls.TlsContextSource;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -19,18 +21,19 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 import javax.net.ssl.SSLSocket;
@@ -63,7 +66,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
     private final ProtocolServerConfig config;
     private final ListenerSecurity security;
     private final SaslSettings sasl;
-    private final SSLContext sslContext;
+    private final TlsContextSource tls;
     private final Map<ApiKeys, RequestHandler> handlers;
     private final List<ApiVersionRange> advertised;
     private final ProtocolMetrics metrics;
@@ -100,7 +103,9 @@ public final class KafkaProtocolServer implements AutoCloseable {
             ListenerSecurity security) {
         this.security = security;
         this.sasl = security.sasl();
-        this.sslContext = security.tls() == null ? null : security.tls().sslContext();
+        this.tls = security.tls() == null
+                ? null
+                : new TlsContextSource(security.tls(), security.tlsFileCheckInterval(), InstantSource.system());
         this.config = config;
         this.metrics = metrics;
         this.inFlightBytes = new Semaphore(Math.toIntExact(config.maxInFlightRequestBytes()));
@@ -278,16 +283,16 @@ public final class KafkaProtocolServer implements AutoCloseable {
                 info = new ConnectionInfo(id, remote, config.name());
                 InputStream raw;
                 SocketTransferableChannel out;
-                if (sslContext == null) {
+                if (tls == null) {
                     raw = plain.getInputStream();
                     out = new SocketTransferableChannel(socket);
                 } else {
-                    SSLSocket tls = (SSLSocket) sslContext
+                    SSLSocket secured = (SSLSocket) tls.current()
                             .getSocketFactory()
                             .createSocket(plain, remote.getHostString(), remote.getPort(), true);
-                    security.tls().configure(tls);
+                    security.tls().configure(secured);
                     try {
-                        tls.startHandshake();
+                        secured.startHandshake();
                     } catch (IOException e) {
                         log.info(
                                 "Closing connection {} from {} on {}: TLS handshake failed: {}",
@@ -297,9 +302,21 @@ public final class KafkaProtocolServer implements AutoCloseable {
                                 e.getMessage());
                         return;
                     }
-                    info = info.withPrincipal(certificatePrincipal(tls.getSession()));
-                    raw = tls.getInputStream();
-                    out = new SocketTransferableChannel(new OutputStreamChannel(tls.getOutputStream()));
+                    Optional<KafkaPrincipal> principal = certificatePrincipal(
+                            secured.getSession(), security.tls().principalMapper());
+                    if (principal.isEmpty() && sasl == null) {
+                        log.info(
+                                "Closing connection {} from {} on {}: no ssl.principal.mapping.rules rule applies"
+                                        + " to its certificate's subject",
+                                id,
+                                remote,
+                                config.name());
+                        return;
+                    }
+                    // On SASL_SSL the SASL exchange names the principal; the mapping rules do not apply.
+                    info = info.withPrincipal(principal.orElse(KafkaPrincipal.ANONYMOUS));
+                    raw = secured.getInputStream();
+                    out = new SocketTransferableChannel(new OutputStreamChannel(secured.getOutputStream()));
                 }
                 DataInputStream in = new DataInputStream(new BufferedInputStream(raw));
                 while (!closing && serveOne(in, out, authenticatedInfo == null ? info : authenticatedInfo)) {
@@ -498,15 +515,26 @@ public final class KafkaProtocolServer implements AutoCloseable {
 
     /**
      * The principal of a TLS connection without SASL, as Kafka's default principal builder: {@code
-     * User:} and the client certificate's subject as RFC 2253 writes it ({@code
-     * User:CN=client,O=example}), or {@code User:ANONYMOUS} when the client presented none.
+     * User:} and the name {@code mapper} makes of the client certificate's subject as RFC 2253 writes
+     * it ({@code User:CN=client,O=example} with the default rules), or {@code User:ANONYMOUS} when
+     * the client presented none; empty when no mapping rule applies.
      */
-    private static KafkaPrincipal certificatePrincipal(SSLSession session) {
+    private static Optional<KafkaPrincipal> certificatePrincipal(SSLSession session, SslPrincipalMapper mapper) {
         try {
-            return KafkaPrincipal.user(session.getPeerPrincipal().getName());
+            return mapper.name(session.getPeerPrincipal().getName()).map(KafkaPrincipal::user);
         } catch (SSLPeerUnverifiedException e) {
-            return KafkaPrincipal.ANONYMOUS;
+            return Optional.of(KafkaPrincipal.ANONYMOUS);
         }
+    }
+
+    /** How many times this listener reloaded its changed TLS files; 0 without TLS. */
+    public long tlsReloads() {
+        return tls == null ? 0 : tls.reloads();
+    }
+
+    /** How many times changed TLS files could not be loaded (the previous ones kept); 0 without TLS. */
+    public long tlsReloadFailures() {
+        return tls == null ? 0 : tls.reloadFailures();
     }
 
     private static boolean isSaslExchange(ApiKeys api) {

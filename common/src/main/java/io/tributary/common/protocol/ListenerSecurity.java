@@ -1,7 +1,10 @@
 package io.tributary.common.protocol;
 
 import io.tributary.common.security.sasl.SaslSettings;
+import io.tributary.common.security.tls.TlsContextSource;
 import io.tributary.common.security.tls.TlsSettings;
+import java.time.Duration;
+import java.util.Objects;
 
 /**
  * How a listener secures its connections, as Kafka's security protocols: {@code PLAINTEXT} (both
@@ -11,11 +14,22 @@ import io.tributary.common.security.tls.TlsSettings;
  *
  * @param tls the TLS settings, or null for a listener without TLS
  * @param sasl the SASL settings, or null for a listener without SASL
+ * @param tlsFileCheckInterval how often at most the TLS files are looked at for a change, when a
+ *     connection is accepted ({@link TlsContextSource})
  */
-public record ListenerSecurity(TlsSettings tls, SaslSettings sasl) {
+public record ListenerSecurity(TlsSettings tls, SaslSettings sasl, Duration tlsFileCheckInterval) {
 
     /** No TLS, no SASL. */
     public static final ListenerSecurity PLAINTEXT = new ListenerSecurity(null, null);
+
+    public ListenerSecurity {
+        Objects.requireNonNull(tlsFileCheckInterval, "tlsFileCheckInterval");
+    }
+
+    /** With the default TLS file check interval. */
+    public ListenerSecurity(TlsSettings tls, SaslSettings sasl) {
+        this(tls, sasl, TlsContextSource.DEFAULT_CHECK_INTERVAL);
+    }
 
     /** Kafka's name for this combination. */
     public String protocolName() {

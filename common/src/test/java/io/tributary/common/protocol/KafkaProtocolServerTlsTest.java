@@ -9,10 +9,9 @@ import io.tributary.common.security.sasl.SaslSettings;
 import io.tributary.common.security.tls.TlsSettings;
 import io.tributary.common.security.tls.TlsSettings.ClientAuth;
 import io.tributary.common.testing.KafkaTestConnection;
-import java.io.IOException;
+import io.tributary.common.testing.TestCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -33,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class KafkaProtocolServerTlsTest {
 
-    private static final String PASSWORD = "test-store-secret";
+    private static final String PASSWORD = TestCertificates.PASSWORD;
 
     @TempDir
     static Path stores;
@@ -44,78 +43,13 @@ class KafkaProtocolServerTlsTest {
 
     @BeforeAll
     static void makeStores() throws Exception {
-        keyPair("server", "CN=localhost", "server.p12", "-ext", "SAN=ip:127.0.0.1,dns:localhost");
-        trust("server", "server.p12", "client-trust.p12");
-        keyPair("client", "CN=client,O=example", "client.p12");
-        trust("client", "client.p12", "server-trust.p12");
-    }
-
-    /** A new EC key and self-signed certificate for {@code dname} in the PKCS12 store {@code store}. */
-    private static void keyPair(String alias, String dname, String store, String... extra) throws Exception {
-        List<String> args = new ArrayList<>(List.of(
-                "-genkeypair",
-                "-alias",
-                alias,
-                "-keyalg",
-                "EC",
-                "-groupname",
-                "secp256r1",
-                "-dname",
-                dname,
-                "-validity",
-                "2",
-                "-keystore",
-                store,
-                "-storetype",
-                "PKCS12",
-                "-storepass",
-                PASSWORD,
-                "-keypass",
-                PASSWORD));
-        args.addAll(List.of(extra));
-        keytool(args.toArray(String[]::new));
-    }
-
-    /** Adds the certificate of {@code alias} in {@code from} to the trust store {@code to}. */
-    private static void trust(String alias, String from, String to) throws Exception {
-        keytool(
-                "-exportcert",
-                "-alias",
-                alias,
-                "-keystore",
-                from,
-                "-storepass",
-                PASSWORD,
-                "-rfc",
-                "-file",
-                alias + ".pem");
-        keytool(
-                "-importcert",
-                "-noprompt",
-                "-alias",
-                alias,
-                "-file",
-                alias + ".pem",
-                "-keystore",
-                to,
-                "-storetype",
-                "PKCS12",
-                "-storepass",
-                PASSWORD);
-    }
-
-    private static void keytool(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
-        command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command)
-                .directory(stores.toFile())
-                .redirectErrorStream(true)
-                .start();
-        String output = new String(process.getInputStream().readAllBytes());
-        if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
-            throw new IllegalStateException("keytool " + List.of(args) + " failed: " + output);
-        }
+        TestCertificates certificates = new TestCertificates(stores);
+        certificates.keyPair("server", "CN=localhost", "server.p12", "-ext", "SAN=ip:127.0.0.1,dns:localhost");
+        certificates.exportCertificate("server", "server.p12", "server.pem");
+        certificates.trustStore("server", "server.pem", "client-trust.p12");
+        certificates.keyPair("client", "CN=client,O=example", "client.p12");
+        certificates.exportCertificate("client", "client.p12", "client.pem");
+        certificates.trustStore("client", "client.pem", "server-trust.p12");
     }
 
     private void start(ClientAuth clientAuth, SaslSettings sasl) {

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * A real Apache Kafka broker (KRaft, broker and controller in one JVM, single node) run as a child
@@ -47,6 +48,18 @@ public final class KafkaBroker implements AutoCloseable {
      * defaults above, so that a later key wins as in Kafka's own properties parsing.
      */
     public static KafkaBroker start(Map<String, String> extraSettings) throws IOException, InterruptedException {
+        return start(extraSettings, List.of());
+    }
+
+    /**
+     * {@link #start(Map)} with more listeners beside {@code PLAINTEXT} (the inter-broker one, which
+     * {@link #bootstrapServers()} names) and {@code CONTROLLER}: entries such as {@code
+     * SASL_SSL://127.0.0.1:29093}, bound and advertised as written. Their security protocols go
+     * into {@code extraSettings}' {@code listener.security.protocol.map}, which must then name
+     * {@code CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT} too.
+     */
+    public static KafkaBroker start(Map<String, String> extraSettings, List<String> extraListeners)
+            throws IOException, InterruptedException {
         KafkaNode.libs();
         Path home = Files.createTempDirectory("tributary-test-kafka-");
         int brokerPort = KafkaNode.freePort();
@@ -56,8 +69,10 @@ public final class KafkaBroker implements AutoCloseable {
                 "process.roles=broker,controller",
                 "node.id=1",
                 "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
-                "listeners=PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort,
-                "advertised.listeners=PLAINTEXT://" + bootstrap));
+                "listeners=PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort
+                        + extraListeners.stream().map(l -> "," + l).collect(Collectors.joining()),
+                "advertised.listeners=PLAINTEXT://" + bootstrap
+                        + extraListeners.stream().map(l -> "," + l).collect(Collectors.joining())));
         settings.addAll(KafkaNode.brokerSettings(home.resolve("data"), 1, 1));
         extraSettings.forEach((key, value) -> settings.add(key + "=" + value));
         KafkaBroker broker;

@@ -6,6 +6,7 @@
  * io.tributary.common.security.sasl.SaslSession} runs one connection's exchange with the mechanism
  * implementations kafka-clients ships (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512: the same code a Kafka
  * broker runs), asking a {@link io.tributary.common.security.sasl.CredentialLookup} for the
- * credentials. Plain Java, no Spring.
+ * credentials ({@link io.tributary.common.security.sasl.PlainUsersFile}: PLAIN users from a
+ * properties file, re-read when it changes). Plain Java, no Spring.
  */
 package io.tributary.common.security.sasl;

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -18,18 +19,26 @@ import javax.net.ssl.TrustManagerFactory;
  * A TLS listener's settings, with Kafka's names in the descriptions.
  *
  * @param keyStore the key store file holding the listener's certificate chain and private key
- *     ({@code ssl.keystore.location})
- * @param keyStoreType {@code PKCS12} or {@code JKS} ({@code ssl.keystore.type})
- * @param keyStorePassword its password ({@code ssl.keystore.password})
- * @param keyPassword the private key's password, or null for the store's ({@code ssl.key.password})
+ *     ({@code ssl.keystore.location}); with {@code PEM}, a file with the private key and, unless
+ *     {@code certificateChain} names another, the chain
+ * @param keyStoreType {@code PKCS12}, {@code JKS} or {@code PEM} ({@code ssl.keystore.type}; see
+ *     {@link PemFiles} for what PEM files may hold)
+ * @param keyStorePassword its password ({@code ssl.keystore.password}); ignored for {@code PEM}
+ *     (may be empty)
+ * @param keyPassword the private key's password, or null for the store's ({@code ssl.key.password});
+ *     with {@code PEM}, the password of an encrypted key
  * @param trustStore the authorities whose client certificates are accepted, or null to accept the
  *     JDK's default ones ({@code ssl.truststore.location}); only read when clients present
  *     certificates
- * @param trustStoreType {@code PKCS12} or {@code JKS}
+ * @param trustStoreType {@code PKCS12}, {@code JKS} or {@code PEM} (certificates)
  * @param trustStorePassword its password, or null
  * @param clientAuth whether clients present certificates ({@code ssl.client.auth})
  * @param protocols the TLS versions offered, from {@link #ALLOWED_PROTOCOLS} ({@code
  *     ssl.enabled.protocols}); TLS 1.3 and 1.2 by default
+ * @param certificateChain with {@code PEM}, the file holding the certificate chain when it is not in
+ *     {@code keyStore} (cert-manager's {@code tls.crt} beside {@code tls.key}), else null
+ * @param principalMapper how a client certificate's subject becomes the principal's name ({@code
+ *     ssl.principal.mapping.rules})
  */
 public record TlsSettings(
         Path keyStore,
@@ -40,7 +49,53 @@ public record TlsSettings(
         String trustStoreType,
         char[] trustStorePassword,
         ClientAuth clientAuth,
-        List<String> protocols) {
+        List<String> protocols,
+        Path certificateChain,
+        SslPrincipalMapper principalMapper) {
+
+    /** The key and trust store type read from PEM files ({@link PemFiles}). */
+    public static final String PEM = "PEM";
+
+    /** Settings without a separate chain file, with Kafka's default principal mapping. */
+    public TlsSettings(
+            Path keyStore,
+            String keyStoreType,
+            char[] keyStorePassword,
+            char[] keyPassword,
+            Path trustStore,
+            String trustStoreType,
+            char[] trustStorePassword,
+            ClientAuth clientAuth,
+            List<String> protocols) {
+        this(
+                keyStore,
+                keyStoreType,
+                keyStorePassword,
+                keyPassword,
+                trustStore,
+                trustStoreType,
+                trustStorePassword,
+                clientAuth,
+                protocols,
+                null,
+                SslPrincipalMapper.DEFAULT);
+    }
+
+    /**
+     * The files these settings read: the key store, the chain file and the trust store, those that
+     * are set. A change to any of them is what a reload looks for ({@link TlsContextSource}).
+     */
+    public List<Path> files() {
+        List<Path> files = new ArrayList<>();
+        files.add(keyStore);
+        if (certificateChain != null) {
+            files.add(certificateChain);
+        }
+        if (trustStore != null) {
+            files.add(trustStore);
+        }
+        return List.copyOf(files);
+    }
 
     /** The TLS versions a listener may offer: older ones are broken and refused. */
     public static final Set<String> ALLOWED_PROTOCOLS = Set.of("TLSv1.3", "TLSv1.2");
@@ -63,6 +118,11 @@ public record TlsSettings(
         Objects.requireNonNull(keyStoreType, "keyStoreType");
         Objects.requireNonNull(keyStorePassword, "keyStorePassword");
         Objects.requireNonNull(clientAuth, "clientAuth");
+        Objects.requireNonNull(principalMapper, "principalMapper");
+        if (certificateChain != null && !PEM.equalsIgnoreCase(keyStoreType)) {
+            throw new IllegalArgumentException(
+                    "a separate certificate chain file is only read with key store type PEM");
+        }
         protocols = List.copyOf(protocols);
         if (protocols.isEmpty()) {
             throw new IllegalArgumentException("a TLS listener needs at least one protocol version");
@@ -83,11 +143,24 @@ public record TlsSettings(
     public SSLContext sslContext() {
         try {
             KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            keys.init(
-                    load(keyStore, keyStoreType, keyStorePassword),
-                    keyPassword == null ? keyStorePassword : keyPassword);
+            if (PEM.equalsIgnoreCase(keyStoreType)) {
+                char[] entryPassword = keyPassword == null ? new char[0] : keyPassword;
+                List<Path> pemFiles =
+                        certificateChain == null ? List.of(keyStore) : List.of(keyStore, certificateChain);
+                keys.init(PemFiles.keyStore(pemFiles, entryPassword), entryPassword);
+            } else {
+                keys.init(
+                        load(keyStore, keyStoreType, keyStorePassword),
+                        keyPassword == null ? keyStorePassword : keyPassword);
+            }
             TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            trust.init(trustStore == null ? null : load(trustStore, trustStoreType, trustStorePassword));
+            if (trustStore == null) {
+                trust.init((KeyStore) null);
+            } else if (PEM.equalsIgnoreCase(trustStoreType)) {
+                trust.init(PemFiles.trustStore(trustStore));
+            } else {
+                trust.init(load(trustStore, trustStoreType, trustStorePassword));
+            }
             SSLContext context = SSLContext.getInstance("TLS");
             context.init(keys.getKeyManagers(), trust.getTrustManagers(), null);
             return context;

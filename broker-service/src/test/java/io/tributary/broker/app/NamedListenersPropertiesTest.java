@@ -1,0 +1,78 @@
+package io.tributary.broker.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tributary.common.listeners.KafkaListenersConfig;
+import io.tributary.common.listeners.ListenerSpec;
+import io.tributary.common.listeners.SecurityProtocol;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+
+/**
+ * The named listeners' settings bind under {@code tributary.broker.} with Kafka's names, per-listener
+ * keys included, and reach the parser as Kafka keys.
+ */
+class NamedListenersPropertiesTest {
+
+    private static NamedListenersProperties bind(Map<String, String> properties) {
+        return new Binder(new MapConfigurationPropertySource(properties))
+                .bindOrCreate("tributary.broker", NamedListenersProperties.class);
+    }
+
+    @Test
+    void kafkaNamedKeysBindUnderTheBrokerPrefixAndComeBackAsKafkaKeys() {
+        NamedListenersProperties properties = bind(Map.of(
+                "tributary.broker.listeners", "SASL_SSL://0.0.0.0:9093,CLIENT://127.0.0.1:9392",
+                "tributary.broker.advertised.listeners", "SASL_SSL://kafka-0.example.com:9093",
+                "tributary.broker.listener.security.protocol.map", "SASL_SSL:SASL_SSL,CLIENT:SASL_PLAINTEXT",
+                "tributary.broker.ssl.keystore.location", "/tls/server.p12",
+                "tributary.broker.ssl.keystore.type", "PKCS12",
+                "tributary.broker.ssl.client.auth", "requested",
+                "tributary.broker.sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512",
+                "tributary.broker.listener.name.sasl_ssl.ssl.keystore.location", "/tls/other.p12",
+                "tributary.broker.security-file-check-interval", "5s"));
+
+        assertThat(properties.kafkaConfig())
+                .containsEntry("listeners", "SASL_SSL://0.0.0.0:9093,CLIENT://127.0.0.1:9392")
+                .containsEntry("advertised.listeners", "SASL_SSL://kafka-0.example.com:9093")
+                .containsEntry("listener.security.protocol.map", "SASL_SSL:SASL_SSL,CLIENT:SASL_PLAINTEXT")
+                .containsEntry("ssl.keystore.location", "/tls/server.p12")
+                .containsEntry("ssl.keystore.type", "PKCS12")
+                .containsEntry("ssl.client.auth", "requested")
+                .containsEntry("sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-512")
+                .containsEntry("listener.name.sasl_ssl.ssl.keystore.location", "/tls/other.p12")
+                .hasSize(9 - 1);
+        assertThat(properties.securityFileCheckInterval()).isEqualTo(Duration.ofSeconds(5));
+
+        List<ListenerSpec> specs =
+                KafkaListenersConfig.parse(properties.kafkaConfig(), NamedListenersProperties.PREFIX);
+        assertThat(specs).extracting(ListenerSpec::name).containsExactly("SASL_SSL", "CLIENT");
+        assertThat(specs.get(0).protocol()).isEqualTo(SecurityProtocol.SASL_SSL);
+        assertThat(specs.get(0).setting("ssl.keystore.location")).contains("/tls/other.p12");
+        assertThat(specs.get(1).protocol()).isEqualTo(SecurityProtocol.SASL_PLAINTEXT);
+        assertThat(specs.get(1).setting("ssl.keystore.location")).contains("/tls/server.p12");
+    }
+
+    @Test
+    void withoutListenersThereAreNoNamedListeners() {
+        NamedListenersProperties properties = bind(Map.of("tributary.broker.id", "3"));
+        assertThat(properties.kafkaConfig()).isEmpty();
+        assertThat(properties.securityFileCheckInterval()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(KafkaListenersConfig.parse(properties.kafkaConfig(), NamedListenersProperties.PREFIX))
+                .isEmpty();
+    }
+
+    @Test
+    void anUnknownSslKeyIsRefusedNamingIt() {
+        NamedListenersProperties properties = bind(Map.of(
+                "tributary.broker.listeners", "SSL://:9093",
+                "tributary.broker.ssl.keystore.locaton", "/tls/server.p12"));
+        assertThatThrownBy(() -> KafkaListenersConfig.parse(properties.kafkaConfig(), NamedListenersProperties.PREFIX))
+                .hasMessageContaining("tributary.broker.ssl.keystore.locaton is not a listener setting");
+    }
+}

@@ -1,0 +1,182 @@
+package io.tributary.broker.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.tributary.broker.app.NamedListenersConfiguration.NamedKafkaListeners;
+import io.tributary.broker.cluster.BrokerEndpoint;
+import io.tributary.broker.cluster.FakeControlPlane;
+import io.tributary.broker.cluster.FakeCoordinatorServer;
+import io.tributary.broker.cluster.MetadataFollower;
+import io.tributary.common.app.KafkaListenerLifecycle;
+import io.tributary.common.testing.TestCertificates;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * A broker process with two named listeners configured with Kafka's names, SASL_SSL (TLS from PEM
+ * files signed by a test CA, advertised as {@code localhost}) and LOCAL mapped to SASL_PLAINTEXT,
+ * PLAIN users from a file and no SCRAM users (no credential store bean): it registers one endpoint
+ * per listener, and kafka-clients log in, are told the listener's own addresses, and produce and
+ * consume through each; a wrong password and a SCRAM login are refused.
+ */
+class NamedListenersTest {
+
+    private static final String TOPIC = "named";
+
+    @TempDir
+    static Path dir;
+
+    private static FakeControlPlane coordinator;
+    private static FakeCoordinatorServer server;
+    private static ConfigurableApplicationContext broker;
+    private static Path caPem;
+    private static int internalPort;
+    private static int sslPort;
+    private static int localPort;
+
+    @BeforeAll
+    static void startBrokerWithNamedListeners() throws Exception {
+        TestCertificates certificates = new TestCertificates(dir);
+        caPem = certificates.ca("ca");
+        certificates.signedServer("ca", "broker", "CN=localhost");
+        Files.writeString(dir.resolve("tls.key"), certificates.privateKeyPem("broker.p12", "broker"));
+        Files.writeString(dir.resolve("tls.crt"), certificates.chainPem("broker.p12", "broker"));
+        Files.writeString(dir.resolve("users.properties"), "alice=alice-secret\n");
+        coordinator = new FakeControlPlane();
+        server = new FakeCoordinatorServer(coordinator);
+        broker = new SpringApplicationBuilder(BrokerApplication.class)
+                .web(WebApplicationType.NONE)
+                .run(
+                        "--tributary.kafka.port=0",
+                        "--tributary.broker.listeners=SASL_SSL://127.0.0.1:0,LOCAL://127.0.0.1:0",
+                        "--tributary.broker.advertised.listeners=SASL_SSL://localhost:0,LOCAL://:0",
+                        "--tributary.broker.listener.security.protocol.map=SASL_SSL:SASL_SSL,LOCAL:SASL_PLAINTEXT",
+                        "--tributary.broker.ssl.keystore.type=PEM",
+                        "--tributary.broker.ssl.keystore.location=" + dir.resolve("tls.key"),
+                        "--tributary.broker.ssl.keystore.certificate.chain.location=" + dir.resolve("tls.crt"),
+                        "--tributary.broker.sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-512",
+                        "--tributary.broker.sasl.plain.users.file=" + dir.resolve("users.properties"),
+                        "--tributary.broker.id=0",
+                        "--tributary.broker.data-dir=" + dir.resolve("data"),
+                        "--tributary.broker.coordinators=" + server.address(),
+                        "--tributary.broker.cluster.heartbeat-interval=100ms",
+                        "--tributary.broker.cluster.metadata-max-wait=1s",
+                        "--tributary.broker.cluster.controlled-shutdown-timeout=0s");
+        MetadataFollower follower = broker.getBean(MetadataFollower.class);
+        await().atMost(Duration.ofSeconds(30)).until(follower::isActive);
+        internalPort = broker.getBean(KafkaListenerLifecycle.class).server().port();
+        var named = broker.getBean(NamedKafkaListeners.class).listeners();
+        sslPort = named.get(0).server().port();
+        localPort = named.get(1).server().port();
+        long created = coordinator.createTopic(TOPIC, 1, 1, Map.of()).version();
+        await().atMost(Duration.ofSeconds(30)).until(() -> follower.image().version() >= created);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (broker != null) {
+            broker.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static Properties sasl(String protocol, int port, String mechanism, String user, String password) {
+        Properties client = new Properties();
+        client.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
+        client.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, protocol);
+        client.put("sasl.mechanism", mechanism);
+        String module = mechanism.equals("PLAIN")
+                ? "org.apache.kafka.common.security.plain.PlainLoginModule"
+                : "org.apache.kafka.common.security.scram.ScramLoginModule";
+        client.put("sasl.jaas.config", module + " required username=\"" + user + "\" password=\"" + password + "\";");
+        if (protocol.equals("SASL_SSL")) {
+            client.put("ssl.truststore.type", "PEM");
+            client.put("ssl.truststore.location", caPem.toString());
+        }
+        client.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+        client.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        return client;
+    }
+
+    @Test
+    void theBrokerRegistersOneEndpointPerListenerUnderItsName() {
+        assertThat(coordinator.broker(0).endpoints())
+                .containsExactly(
+                        new BrokerEndpoint("PLAINTEXT", "127.0.0.1", internalPort),
+                        new BrokerEndpoint("SASL_SSL", "localhost", sslPort),
+                        new BrokerEndpoint("LOCAL", "127.0.0.1", localPort));
+    }
+
+    @Test
+    void aTlsListenerCountsItsCertificateReloadsAndAPlainOneDoesNot() {
+        MeterRegistry registry = broker.getBean(MeterRegistry.class);
+        assertThat(registry.find("tributary.protocol.tls.reloads")
+                        .tag("listener", "SASL_SSL")
+                        .functionCounter())
+                .isNotNull()
+                .satisfies(c -> assertThat(c.count()).isZero());
+        assertThat(registry.find("tributary.protocol.tls.reload.failures")
+                        .tag("listener", "SASL_SSL")
+                        .functionCounter())
+                .isNotNull();
+        assertThat(registry.find("tributary.protocol.tls.reloads")
+                        .tag("listener", "LOCAL")
+                        .functionCounter())
+                .isNull();
+    }
+
+    @Test
+    void aPlainUserFromTheFileProducesAndConsumesOverSaslSslAndIsToldTheAdvertisedAddress() throws Exception {
+        Properties client = sasl("SASL_SSL", sslPort, "PLAIN", "alice", "alice-secret");
+        try (Admin admin = Admin.create(client)) {
+            assertThat(admin.describeCluster().nodes().get(30, TimeUnit.SECONDS))
+                    .containsExactly(new Node(0, "localhost", sslPort));
+        }
+        assertThat(ListenerClients.produceAndConsume(client, TOPIC, "tls", new Node(0, "localhost", sslPort)))
+                .containsExactly("tls-0", "tls-1");
+    }
+
+    @Test
+    void theSaslPlaintextListenerServesTheSameUsers() throws Exception {
+        Properties client = sasl("SASL_PLAINTEXT", localPort, "PLAIN", "alice", "alice-secret");
+        assertThat(ListenerClients.produceAndConsume(client, TOPIC, "local", new Node(0, "127.0.0.1", localPort)))
+                .containsExactly("local-0", "local-1");
+    }
+
+    @Test
+    void aWrongPasswordAndAScramLoginWithoutACredentialStoreAreRefused() {
+        for (Properties client : new Properties[] {
+            sasl("SASL_SSL", sslPort, "PLAIN", "alice", "wrong"),
+            sasl("SASL_SSL", sslPort, "SCRAM-SHA-512", "alice", "alice-secret")
+        }) {
+            try (Admin admin = Admin.create(client)) {
+                assertThatThrownBy(() -> admin.describeCluster().clusterId().get(30, TimeUnit.SECONDS))
+                        .isInstanceOf(ExecutionException.class)
+                        .cause()
+                        .isInstanceOf(SaslAuthenticationException.class);
+            }
+        }
+    }
+}

@@ -1,0 +1,228 @@
+package io.tributary.systemtests.auth;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tributary.systemtests.kafka.KafkaTargets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * SASL_SSL with PLAIN on Apache Kafka and on Tributary, configured the same way ({@link
+ * SecureTargets}), driven by kafka-clients: what a client observes (records, the error it gets)
+ * must be the same on both. One start of each target for the whole class. Tributary runs when
+ * {@code tributary} is among {@code tributary.systest.targets}; Kafka, the reference, always.
+ */
+class SecureListenersIT {
+
+    private static final Logger log = LoggerFactory.getLogger(SecureListenersIT.class);
+
+    private static SecureTargets targets;
+
+    @BeforeAll
+    static void start() throws Exception {
+        targets = SecureTargets.start(KafkaTargets.isEnabled(KafkaTargets.Kind.TRIBUTARY));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (targets != null) {
+            targets.close();
+        }
+    }
+
+    /** One scenario on one target, writing down what the client saw. */
+    @FunctionalInterface
+    private interface Scenario {
+        void run(SecureTargets.Target target, List<String> outcome) throws Exception;
+    }
+
+    /**
+     * Runs {@code scenario} on every target and requires each outcome to equal Kafka's, and
+     * Kafka's to hold {@code expected} (so that two equal failures of the same kind cannot pass).
+     */
+    private static void assertSameOutcome(String expected, Scenario scenario) {
+        Map<String, List<String>> outcomes = new LinkedHashMap<>();
+        for (SecureTargets.Target target : targets.all()) {
+            List<String> outcome = new ArrayList<>();
+            try {
+                scenario.run(target, outcome);
+            } catch (Exception | AssertionError e) {
+                outcome.add("scenario failed: " + e);
+            }
+            outcomes.put(target.name(), outcome);
+            log.info("{} outcome: {}", target.name(), outcome);
+        }
+        List<String> reference = outcomes.get("KAFKA");
+        assertThat(reference)
+                .as("Kafka's outcome, the reference (logs: %s)", targets.logsHint())
+                .noneMatch(line -> line.startsWith("scenario failed"))
+                .anyMatch(line -> line.contains(expected));
+        outcomes.forEach((name, lines) -> assertThat(lines)
+                .as("%s's outcome against Kafka's (logs: %s)", name, targets.logsHint())
+                .isEqualTo(reference));
+    }
+
+    private static Properties client(SecureTargets.Target target, String protocol) {
+        Properties properties = new Properties();
+        properties.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, target.bootstrap());
+        properties.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, protocol);
+        properties.put(CommonClientConfigs.CLIENT_ID_CONFIG, "secure-listeners-it");
+        // a hang becomes a failure; not an assertion on speed
+        properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
+        properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
+        return properties;
+    }
+
+    /** A SASL_SSL client logging in with PLAIN as {@code user}, trusting the test CA. */
+    private static Properties sasl(SecureTargets.Target target, String user, String password) {
+        return sasl(target, "PLAIN", user, password);
+    }
+
+    /** A SASL_SSL client logging in with {@code mechanism} as {@code user}, trusting the test CA. */
+    private static Properties sasl(SecureTargets.Target target, String mechanism, String user, String password) {
+        Properties properties = client(target, "SASL_SSL");
+        properties.put("sasl.mechanism", mechanism);
+        String module = mechanism.equals("PLAIN")
+                ? "org.apache.kafka.common.security.plain.PlainLoginModule"
+                : "org.apache.kafka.common.security.scram.ScramLoginModule";
+        properties.put(
+                "sasl.jaas.config", module + " required username=\"" + user + "\" password=\"" + password + "\";");
+        properties.put("ssl.truststore.type", "PEM");
+        properties.put("ssl.truststore.location", targets.caPem().toString());
+        return properties;
+    }
+
+    /** What an admin call on a client with {@code properties} ends with: the cluster's broker count, or the error. */
+    private static String describeCluster(Properties properties) throws InterruptedException {
+        try (Admin admin = Admin.create(properties)) {
+            return "ok, brokers "
+                    + admin.describeCluster().nodes().get(60, TimeUnit.SECONDS).size();
+        } catch (ExecutionException e) {
+            return e.getCause().getClass().getSimpleName() + ": " + e.getCause().getMessage();
+        } catch (java.util.concurrent.TimeoutException e) {
+            return "no answer";
+        }
+    }
+
+    @Test
+    void aPlainUserProducesAndConsumesOverSaslSsl() throws Exception {
+        assertSameOutcome("consumed [0:k0=v0, 1:k1=v1, 2:k2=v2]", (target, outcome) -> {
+            Properties properties = sasl(target, SecureTargets.USER, SecureTargets.PASSWORD);
+            String topic = "secure-events";
+            try (Admin admin = Admin.create(properties)) {
+                admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)))
+                        .all()
+                        .get(60, TimeUnit.SECONDS);
+                outcome.add("topic created");
+            }
+            Properties producerConfig = new Properties();
+            producerConfig.putAll(properties);
+            producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
+            producerConfig.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "60000");
+            try (var producer = new KafkaProducer<>(producerConfig, new StringSerializer(), new StringSerializer())) {
+                for (int i = 0; i < 3; i++) {
+                    long offset = producer.send(new ProducerRecord<>(topic, 0, "k" + i, "v" + i))
+                            .get(60, TimeUnit.SECONDS)
+                            .offset();
+                    outcome.add("produced at offset " + offset);
+                }
+            }
+            Properties consumerConfig = new Properties();
+            consumerConfig.putAll(properties);
+            consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+            try (var consumer =
+                    new KafkaConsumer<>(consumerConfig, new StringDeserializer(), new StringDeserializer())) {
+                TopicPartition partition = new TopicPartition(topic, 0);
+                consumer.assign(List.of(partition));
+                consumer.seekToBeginning(List.of(partition));
+                List<String> read = new ArrayList<>();
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (read.size() < 3 && System.nanoTime() < deadline) {
+                    for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
+                        read.add(record.offset() + ":" + record.key() + "=" + record.value());
+                    }
+                }
+                outcome.add("consumed " + read);
+            }
+        });
+    }
+
+    @Test
+    void aWrongPasswordIsRefusedWithKafkasError() {
+        assertSameOutcome(
+                "SaslAuthenticationException",
+                (target, outcome) -> outcome.add(
+                        "wrong password: " + describeCluster(sasl(target, SecureTargets.USER, "not-the-password"))));
+    }
+
+    @Test
+    void anUnknownUserIsRefusedWithKafkasError() {
+        assertSameOutcome(
+                "SaslAuthenticationException",
+                (target, outcome) -> outcome.add(
+                        "unknown user: " + describeCluster(sasl(target, "mallory", SecureTargets.PASSWORD))));
+    }
+
+    @Test
+    void aScramLoginWithoutCredentialsIsRefusedWithKafkasError() {
+        assertSameOutcome(
+                "SaslAuthenticationException",
+                (target, outcome) -> outcome.add("SCRAM without credentials: "
+                        + describeCluster(sasl(target, "SCRAM-SHA-512", SecureTargets.USER, SecureTargets.PASSWORD))));
+    }
+
+    @Test
+    void aMechanismTheListenerDoesNotEnableIsRefusedNamingTheEnabledOnes() {
+        assertSameOutcome(
+                "UnsupportedSaslMechanismException",
+                (target, outcome) -> outcome.add("SCRAM-SHA-256: "
+                        + describeCluster(sasl(target, "SCRAM-SHA-256", SecureTargets.USER, SecureTargets.PASSWORD))));
+    }
+
+    @Test
+    void aPlaintextClientOnTheSaslSslPortGetsNoAnswer() {
+        assertSameOutcome("TimeoutException", (target, outcome) -> {
+            Properties properties = client(target, "PLAINTEXT");
+            properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "5000");
+            properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "3000");
+            String result = describeCluster(properties);
+            // the admin's own deadline message names its call and times: keep the kind of failure
+            outcome.add("plaintext client: " + result.substring(0, Math.max(result.indexOf(':'), 0)));
+        });
+    }
+
+    @Test
+    void aTlsClientWithoutTheCaFailsItsHandshake() {
+        assertSameOutcome("SslAuthenticationException", (target, outcome) -> {
+            Properties properties = sasl(target, SecureTargets.USER, SecureTargets.PASSWORD);
+            properties.remove("ssl.truststore.type");
+            properties.remove("ssl.truststore.location");
+            String result = describeCluster(properties);
+            outcome.add("TLS client without the CA: " + result.substring(0, Math.max(result.indexOf(':'), 0)));
+        });
+    }
+}

@@ -1,0 +1,193 @@
+package io.tributary.systemtests.auth;
+
+import io.tributary.common.testing.KafkaBroker;
+import io.tributary.common.testing.TestCertificates;
+import io.tributary.systemtests.ScriptedCluster;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+
+/**
+ * An Apache Kafka broker and a Tributary cluster (one coordinator, one broker, the gateway), each
+ * with a SASL_SSL listener configured the same way, as the secured peer of {@code
+ * ../shared/peers/kafka-secure} has it: PLAIN and SCRAM-SHA-512, PLAIN users (one, {@link #USER}), no
+ * SCRAM users (Tributary's credential store is not there yet), the server certificate
+ * signed by a test CA made here with keytool, no client certificates. Both keep their PLAINTEXT
+ * listener (Kafka's inter-broker one, Tributary's internal one). Started together, closed together,
+ * by PID.
+ *
+ * <p>Kafka reads its key store as PKCS12 and its users from the listener's JAAS entry
+ * ({@code user_alice="..."}); Tributary reads the same key and chain as PEM files ({@code
+ * ssl.keystore.type=PEM}, the key in {@code tls.key} and the chain in {@code tls.crt}, as
+ * cert-manager writes them) and its users from {@code sasl.plain.users.file}.
+ */
+final class SecureTargets implements AutoCloseable {
+
+    static final String USER = "alice";
+    static final String PASSWORD = "alice-secret";
+
+    /** The mechanisms both listeners enable; neither has SCRAM users. */
+    static final String MECHANISMS = "PLAIN,SCRAM-SHA-512";
+
+    /** One secured target: its name in outcomes, its SASL_SSL bootstrap address. */
+    record Target(String name, String bootstrap) {}
+
+    private final Path dir;
+    private final KafkaBroker kafka;
+    private final ScriptedCluster tributary;
+    private final List<Target> targets;
+
+    private SecureTargets(Path dir, KafkaBroker kafka, ScriptedCluster tributary, List<Target> targets) {
+        this.dir = dir;
+        this.kafka = kafka;
+        this.tributary = tributary;
+        this.targets = List.copyOf(targets);
+    }
+
+    /** The targets, Apache Kafka (the reference) first. */
+    List<Target> all() {
+        return targets;
+    }
+
+    /** The test CA's certificate, PEM: what a client trusts. */
+    Path caPem() {
+        return dir.resolve("ca.pem");
+    }
+
+    /**
+     * Makes the TLS material and starts Kafka and, when {@code withTributary}, Tributary at once.
+     */
+    static SecureTargets start(boolean withTributary) throws Exception {
+        Path dir = Files.createTempDirectory("systest-secure-");
+        TestCertificates certificates = new TestCertificates(dir);
+        certificates.ca("ca");
+        certificates.signedServer("ca", "broker", "CN=localhost,O=Tributary test");
+        Files.writeString(dir.resolve("tls.key"), certificates.privateKeyPem("broker.p12", "broker"));
+        Files.writeString(dir.resolve("tls.crt"), certificates.chainPem("broker.p12", "broker"));
+        Files.writeString(dir.resolve("users.properties"), USER + "=" + PASSWORD + "\n");
+        int kafkaPort = freePort();
+        int tributaryPort = freePort();
+        try (var starters = Executors.newVirtualThreadPerTaskExecutor()) {
+            CompletableFuture<KafkaBroker> kafka =
+                    CompletableFuture.supplyAsync(() -> call(() -> startKafka(dir, kafkaPort)), starters);
+            CompletableFuture<ScriptedCluster> tributary = withTributary
+                    ? CompletableFuture.supplyAsync(() -> call(() -> startTributary(dir, tributaryPort)), starters)
+                    : CompletableFuture.completedFuture(null);
+            try {
+                CompletableFuture.allOf(kafka, tributary).join();
+            } catch (CompletionException e) {
+                kafka.thenAccept(KafkaBroker::close);
+                tributary.thenAccept(t -> {
+                    if (t != null) {
+                        t.downAndDeleteWork();
+                    }
+                });
+                throw new IllegalStateException("could not start the secured targets: " + e.getCause(), e);
+            }
+            List<Target> targets = new ArrayList<>();
+            targets.add(new Target("KAFKA", "127.0.0.1:" + kafkaPort));
+            if (withTributary) {
+                targets.add(new Target("TRIBUTARY", "127.0.0.1:" + tributaryPort));
+            }
+            return new SecureTargets(dir, kafka.join(), tributary.join(), targets);
+        }
+    }
+
+    private static KafkaBroker startKafka(Path dir, int port) throws Exception {
+        String password = TestCertificates.PASSWORD;
+        return KafkaBroker.start(
+                Map.of(
+                        "listener.security.protocol.map",
+                        "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL",
+                        "sasl.enabled.mechanisms",
+                        MECHANISMS,
+                        "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+                        "org.apache.kafka.common.security.scram.ScramLoginModule required;",
+                        "listener.name.sasl_ssl.plain.sasl.jaas.config",
+                        "org.apache.kafka.common.security.plain.PlainLoginModule required user_" + USER + "=\""
+                                + PASSWORD + "\";",
+                        "ssl.keystore.type",
+                        "PKCS12",
+                        "ssl.keystore.location",
+                        dir.resolve("broker.p12").toString(),
+                        "ssl.keystore.password",
+                        password,
+                        "ssl.key.password",
+                        password,
+                        "ssl.client.auth",
+                        "none"),
+                List.of("SASL_SSL://127.0.0.1:" + port));
+    }
+
+    private static ScriptedCluster startTributary(Path dir, int port) throws Exception {
+        List<Integer> basePorts = List.of(8080, 8081, 9092, 8091, 9191, 9291);
+        String javaOptions = String.join(
+                " ",
+                "-Xmx384m",
+                "-Dtributary.broker.listeners=SASL_SSL://127.0.0.1:" + port,
+                "-Dtributary.broker.listener.security.protocol.map=SASL_SSL:SASL_SSL",
+                "-Dtributary.broker.sasl.enabled.mechanisms=" + MECHANISMS,
+                "-Dtributary.broker.sasl.plain.users.file=" + dir.resolve("users.properties"),
+                "-Dtributary.broker.ssl.keystore.type=PEM",
+                "-Dtributary.broker.ssl.keystore.location=" + dir.resolve("tls.key"),
+                "-Dtributary.broker.ssl.keystore.certificate.chain.location=" + dir.resolve("tls.crt"),
+                "-Dtributary.broker.ssl.client.auth=none");
+        ScriptedCluster cluster = ScriptedCluster.create(
+                Files.createDirectories(dir.resolve("tributary")),
+                "secure-listeners-tributary-logs",
+                basePorts,
+                Map.of("TRIBUTARY_JAVA_OPTS", javaOptions));
+        cluster.upOrClean("--coordinators", "1", "--brokers", "1");
+        return cluster;
+    }
+
+    @FunctionalInterface
+    private interface Starter<T> {
+        T start() throws Exception;
+    }
+
+    private static <T> T call(Starter<T> starter) {
+        try {
+            return starter.start();
+        } catch (Exception e) {
+            throw new CompletionException(e);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** Where the processes' logs are, for failure messages. */
+    String logsHint() {
+        return "Apache Kafka logs in " + kafka.home()
+                + (tributary == null ? "" : ", Tributary logs in " + tributary.logsDir());
+    }
+
+    @Override
+    public void close() {
+        try {
+            kafka.close();
+        } finally {
+            if (tributary != null) {
+                tributary.downAndDeleteWork();
+            }
+            try (var files = Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(p -> p.toFile().delete());
+            } catch (IOException ignored) {
+                // a temporary directory left behind is harmless
+            }
+        }
+    }
+}
