@@ -37,8 +37,9 @@ import org.springframework.context.annotation.Configuration;
  * while every one accepts.
  *
  * <p>SCRAM credentials, and PLAIN passwords of a listener without {@code sasl.plain.users.file},
- * come from the {@link CredentialLookup} bean when the application has one (the cluster's
- * credential store); without one there are no such users and every such login fails.
+ * come from the {@link CredentialLookup} bean (the cluster's credentials, {@code
+ * security.ClusterCredentials}); an application without one has no such users and every such
+ * login fails.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(NamedListenersProperties.class)

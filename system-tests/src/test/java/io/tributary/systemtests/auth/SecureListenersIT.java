@@ -15,6 +15,10 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialDeletion;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -168,6 +172,61 @@ class SecureListenersIT {
                 }
                 outcome.add("consumed " + read);
             }
+        });
+    }
+
+    /**
+     * A login as {@code user} with SCRAM-SHA-512, tried until it succeeds or 30 s pass (Kafka's
+     * broker applies a credential from its metadata log shortly after the admin call returns); the
+     * last outcome.
+     */
+    private static String scramLoginAfterAnAlteration(SecureTargets.Target target, String user, String password)
+            throws InterruptedException {
+        String outcome = "";
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline) {
+            outcome = describeCluster(sasl(target, "SCRAM-SHA-512", user, password));
+            if (outcome.startsWith("ok")) {
+                break;
+            }
+            Thread.sleep(200);
+        }
+        return outcome;
+    }
+
+    @Test
+    void aScramCredentialAlteredThroughTheAdminApiLogsInAndIsGoneOnceDeleted() {
+        assertSameOutcome("SCRAM login as carol: ok, brokers 1", (target, outcome) -> {
+            Properties admin = sasl(target, SecureTargets.USER, SecureTargets.PASSWORD);
+            try (Admin client = Admin.create(admin)) {
+                client.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(
+                                "carol", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192), "carol-secret")))
+                        .all()
+                        .get(60, TimeUnit.SECONDS);
+                outcome.add("carol's SCRAM-SHA-512 credential upserted");
+                outcome.add("SCRAM login as carol: " + scramLoginAfterAnAlteration(target, "carol", "carol-secret"));
+                outcome.add("SCRAM login as carol, wrong password: "
+                        + describeCluster(sasl(target, "SCRAM-SHA-512", "carol", "not-carols")));
+                outcome.add("PLAIN login as carol: "
+                        + describeCluster(sasl(target, "PLAIN", "carol", "carol-secret"))
+                                .split(":")[0]);
+                client.alterUserScramCredentials(
+                                List.of(new UserScramCredentialDeletion("carol", ScramMechanism.SCRAM_SHA_512)))
+                        .all()
+                        .get(60, TimeUnit.SECONDS);
+                outcome.add("carol's credential deleted");
+            }
+            String afterDeletion = "";
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (System.nanoTime() < deadline) {
+                afterDeletion = describeCluster(sasl(target, "SCRAM-SHA-512", "carol", "carol-secret"));
+                if (!afterDeletion.startsWith("ok")) {
+                    break;
+                }
+                Thread.sleep(200);
+            }
+            outcome.add(
+                    "SCRAM login as carol after the deletion: " + afterDeletion.split(":")[0]);
         });
     }
 
