@@ -50,7 +50,7 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Issue 8's group scenario as SSE streams on two gateway PROCESSES of Tributary's own cluster
  * ({@code bin/tributary up --coordinators 1 --brokers 1 --gateways 2}, the coordinator's group
- * session timeout 10 s and heartbeat 1 s): a 12-partition topic, values 0, 1, 2, ... (value i to
+ * session timeout 6 s and heartbeat 1 s): a 12-partition topic, values 0, 1, 2, ... (value i to
  * partition i % 12), and {@code commit=auto} group streams (java.net.http reading
  * text/event-stream) spread over {@code gateway-0} and {@code gateway-1}:
  *
@@ -111,7 +111,7 @@ class GroupSseIT {
                 List.of(8080, 8071, 8081, 8091, 9092, 9191, 9291),
                 Map.of(
                         "TRIBUTARY_JAVA_OPTS",
-                        "-Xmx384m -Dtributary.coordinator.groups.session-timeout=10s"
+                        "-Xmx384m -Dtributary.coordinator.groups.session-timeout=6s"
                                 + " -Dtributary.coordinator.groups.heartbeat-interval=1s",
                         "TRIBUTARY_STOP_GRACE",
                         "5"));

@@ -13,10 +13,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -55,14 +57,48 @@ class OffsetsRetentionIT {
     private static final Duration PATIENCE = Duration.ofSeconds(90);
     /** One minute of retention plus one-second checks, with room for a slow machine. */
     private static final Duration EXPIRY_WAIT = Duration.ofMinutes(4);
+    /** How often the expiry wait looks: a fraction of the one-second retention checks. */
+    private static final Duration EXPIRY_POLL = Duration.ofMillis(500);
 
     private static KafkaBroker kafka;
     private static ScriptedCluster tributary;
     private static Path work;
 
+    /**
+     * Starts the Kafka broker on another thread while {@code bin/tributary up} runs on this one:
+     * each start is mostly a JVM warming up, so the broker's is hidden in the cluster's.
+     */
     @BeforeAll
     static void start() throws Exception {
-        kafka = KafkaBroker.start(Map.of(
+        ExecutorService starter = Executors.newSingleThreadExecutor();
+        try {
+            Future<KafkaBroker> broker = starter.submit(OffsetsRetentionIT::startKafka);
+            Exception failure = null;
+            try {
+                startTributary();
+            } catch (Exception e) {
+                failure = e;
+            }
+            try {
+                // kept for stop() even when Tributary's start failed
+                kafka = broker.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+            if (failure != null) {
+                throw failure;
+            }
+        } finally {
+            starter.shutdownNow();
+        }
+    }
+
+    private static KafkaBroker startKafka() throws Exception {
+        return KafkaBroker.start(Map.of(
                 "offsets.retention.minutes", "1",
                 "offsets.retention.check.interval.ms", "1000",
                 "offsets.topic.num.partitions", "2",
@@ -71,6 +107,9 @@ class OffsetsRetentionIT {
                 "group.consumer.heartbeat.interval.ms", "1000",
                 "group.consumer.min.session.timeout.ms", "3000",
                 "group.consumer.session.timeout.ms", "10000"));
+    }
+
+    private static void startTributary() throws Exception {
         work = Files.createTempDirectory("systest-retention-");
         tributary = ScriptedCluster.create(
                 work,
@@ -168,7 +207,7 @@ class OffsetsRetentionIT {
 
             await("every group gone from " + bootstrap)
                     .atMost(EXPIRY_WAIT)
-                    .pollInterval(Duration.ofSeconds(2))
+                    .pollInterval(EXPIRY_POLL)
                     .ignoreExceptions()
                     .untilAsserted(() -> assertThat(remaining(admin))
                             .as("groups and offsets still there on %s", bootstrap)

@@ -20,7 +20,7 @@ import org.apache.kafka.common.TopicIdPartition;
 /**
  * The log cleaner's meters (Prometheus names in the broker README, "Log cleaner"): per compacted
  * partition the gauges {@code tributary.broker.log.cleaner.dirty.ratio} and {@code
- * tributary.broker.log.cleaner.lag.ms} (tags {@code topic}, {@code partition}), registered at the
+ * tributary.broker.log.cleaner.lag.seconds} (tags {@code topic}, {@code partition}), registered at the
  * partition's first measure and removed when the cleaner forgets it; the counters of bytes cleaned
  * (read by passes) and written, of seconds spent in passes (its rate is the cleaner's time ratio),
  * of rounds by outcome; the gauges of uncleanable partitions and bytes, and Kafka's other cleaner
@@ -142,9 +142,10 @@ final class MicrometerCleanerMetrics implements CleanerMetrics {
                             .description("Dirty bytes over cleanable bytes of a compacted partition, 0 to 1")
                             .tags(tags)
                             .register(registry),
-                    Gauge.builder("tributary.broker.log.cleaner.lag.ms", fresh, v -> v.lagMs)
-                            .description("Age of the first record of a compacted partition's first dirty segment"
-                                    + " (0 when nothing is dirty)")
+                    // in seconds, Prometheus' base unit (promtool refuses a name ending in _ms)
+                    Gauge.builder("tributary.broker.log.cleaner.lag.seconds", fresh, v -> v.lagMs / 1000.0)
+                            .description("Age in seconds of the first record of a compacted partition's first"
+                                    + " dirty segment (0 when nothing is dirty)")
                             .tags(tags)
                             .register(registry));
             return fresh;

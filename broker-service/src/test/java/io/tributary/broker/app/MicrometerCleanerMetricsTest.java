@@ -74,7 +74,7 @@ class MicrometerCleanerMetricsTest {
         // Measured before the pass: all dirty, its first record 60 s old.
         assertThat(afterFirst)
                 .contains("tributary_broker_log_cleaner_dirty_ratio{partition=\"0\",topic=\"table\"} 1.0")
-                .contains("tributary_broker_log_cleaner_lag_ms{partition=\"0\",topic=\"table\"} 60000.0")
+                .contains("tributary_broker_log_cleaner_lag_seconds{partition=\"0\",topic=\"table\"} 60.0")
                 .doesNotContain("topic=\"stream\"")
                 .contains("tributary_broker_log_cleaner_rounds_total{outcome=\"cleaned\"} 1.0")
                 .contains("tributary_broker_log_cleaner_uncleanable_partitions 0.0")
@@ -84,7 +84,7 @@ class MicrometerCleanerMetricsTest {
         // Cleaned: nothing dirty, no lag.
         assertThat(afterSecond)
                 .contains("tributary_broker_log_cleaner_dirty_ratio{partition=\"0\",topic=\"table\"} 0.0")
-                .contains("tributary_broker_log_cleaner_lag_ms{partition=\"0\",topic=\"table\"} 0.0");
+                .contains("tributary_broker_log_cleaner_lag_seconds{partition=\"0\",topic=\"table\"} 0.0");
         assertThat(afterForget).doesNotContain("topic=\"table\"");
         assertThat(metrics.partitionsWithGauges()).isZero();
     }

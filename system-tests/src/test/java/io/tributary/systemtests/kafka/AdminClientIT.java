@@ -49,7 +49,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * configs, create partitions, delete topics. Each scenario asserts Kafka's behaviour and writes down
  * what the admin client was told (offsets and timestamps, config values with their source, type and
  * flags, the exception of each refused call, normalised: no topic names, ids or broker ids); every
- * target's outcome must be Apache Kafka's.
+ * target's outcome must be Apache Kafka's. Each scenario runs on every target at the same time
+ * ({@link Differential#assertSameOutcomeAtOnce}): a few admin calls and waits for metadata, each
+ * target its own topics, nothing that depends on timing; the first one also starts the targets
+ * (Apache Kafka beside the first Tributary cluster, see {@link KafkaTargets#get}).
  */
 @ExtendWith(KafkaTargets.class)
 class AdminClientIT {
@@ -59,7 +62,7 @@ class AdminClientIT {
 
     @Test
     void createDescribeAndCreateAgain() {
-        Differential.assertSameOutcome(AdminClientIT::createDescribeAndCreateAgainOn);
+        Differential.assertSameOutcomeAtOnce(AdminClientIT::createDescribeAndCreateAgainOn);
     }
 
     private static void createDescribeAndCreateAgainOn(KafkaTarget target, Differential.Outcome outcome)
@@ -123,7 +126,7 @@ class AdminClientIT {
 
     @Test
     void describeClusterListsEveryBroker() {
-        Differential.assertSameOutcome(AdminClientIT::describeClusterListsEveryBrokerOn);
+        Differential.assertSameOutcomeAtOnce(AdminClientIT::describeClusterListsEveryBrokerOn);
     }
 
     private static void describeClusterListsEveryBrokerOn(KafkaTarget target, Differential.Outcome outcome)
@@ -156,7 +159,7 @@ class AdminClientIT {
 
     @Test
     void listOffsetsEarliestLatestByTimestampAndMaxTimestamp() {
-        Differential.assertSameOutcome(AdminClientIT::listOffsetsEarliestLatestByTimestampAndMaxTimestampOn);
+        Differential.assertSameOutcomeAtOnce(AdminClientIT::listOffsetsEarliestLatestByTimestampAndMaxTimestampOn);
     }
 
     private static void listOffsetsEarliestLatestByTimestampAndMaxTimestampOn(
@@ -207,7 +210,7 @@ class AdminClientIT {
 
     @Test
     void deleteRecordsMovesTheLogStartAndConsumersStartThere() {
-        Differential.assertSameOutcome(AdminClientIT::deleteRecordsMovesTheLogStartAndConsumersStartThereOn);
+        Differential.assertSameOutcomeAtOnce(AdminClientIT::deleteRecordsMovesTheLogStartAndConsumersStartThereOn);
     }
 
     private static void deleteRecordsMovesTheLogStartAndConsumersStartThereOn(
@@ -254,7 +257,7 @@ class AdminClientIT {
 
     @Test
     void alterAndDescribeTopicConfigs() {
-        Differential.assertSameOutcome(AdminClientIT::alterAndDescribeTopicConfigsOn);
+        Differential.assertSameOutcomeAtOnce(AdminClientIT::alterAndDescribeTopicConfigsOn);
     }
 
     private static void alterAndDescribeTopicConfigsOn(KafkaTarget target, Differential.Outcome outcome)
@@ -309,7 +312,7 @@ class AdminClientIT {
 
     @Test
     void createPartitionsGrowsATopicAndRefusesToShrinkIt() {
-        Differential.assertSameOutcome(AdminClientIT::createPartitionsGrowsATopicAndRefusesToShrinkItOn);
+        Differential.assertSameOutcomeAtOnce(AdminClientIT::createPartitionsGrowsATopicAndRefusesToShrinkItOn);
     }
 
     private static void createPartitionsGrowsATopicAndRefusesToShrinkItOn(
@@ -341,7 +344,7 @@ class AdminClientIT {
 
     @Test
     void deleteTopicsMakesTheTopicUnknown() {
-        Differential.assertSameOutcome(AdminClientIT::deleteTopicsMakesTheTopicUnknownOn);
+        Differential.assertSameOutcomeAtOnce(AdminClientIT::deleteTopicsMakesTheTopicUnknownOn);
     }
 
     private static void deleteTopicsMakesTheTopicUnknownOn(KafkaTarget target, Differential.Outcome outcome)

@@ -41,13 +41,26 @@ class ClassicGroupProtocolIT {
 
     /** Runs {@code scenario} on every target and prints each target's lines (the probes' record). */
     static void compare(String name, Differential.Scenario scenario) {
-        Differential.assertSameOutcome((target, outcome) -> {
+        Differential.assertSameOutcome(printing(name, scenario));
+    }
+
+    /**
+     * {@link #compare}, on every target at the same time ({@link
+     * Differential#assertSameOutcomeAtOnce}): for the scenarios that wait out a coordinator's timeout.
+     */
+    static void compareAtOnce(String name, Differential.Scenario scenario) {
+        Differential.assertSameOutcomeAtOnce(printing(name, scenario));
+    }
+
+    /** {@code scenario}, then its lines printed, prefixed with {@code name} and the target. */
+    private static Differential.Scenario printing(String name, Differential.Scenario scenario) {
+        return (target, outcome) -> {
             try {
                 scenario.run(target, outcome);
             } finally {
                 outcome.lines().forEach(line -> System.out.println("[" + name + " " + target.kind() + "] " + line));
             }
-        });
+        };
     }
 
     static String group(String prefix) {

@@ -111,13 +111,30 @@ class ConnectDistributedIT {
             "min.cleanable.dirty.ratio", "0.01",
             "min.compaction.lag.ms", "0");
 
-    /** The Connect group's session: the coordinator removes a killed worker after this long. */
-    static final int SESSION_TIMEOUT_MS = 10_000;
+    /**
+     * The Connect group's session: the coordinator removes a killed worker after this long. The
+     * shortest both targets accept without changing their settings (Kafka's and Tributary's
+     * default {@code group.min.session.timeout.ms}); the sink's consumers ask for the same.
+     */
+    static final int SESSION_TIMEOUT_MS = 6_000;
 
-    static final int HEARTBEAT_INTERVAL_MS = 1_000;
+    /**
+     * A twelfth of the session: a worker hears of a rebalance within half a second, and a
+     * heartbeat or two lost on a loaded machine do not expire it.
+     */
+    static final int HEARTBEAT_INTERVAL_MS = 500;
 
-    /** How long the group's leader keeps a lost worker's connectors and tasks for it to come back. */
-    static final int REBALANCE_DELAY_MS = 5_000;
+    /**
+     * How long the group's leader keeps a lost worker's connectors and tasks for it to come back
+     * ({@code scheduled.rebalance.max.delay.ms}). Above 0, so that the kill still goes through
+     * Connect's delayed reassignment (the leader holds the lost work back, then asks for the
+     * rebalance that moves it by joining its Stable group again); 1 s, because nothing here
+     * depends on how long it is.
+     */
+    static final int REBALANCE_DELAY_MS = 1_000;
+
+    /** How often each step looks whether it settled. */
+    static final Duration POLL_INTERVAL = Duration.ofMillis(200);
 
     private static final List<String> ORDINALS = List.of("first", "second");
 
@@ -270,7 +287,7 @@ class ConnectDistributedIT {
         /**
          * The workers' settings: the group, its internal topics, converters, the plugins found by
          * {@code ServiceLoader} only, short sessions for the group and the sink's consumers, and
-         * offsets committed every second.
+         * offsets committed every half second.
          */
         Map<String, String> workerSettings() {
             Map<String, String> settings = new LinkedHashMap<>();
@@ -294,7 +311,7 @@ class ConnectDistributedIT {
             // a worker that cannot read the config topic to its end in time waits this long (5
             // minutes by default) before it tries to join again
             settings.put("worker.unsync.backoff.ms", "2000");
-            settings.put("offset.flush.interval.ms", "1000");
+            settings.put("offset.flush.interval.ms", "500");
             settings.put("consumer.group.protocol", "classic");
             settings.put("consumer.session.timeout.ms", Integer.toString(SESSION_TIMEOUT_MS));
             settings.put("consumer.heartbeat.interval.ms", Integer.toString(HEARTBEAT_INTERVAL_MS));
@@ -511,7 +528,7 @@ class ConnectDistributedIT {
             try {
                 Awaitility.await(phase)
                         .atMost(PATIENCE)
-                        .pollInterval(Duration.ofMillis(500))
+                        .pollInterval(POLL_INTERVAL)
                         .ignoreExceptions()
                         .until(condition::holds);
             } catch (ConditionTimeoutException e) {

@@ -30,8 +30,9 @@ import java.util.stream.Stream;
  *
  * <p>Its classpath is {@code kafka-peer/target/kafka-libs} (system property {@code
  * tributary.kafka.libs}: Connect's runtime with the Jetty, Jersey and Jackson versions Kafka ships)
- * and this module's test classes ({@code tributary.test.classes}) for the connectors of package
- * {@code kafka.connect}; never the test's own classpath. Its REST listener is on 127.0.0.1, on a
+ * and a jar of this module's connectors of package {@code kafka.connect}; never the test's own
+ * classpath. It maps the classes earlier workers loaded from a shared archive ({@link
+ * ConnectWorkerClasspath}). Its REST listener is on 127.0.0.1, on a
  * port that was free; its properties, {@code worker.log} (log4j2) and {@code worker.out} (standard
  * output and error) are in its home directory, which the test keeps for diagnosis. Stopped by PID:
  * {@link #kill()} (SIGKILL) or {@link #close()} (SIGTERM, then SIGKILL after {@link #STOP_GRACE});
@@ -108,14 +109,19 @@ final class ConnectWorker implements AutoCloseable {
                         "logger.rest.level = WARN",
                         ""),
                 StandardCharsets.UTF_8);
+        ConnectWorkerClasspath classpath = ConnectWorkerClasspath.get();
+        // a small heap and the client compiler only: a worker here moves a few thousand records,
+        // and starts sooner without C2 and with the shared class archive
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m",
                 "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
+                "-XX:TieredStopAtLevel=1"));
+        command.addAll(classpath.sharingOptions());
+        command.addAll(List.of(
                 "-Dlog4j2.configurationFile=" + log4j,
                 "-cp",
-                kafkaLibs().toAbsolutePath() + "/*" + java.io.File.pathSeparator + testClasses(),
+                classpath.classpath(),
                 "org.apache.kafka.connect.cli.ConnectDistributed",
                 config.toString()));
         Process process = new ProcessBuilder(command)
@@ -249,32 +255,6 @@ final class ConnectWorker implements AutoCloseable {
     @Override
     public String toString() {
         return name + " (Kafka Connect worker, " + url() + ", home " + home + ")";
-    }
-
-    private static Path kafkaLibs() {
-        Path libs = Path.of(System.getProperty("tributary.kafka.libs", "../kafka-peer/target/kafka-libs"));
-        if (!Files.exists(libs.resolve("connect-runtime-4.4.0.jar"))) {
-            throw new IllegalStateException("No Kafka Connect runtime in " + libs.toAbsolutePath()
-                    + ": build the kafka-peer module first (./mvnw -pl system-tests -am verify does).");
-        }
-        return libs;
-    }
-
-    private static String testClasses() {
-        String property = System.getProperty("tributary.test.classes");
-        if (property != null) {
-            return property;
-        }
-        try {
-            return Path.of(ConnectWorker.class
-                            .getProtectionDomain()
-                            .getCodeSource()
-                            .getLocation()
-                            .toURI())
-                    .toString();
-        } catch (java.net.URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     private static int freePort() throws IOException {

@@ -76,8 +76,16 @@ public final class KafkaTargets implements BeforeAllCallback {
             "group.streams.session.timeout.ms", "10000",
             "group.streams.initial.rebalance.delay.ms", "0");
 
+    /** Guarded by {@code KafkaTargets.class}, as {@link #failed}. */
     private static final Map<Kind, KafkaTarget> started = new EnumMap<>(Kind.class);
+
     private static final Map<Kind, RuntimeException> failed = new EnumMap<>(Kind.class);
+
+    /** Held while Apache Kafka starts. */
+    private static final Object KAFKA_START = new Object();
+
+    /** Held while a Tributary kind starts: one cluster at a time. */
+    private static final Object TRIBUTARY_START = new Object();
 
     /** The enabled kinds, Kafka first (the reference), for {@code @MethodSource}. */
     public static Stream<Kind> enabled() {
@@ -109,30 +117,45 @@ public final class KafkaTargets implements BeforeAllCallback {
         return enabledList().contains(kind);
     }
 
-    /** The running target of this kind, started on first use. */
-    public static synchronized KafkaTarget get(Kind kind) {
-        KafkaTarget target = started.get(kind);
-        if (target != null) {
-            return target;
-        }
-        RuntimeException failure = failed.get(kind);
-        if (failure != null) {
-            throw new IllegalStateException(
-                    "the " + kind + " target failed to start earlier: " + failure.getMessage(), failure);
-        }
-        try {
-            long start = System.nanoTime();
-            target = switch (kind) {
-                case KAFKA -> ApacheKafkaTarget.start();
-                case TRIBUTARY, TRIBUTARY_DEGRADED -> TributaryTarget.start(kind);
-            };
-            log.info("{} started in {} ms", target, (System.nanoTime() - start) / 1_000_000);
-            started.put(kind, target);
-            return target;
-        } catch (Exception e) {
-            var wrapped = new IllegalStateException("could not start the " + kind + " target: " + e.getMessage(), e);
-            failed.put(kind, wrapped);
-            throw wrapped;
+    /**
+     * The running target of this kind, started on first use. A kind starts once: a caller that
+     * asks while it is starting waits for it. Apache Kafka (one JVM) may start beside a Tributary
+     * cluster, so that {@link Differential#assertSameOutcomeAtOnce} hides its start in theirs; the
+     * two Tributary kinds (five JVMs each) start one after the other, never together on a small
+     * machine.
+     */
+    public static KafkaTarget get(Kind kind) {
+        synchronized (kind == Kind.KAFKA ? KAFKA_START : TRIBUTARY_START) {
+            synchronized (KafkaTargets.class) {
+                KafkaTarget target = started.get(kind);
+                if (target != null) {
+                    return target;
+                }
+                RuntimeException failure = failed.get(kind);
+                if (failure != null) {
+                    throw new IllegalStateException(
+                            "the " + kind + " target failed to start earlier: " + failure.getMessage(), failure);
+                }
+            }
+            try {
+                long start = System.nanoTime();
+                KafkaTarget target = switch (kind) {
+                    case KAFKA -> ApacheKafkaTarget.start();
+                    case TRIBUTARY, TRIBUTARY_DEGRADED -> TributaryTarget.start(kind);
+                };
+                log.info("{} started in {} ms", target, (System.nanoTime() - start) / 1_000_000);
+                synchronized (KafkaTargets.class) {
+                    started.put(kind, target);
+                }
+                return target;
+            } catch (Exception e) {
+                var wrapped =
+                        new IllegalStateException("could not start the " + kind + " target: " + e.getMessage(), e);
+                synchronized (KafkaTargets.class) {
+                    failed.put(kind, wrapped);
+                }
+                throw wrapped;
+            }
         }
     }
 

@@ -42,6 +42,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <p>{@code compression.type} and the level configs: the same answers and messages to bad values,
  * and a topic per codec receiving batches of another codec: what a consumer reads back and the codec
  * of the stored batches as a raw Fetch returns them agree with Kafka's ({@link TopicCompressionChecks}).
+ *
+ * <p>The admin-only scenarios run on every target at the same time ({@link
+ * Differential#assertSameOutcomeAtOnce}: a few requests and waits for metadata, each target its own
+ * topics); the codec one, which produces and consumes, one target after the other.
  */
 @ExtendWith(KafkaTargets.class)
 class TopicConfigsIT {
@@ -97,7 +101,7 @@ class TopicConfigsIT {
 
     @Test
     void aNewTopicDescribesKafkasConfigNamesLessTheRefusedOnes() {
-        Differential.assertSameOutcome((target, outcome) -> {
+        Differential.assertSameOutcomeAtOnce((target, outcome) -> {
             String topic = Clients.uniqueTopic("configs-names");
             try (Admin admin = target.admin()) {
                 Clients.createTopic(admin, topic, 1);
@@ -123,7 +127,7 @@ class TopicConfigsIT {
 
     @Test
     void aTopicCreatedWithEveryImplementedConfigDescribesTheirValues() {
-        Differential.assertSameOutcome((target, outcome) -> {
+        Differential.assertSameOutcomeAtOnce((target, outcome) -> {
             String topic = Clients.uniqueTopic("configs-all");
             try (Admin admin = target.admin()) {
                 get(admin.createTopics(
@@ -142,7 +146,7 @@ class TopicConfigsIT {
 
     @Test
     void cleanupPolicyMayBeEmptyAsInKafka44() {
-        Differential.assertSameOutcome((target, outcome) -> {
+        Differential.assertSameOutcomeAtOnce((target, outcome) -> {
             String topic = Clients.uniqueTopic("configs-no-cleanup");
             try (Admin admin = target.admin()) {
                 outcome.add("create cleanup.policy=''", create(admin, topic, Map.of("cleanup.policy", ""), false));
@@ -191,7 +195,7 @@ class TopicConfigsIT {
 
     @Test
     void tieredStorageConfigsAnswerAsOnKafkaWithoutTieredStorage() {
-        Differential.assertSameOutcome((target, outcome) -> {
+        Differential.assertSameOutcomeAtOnce((target, outcome) -> {
             String topic = Clients.uniqueTopic("configs-tiered");
             try (Admin admin = target.admin()) {
                 outcome.add(
@@ -277,7 +281,7 @@ class TopicConfigsIT {
 
     @Test
     void badCompressionValuesGetKafkasAnswersAndMessages() {
-        Differential.assertSameOutcome((target, outcome) -> {
+        Differential.assertSameOutcomeAtOnce((target, outcome) -> {
             String topic = Clients.uniqueTopic("configs-codec");
             try (Admin admin = target.admin()) {
                 Clients.createTopic(admin, topic, 1);

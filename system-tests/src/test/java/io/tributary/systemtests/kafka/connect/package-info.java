@@ -6,8 +6,9 @@
  * io.tributary.systemtests.kafka.connect.LinesFileSinkConnector}).
  *
  * <p>They run inside Connect workers, child JVMs whose classpath is {@code
- * kafka-peer/target/kafka-libs} plus this module's test classes, and are found there through
- * {@code META-INF/services} ({@code plugin.discovery=service_load}). So they use nothing but the
+ * kafka-peer/target/kafka-libs} plus a jar of this package's classes and their {@code
+ * META-INF/services} entries ({@code ConnectWorkerClasspath}), and are found there through those
+ * entries ({@code plugin.discovery=service_load}). So they use nothing but the
  * JDK and {@code connect-api}: none of the test's own libraries is on the workers' classpath.
  */
 package io.tributary.systemtests.kafka.connect;
