@@ -8,6 +8,7 @@ import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.security.acl.AclOperation;
 import io.tributary.common.security.acl.AclResourceType;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -133,10 +134,7 @@ final class GroupAccess {
         short version = request.version();
         List<String> allowed = new ArrayList<>();
         List<String> refused = new ArrayList<>();
-        for (String group : request.data().groupsNames()) {
-            if (allowed.contains(group) || refused.contains(group)) {
-                continue;
-            }
+        for (String group : new LinkedHashSet<>(request.data().groupsNames())) {
             (acls.allowed(caller, AclOperation.DELETE, AclResourceType.GROUP, group) ? allowed : refused).add(group);
         }
         DeleteGroupsRequest forward = allowed.isEmpty()

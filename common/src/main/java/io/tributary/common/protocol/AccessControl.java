@@ -3,10 +3,7 @@ package io.tributary.common.protocol;
 import io.tributary.common.security.acl.AclAuthorizer;
 import io.tributary.common.security.acl.AclOperation;
 import io.tributary.common.security.acl.AclResourceType;
-import java.util.Collection;
-import java.util.LinkedHashSet;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +23,7 @@ public final class AccessControl {
     /** No authorizer: every check allows. */
     public static final AccessControl OPEN = new AccessControl(null);
 
-    private static final Logger audit = LoggerFactory.getLogger(RequestAuthorizer.AUDIT_LOGGER);
+    private static final Logger auditLog = LoggerFactory.getLogger(RequestAuthorizer.AUDIT_LOGGER);
 
     private final Supplier<AclAuthorizer> acls;
 
@@ -52,16 +49,9 @@ public final class AccessControl {
         if (acls == null) {
             return true;
         }
-        String host = host(connection);
-        boolean allowed = acls.get().allowed(connection.principal(), host, operation, type, name);
+        boolean allowed = allowedQuietly(connection, operation, type, name);
         if (!allowed) {
-            audit.info(
-                    "denied: principal={} host={} operation={} resource={}:{}",
-                    connection.principal(),
-                    host,
-                    operation,
-                    type,
-                    name);
+            audit(connection, null, operation, type, name);
         }
         return allowed;
     }
@@ -70,27 +60,6 @@ public final class AccessControl {
     public boolean allowedQuietly(
             ConnectionInfo connection, AclOperation operation, AclResourceType type, String name) {
         return acls == null || acls.get().allowed(connection.principal(), host(connection), operation, type, name);
-    }
-
-    /**
-     * Of {@code names} (of resources of {@code type}), the ones the caller may perform {@code
-     * operation} on, in order, each once; the others are left out without an audit line.
-     */
-    public Set<String> allowedNames(
-            ConnectionInfo connection, AclOperation operation, AclResourceType type, Collection<String> names) {
-        Set<String> allowed = new LinkedHashSet<>();
-        if (acls == null) {
-            allowed.addAll(names);
-            return allowed;
-        }
-        AclAuthorizer authorizer = acls.get();
-        String host = host(connection);
-        for (String name : names) {
-            if (!allowed.contains(name) && authorizer.allowed(connection.principal(), host, operation, type, name)) {
-                allowed.add(name);
-            }
-        }
-        return allowed;
     }
 
     /**
@@ -118,6 +87,22 @@ public final class AccessControl {
             return 0;
         }
         return authorizedOperations(connection, AclResourceType.CLUSTER, AclResourceType.CLUSTER_NAME);
+    }
+
+    /**
+     * Writes a refusal to the audit log: who, from where, what on which resource, and the API when
+     * the refusal answers a request as a whole ({@code api} null otherwise).
+     */
+    static void audit(
+            ConnectionInfo connection, String api, AclOperation operation, AclResourceType type, String name) {
+        auditLog.info(
+                "denied: principal={} host={}{} operation={} resource={}:{}",
+                connection.principal(),
+                host(connection),
+                api == null ? "" : " api=" + api,
+                operation,
+                type,
+                name);
     }
 
     /** The client's address as ACL hosts name it. */

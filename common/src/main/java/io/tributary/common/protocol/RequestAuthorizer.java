@@ -6,7 +6,6 @@ import io.tributary.common.security.acl.ApiAccess.Check;
 import io.tributary.common.security.acl.ApiAccess.Placement;
 import io.tributary.common.security.acl.ApiAccess.Rule;
 import io.tributary.common.security.acl.ApiAccess.Target;
-import io.tributary.common.security.acl.KafkaPrincipal;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -28,8 +27,6 @@ import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.StreamsGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 import org.apache.kafka.common.requests.TxnOffsetCommitRequest;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Refuses, before its handler sees it, a request whose caller lacks a permission that Kafka checks
@@ -50,8 +47,6 @@ public final class RequestAuthorizer {
 
     /** The logger of refused requests. */
     public static final String AUDIT_LOGGER = "io.tributary.security.audit";
-
-    private static final Logger audit = LoggerFactory.getLogger(AUDIT_LOGGER);
 
     private final AccessControl access;
 
@@ -79,7 +74,6 @@ public final class RequestAuthorizer {
         if (!access.enabled() || rule.isEmpty() || exempt(request.body())) {
             return Optional.empty();
         }
-        KafkaPrincipal principal = request.connection().principal();
         short version = request.header().apiVersion();
         for (Check check : rule.get().checks()) {
             if (!check.appliesTo(version)) {
@@ -89,19 +83,13 @@ public final class RequestAuthorizer {
             if (name == null) {
                 continue; // a check on the request's own resource it does not name, or a handler's check
             }
-            boolean allowed = access.allowed(request.connection(), check.operation(), check.type(), name);
+            // quietly: a probe's refusal is expected, and a whole refusal is audited below with its API
+            boolean allowed = access.allowedQuietly(request.connection(), check.operation(), check.type(), name);
             if (check.placement() == Placement.SUFFICIENT && allowed) {
                 return Optional.empty();
             }
             if (check.placement() == Placement.WHOLE && !allowed) {
-                audit.info(
-                        "denied: principal={} host={} api={} operation={} resource={}:{}",
-                        principal,
-                        AccessControl.host(request.connection()),
-                        api.name,
-                        check.operation(),
-                        check.type(),
-                        name);
+                AccessControl.audit(request.connection(), api.name, check.operation(), check.type(), name);
                 return Optional.of(
                         request.body().getErrorResponse(0, check.denied().exception()));
             }
