@@ -38,7 +38,7 @@ class ClusterConfiguration {
 
     @Bean
     HttpControlPlane controlPlane(BrokerProperties broker, ClusterProperties cluster) {
-        return new HttpControlPlane(cluster.controlPlaneConfig(broker.coordinators()));
+        return new HttpControlPlane(cluster.controlPlaneConfig(broker.id(), broker.coordinators()));
     }
 
     /** Listener beans (the replica manager...) are resolved when the follower starts, not here. */

@@ -4,9 +4,12 @@ import io.tributary.broker.cluster.CoordinatorGroupsClient;
 import io.tributary.broker.cluster.GroupCoordinatorLocator;
 import io.tributary.broker.cluster.HttpControlPlane;
 import io.tributary.broker.cluster.MetadataFollower;
+import io.tributary.common.security.internal.BrokerKey;
+import io.tributary.common.security.internal.ClusterSecret;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -55,6 +58,12 @@ import org.springframework.validation.annotation.Validated;
  *     this; a SyncGroup this), plus {@code groupCoordinatorRequestTimeout}; the coordinators' {@code
  *     tributary.coordinator.groups.max-rebalance-timeout} (15 minutes by default), which caps the
  *     members' rebalance timeouts; at most 24 hours
+ * @param secretFile the cluster's internal secret (the coordinators' {@code
+ *     tributary.coordinator.control.secret-file}): this broker derives its own key from it and signs
+ *     every control-plane call (docs/control-plane.md, Authentication); unset with {@code keyFile}
+ *     unset, calls go unsigned
+ * @param keyFile instead of the secret, only this broker's key (base64), so that this broker cannot
+ *     act for another; at most one of the two is set
  */
 @Validated
 @ConfigurationProperties("tributary.broker.cluster")
@@ -76,7 +85,9 @@ public record ClusterProperties(
         @DefaultValue("200ms") @NotNull Duration groupCoordinatorRetryAfterFailure,
         @DefaultValue("1s") @NotNull Duration groupCoordinatorConnectTimeout,
         @DefaultValue("5s") @NotNull Duration groupCoordinatorRequestTimeout,
-        @DefaultValue("15m") @NotNull Duration groupCoordinatorMaxRebalanceWait) {
+        @DefaultValue("15m") @NotNull Duration groupCoordinatorMaxRebalanceWait,
+        Path secretFile,
+        Path keyFile) {
 
     /** The coordinators' default {@code max-wait}: a longer long poll is refused with 400. */
     static final Duration MAX_METADATA_WAIT = Duration.ofSeconds(15);
@@ -91,6 +102,10 @@ public record ClusterProperties(
     static final Duration MAX_GROUP_REBALANCE_WAIT = Duration.ofHours(24);
 
     public ClusterProperties {
+        if (secretFile != null && keyFile != null) {
+            throw new IllegalArgumentException(
+                    "set tributary.broker.cluster.secret-file or tributary.broker.cluster.key-file, not both");
+        }
         positive(heartbeatInterval, "heartbeat-interval");
         positive(sessionTimeout, "session-timeout");
         positive(connectTimeout, "connect-timeout");
@@ -156,8 +171,8 @@ public record ClusterProperties(
         }
     }
 
-    /** The control-plane client's config for these coordinators. */
-    HttpControlPlane.Config controlPlaneConfig(List<String> coordinators) {
+    /** The control-plane client's config for these coordinators, signing as broker {@code brokerId} when a secret or key is set. */
+    HttpControlPlane.Config controlPlaneConfig(int brokerId, List<String> coordinators) {
         return new HttpControlPlane.Config(
                 coordinators,
                 connectTimeout,
@@ -165,7 +180,16 @@ public record ClusterProperties(
                 retryBackoff,
                 maxAttempts,
                 maxRedirects,
-                maxResponseSize.toBytes());
+                maxResponseSize.toBytes(),
+                brokerKey(brokerId));
+    }
+
+    /** This broker's control-plane key, read now; null when neither a secret nor a key file is set. */
+    private BrokerKey brokerKey(int brokerId) {
+        if (secretFile != null) {
+            return ClusterSecret.read(secretFile).brokerKey(brokerId);
+        }
+        return keyFile == null ? null : BrokerKey.read(brokerId, keyFile);
     }
 
     /** The follower's config for this broker. */

@@ -20,6 +20,8 @@ import io.tributary.broker.cluster.ControlPlaneJson.ScramDeletionJson;
 import io.tributary.broker.cluster.ControlPlaneJson.ScramUpsertionJson;
 import io.tributary.broker.cluster.ControlPlaneJson.TopicWriteJson;
 import io.tributary.broker.cluster.ControlPlaneJson.VersionJson;
+import io.tributary.common.security.internal.BrokerKey;
+import io.tributary.common.security.internal.ControlPlaneSignature;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
@@ -107,6 +109,8 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
      * @param maxRedirects 307 hops one request may follow
      * @param maxResponseSize the largest answer read, in bytes (a full metadata image of a large
      *     cluster is the biggest)
+     * @param key this broker's key: every request is signed with it ({@link ControlPlaneSignature},
+     *     again on each redirect hop); null sends none (the coordinators' control plane is open)
      */
     public record Config(
             List<String> coordinators,
@@ -115,7 +119,8 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
             Duration retryBackoff,
             int maxAttempts,
             int maxRedirects,
-            long maxResponseSize) {
+            long maxResponseSize,
+            BrokerKey key) {
 
         public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
         public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
@@ -159,7 +164,8 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
                     DEFAULT_RETRY_BACKOFF,
                     DEFAULT_MAX_ATTEMPTS,
                     DEFAULT_MAX_REDIRECTS,
-                    DEFAULT_MAX_RESPONSE_SIZE);
+                    DEFAULT_MAX_RESPONSE_SIZE,
+                    null);
         }
 
         private static void requirePositive(Duration d, String name) {
@@ -469,6 +475,15 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
             HttpRequest.Builder request = HttpRequest.newBuilder(target)
                     .timeout(remaining)
                     .header("Accept", JSON + ", application/problem+json");
+            if (config.key() != null) {
+                // Signed again on each hop: the same call, at this moment.
+                String pathAndQuery = target.getRawQuery() == null
+                        ? target.getRawPath()
+                        : target.getRawPath() + "?" + target.getRawQuery();
+                request.header(
+                        "Authorization",
+                        ControlPlaneSignature.sign(config.key(), method, pathAndQuery, body, clock.millis()));
+            }
             if (body != null) {
                 request.header("Content-Type", JSON).method(method, HttpRequest.BodyPublishers.ofByteArray(body));
             } else {

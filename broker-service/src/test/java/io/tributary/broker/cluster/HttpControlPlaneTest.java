@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tributary.broker.cluster.ControlPlaneException.Kind;
 import io.tributary.broker.cluster.StubCoordinator.Answer;
+import io.tributary.common.security.internal.BrokerKey;
+import io.tributary.common.security.internal.ClusterSecret;
+import io.tributary.common.security.internal.ControlPlaneSignature;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -125,6 +128,54 @@ class HttpControlPlaneTest {
         assertThat(JSON.readTree(redirected.body()).get("replicationFactor").asInt())
                 .isEqualTo(2);
         assertThat(client.preferredCoordinator().getPort()).isEqualTo(portOf(leader));
+    }
+
+    @Test
+    void withAKeyEveryRequestIsSignedAgainOnEachHopAndAnswersOf401AreNotRetried() throws Exception {
+        ClusterSecret secret = ClusterSecret.of("a test cluster's secret of 32 bytes or more");
+        var verifier = ControlPlaneSignature.Verifier.of(secret, Duration.ofMinutes(5), InstantSource.system());
+        List<Integer> signers = new java.util.concurrent.CopyOnWriteArrayList<>();
+        StubCoordinator follower = stub();
+        StubCoordinator leader = stub();
+        follower.respond(r -> {
+            signers.add(verified(verifier, r));
+            return new Answer(307, Map.of("Location", leader.baseUrl() + r.rawPathAndQuery()), new byte[0], false);
+        });
+        leader.respond(r -> {
+            signers.add(verified(verifier, r));
+            return Answer.json(201, "{\"version\":9,\"topic\":" + TOPIC_JSON + "}");
+        });
+        HttpControlPlane client = signingClient(secret.brokerKey(3), follower, leader);
+
+        client.createTopic("orders", 1, 2, Map.of());
+
+        assertThat(signers).containsExactly(3, 3);
+
+        leader.respond(r -> Answer.problem(401, "unauthenticated", "the signature does not match broker 3's key"));
+        assertThatThrownBy(() -> client.createTopic("orders", 1, 1, Map.of()))
+                .isInstanceOf(ControlPlaneException.class)
+                .hasMessageContaining("401 unauthenticated: the signature does not match broker 3's key");
+        assertThat(leader.received()).as("a refusal is final").hasSize(2);
+
+        leader.respond(r -> Answer.json(201, "{\"version\":9,\"topic\":" + TOPIC_JSON + "}"));
+        client(leader).createTopic("orders", 1, 1, Map.of());
+        assertThat(leader.received().getLast().headers())
+                .as("without a key nothing is signed")
+                .doesNotContainKey("Authorization");
+    }
+
+    /** The broker id that signed {@code request}; -1 when the signature is not valid. */
+    private static int verified(ControlPlaneSignature.Verifier verifier, StubCoordinator.Received request) {
+        try {
+            List<String> authorization = request.headers().get("Authorization");
+            return verifier.verify(
+                    authorization == null ? null : authorization.getFirst(),
+                    request.method(),
+                    request.rawPathAndQuery(),
+                    request.body().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (ControlPlaneSignature.Refused e) {
+            return -1;
+        }
     }
 
     @Test
@@ -477,6 +528,27 @@ class HttpControlPlaneTest {
         return stub;
     }
 
+    private HttpControlPlane signingClient(BrokerKey key, StubCoordinator... coordinators) {
+        var defaults = HttpControlPlane.Config.of(
+                List.of(coordinators).stream().map(StubCoordinator::address).toList());
+        if (client != null) {
+            client.close();
+        }
+        client = new HttpControlPlane(
+                new HttpControlPlane.Config(
+                        defaults.coordinators(),
+                        defaults.connectTimeout(),
+                        defaults.requestTimeout(),
+                        defaults.retryBackoff(),
+                        defaults.maxAttempts(),
+                        defaults.maxRedirects(),
+                        defaults.maxResponseSize(),
+                        key),
+                InstantSource.system(),
+                pauses::add);
+        return client;
+    }
+
     private HttpControlPlane client(StubCoordinator... coordinators) {
         return client(
                 List.of(coordinators).stream().map(StubCoordinator::address).toList());
@@ -501,7 +573,8 @@ class HttpControlPlaneTest {
                 Duration.ofMillis(100),
                 maxAttempts,
                 HttpControlPlane.Config.DEFAULT_MAX_REDIRECTS,
-                2048);
+                2048,
+                null);
         client = new HttpControlPlane(config, InstantSource.system(), pauses::add);
         return client;
     }

@@ -114,6 +114,7 @@ public class ControlPlaneController {
     VersionJson register(@RequestBody RegisterBrokerRequest body, HttpServletRequest request) throws IOException {
         requireLeader(request);
         int brokerId = required(body.brokerId(), "brokerId");
+        BrokerAuthFilter.requireCaller(request, brokerId);
         UUID incarnationId = required(body.incarnationId(), "incarnationId");
         List<EndpointJson> endpoints = required(body.endpoints(), "endpoints");
         List<Endpoint> parsed = new ArrayList<>();
@@ -136,6 +137,7 @@ public class ControlPlaneController {
             @PathVariable("id") int brokerId, @RequestBody HeartbeatRequest body, HttpServletRequest request)
             throws IOException {
         requireLeader(request);
+        BrokerAuthFilter.requireCaller(request, brokerId);
         heartbeats.heartbeat(brokerId, required(body.incarnationId(), "incarnationId"));
         return new VersionJson(image().version());
     }
@@ -151,6 +153,7 @@ public class ControlPlaneController {
             @PathVariable("id") int brokerId, @RequestBody HeartbeatRequest body, HttpServletRequest request)
             throws IOException {
         requireLeader(request);
+        BrokerAuthFilter.requireCaller(request, brokerId);
         return new VersionJson(heartbeats.shutdown(brokerId, required(body.incarnationId(), "incarnationId")));
     }
 
@@ -162,10 +165,13 @@ public class ControlPlaneController {
             HttpServletRequest request)
             throws IOException, InterruptedException {
         requireLeader(request);
+        int leaderId = required(body.leaderId(), "leaderId");
+        // Only a partition's leader alters its ISR: as itself.
+        BrokerAuthFilter.requireCaller(request, leaderId);
         long version = client.submit(new MetadataCommand.AlterPartition(
                 topic,
                 partition,
-                required(body.leaderId(), "leaderId"),
+                leaderId,
                 required(body.leaderEpoch(), "leaderEpoch"),
                 required(body.partitionEpoch(), "partitionEpoch"),
                 required(body.isr(), "isr")));
@@ -186,6 +192,7 @@ public class ControlPlaneController {
             throws IOException {
         requireLeader(request);
         int brokerId = required(body.brokerId(), "brokerId");
+        BrokerAuthFilter.requireCaller(request, brokerId);
         int count = required(body.count(), "count");
         image().broker(brokerId);
         MetadataClient.ProducerIdBlock block = client.allocateProducerIds(brokerId, count);

@@ -3,6 +3,7 @@ package io.tributary.coordinator.api;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -18,6 +19,11 @@ import org.springframework.validation.annotation.Validated;
  * @param historyLength metadata versions whose changes each voter remembers; a broker further
  *     behind gets the full image
  * @param retryAfter the {@code Retry-After} of a 503 (no leader, write not committed)
+ * @param secretFile the cluster's internal secret ({@link
+ *     io.tributary.common.security.internal.ClusterSecret}): when set, every call must be signed
+ *     by a broker's key derived from it (401 otherwise) and a broker acts only for its own id (403);
+ *     unset, the control plane is open to anyone who reaches the port (a warning at start)
+ * @param maxClockSkew how far a signed call's time may be from this coordinator's clock, either way
  */
 @Validated
 @ConfigurationProperties("tributary.coordinator.control")
@@ -25,7 +31,9 @@ public record ControlPlaneProperties(
         @DefaultValue("1MB") @NotNull DataSize maxBodySize,
         @DefaultValue("15s") @NotNull Duration maxWait,
         @DefaultValue("1000") @Min(1) @Max(1_000_000) int historyLength,
-        @DefaultValue("1s") @NotNull Duration retryAfter) {
+        @DefaultValue("1s") @NotNull Duration retryAfter,
+        Path secretFile,
+        @DefaultValue("5m") @NotNull Duration maxClockSkew) {
 
     public ControlPlaneProperties {
         if (maxBodySize.toBytes() < 1) {
@@ -36,6 +44,9 @@ public record ControlPlaneProperties(
         }
         if (retryAfter.toSeconds() < 1) {
             throw new IllegalArgumentException("tributary.coordinator.control.retry-after must be 1s or more");
+        }
+        if (maxClockSkew.isNegative() || maxClockSkew.isZero()) {
+            throw new IllegalArgumentException("tributary.coordinator.control.max-clock-skew must be positive");
         }
     }
 }

@@ -17,6 +17,8 @@ public enum ControlProblem {
     INVALID_PARTITIONS(400, "Invalid partitions"),
     UNKNOWN_TOPIC(404, "Unknown topic"),
     UNKNOWN_BROKER(404, "Unknown broker"),
+    UNAUTHENTICATED(401, "Unauthenticated"),
+    FORBIDDEN(403, "Forbidden"),
     NOT_FOUND(404, "Not found"),
     METHOD_NOT_ALLOWED(405, "Method not allowed"),
     NOT_ACCEPTABLE(406, "Not acceptable"),

@@ -1,6 +1,9 @@
 package io.tributary.coordinator.app;
 
+import io.tributary.common.security.internal.ClusterSecret;
+import io.tributary.common.security.internal.ControlPlaneSignature;
 import io.tributary.coordinator.api.BodyLimitFilter;
+import io.tributary.coordinator.api.BrokerAuthFilter;
 import io.tributary.coordinator.api.ControlPlaneController;
 import io.tributary.coordinator.api.ControlPlaneProperties;
 import io.tributary.coordinator.api.ControlProblemAdvice;
@@ -9,6 +12,9 @@ import io.tributary.coordinator.metadata.raft.MetadataClient;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
 import io.tributary.coordinator.security.ScramAlterations;
 import java.time.InstantSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
@@ -22,6 +28,11 @@ import tools.jackson.databind.json.JsonMapper;
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(ControlPlaneProperties.class)
 class ControlPlaneConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(ControlPlaneConfiguration.class);
+
+    /** The body bound runs before the signature check, which reads the body. */
+    private static final int BODY_LIMIT_ORDER = 0;
 
     /** Registered before Raft starts, so every applied command from the first on is seen. */
     @Bean
@@ -41,6 +52,11 @@ class ControlPlaneConfiguration {
             MetadataProperties metadata,
             ControlPlaneProperties control,
             ScramAlterations scramAlterations) {
+        if (control.secretFile() == null) {
+            log.warn(
+                    "the control plane (/internal/v1) is open to anyone who reaches this port: set "
+                            + "tributary.coordinator.control.secret-file (and the brokers' secret or key file) to authenticate brokers");
+        }
         return new ControlPlaneController(
                 node,
                 client,
@@ -66,6 +82,23 @@ class ControlPlaneConfiguration {
         FilterRegistrationBean<BodyLimitFilter> registration = new FilterRegistrationBean<>(
                 new BodyLimitFilter(control.maxBodySize().toBytes(), json));
         registration.addUrlPatterns("/internal/*");
+        registration.setOrder(BODY_LIMIT_ORDER);
+        return registration;
+    }
+
+    /**
+     * Brokers' signatures checked on every control-plane call, after the body bound; registered
+     * (and the secret read, failing the start when it cannot be) only when a secret file is set.
+     */
+    @Bean
+    @ConditionalOnProperty("tributary.coordinator.control.secret-file")
+    FilterRegistrationBean<BrokerAuthFilter> controlPlaneBrokerAuth(JsonMapper json, ControlPlaneProperties control) {
+        ControlPlaneSignature.Verifier verifier = ControlPlaneSignature.Verifier.of(
+                ClusterSecret.read(control.secretFile()), control.maxClockSkew(), InstantSource.system());
+        FilterRegistrationBean<BrokerAuthFilter> registration =
+                new FilterRegistrationBean<>(new BrokerAuthFilter(verifier, json));
+        registration.addUrlPatterns("/internal/*");
+        registration.setOrder(BODY_LIMIT_ORDER + 1);
         return registration;
     }
 }

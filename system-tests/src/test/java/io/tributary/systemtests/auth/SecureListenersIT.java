@@ -2,7 +2,13 @@ package io.tributary.systemtests.auth;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tributary.common.security.internal.ClusterSecret;
+import io.tributary.common.security.internal.ControlPlaneSignature;
 import io.tributary.systemtests.kafka.KafkaTargets;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -29,6 +35,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -283,5 +290,44 @@ class SecureListenersIT {
             String result = describeCluster(properties);
             outcome.add("TLS client without the CA: " + result.substring(0, Math.max(result.indexOf(':'), 0)));
         });
+    }
+
+    /**
+     * Tributary's own: the coordinator's control plane (the broker's registration, heartbeats,
+     * metadata with SCRAM keys) refuses a call that no broker signed, and one signed with another
+     * cluster's secret; the broker, which signs with the cluster's secret, works (the scenarios above).
+     */
+    @Test
+    void tributarysControlPlaneRefusesCallsNoBrokerSigned() throws Exception {
+        String controlPlane = targets.tributaryControlPlane();
+        Assumptions.assumeTrue(controlPlane != null, "Tributary is not among the targets");
+        URI metadata = URI.create(controlPlane + "/metadata");
+
+        HttpResponse<String> unsigned = getSigned(metadata, null);
+        assertThat(unsigned.statusCode()).as(unsigned.body()).isEqualTo(401);
+        assertThat(unsigned.body()).doesNotContain("storedKey");
+        HttpResponse<String> wrongKey =
+                getSigned(metadata, ClusterSecret.of("another cluster's secret, 32 bytes or more"));
+        assertThat(wrongKey.statusCode()).as(wrongKey.body()).isEqualTo(401);
+
+        HttpResponse<String> ok = getSigned(metadata, ClusterSecret.of(SecureTargets.CLUSTER_SECRET));
+        assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
+        assertThat(ok.body())
+                .as("the broker registered through the signed control plane")
+                .contains("\"brokers\":[{");
+    }
+
+    /** GET {@code uri}, signed as broker 0 with {@code secret}'s key (unsigned when null). */
+    private static HttpResponse<String> getSigned(URI uri, ClusterSecret secret) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri);
+        if (secret != null) {
+            request.header(
+                    "Authorization",
+                    ControlPlaneSignature.sign(
+                            secret.brokerKey(0), "GET", uri.getRawPath(), null, System.currentTimeMillis()));
+        }
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        }
     }
 }

@@ -27,7 +27,9 @@ import java.util.concurrent.Executors;
  * <p>Kafka reads its key store as PKCS12 and its users from the listener's JAAS entry
  * ({@code user_alice="..."}); Tributary reads the same key and chain as PEM files ({@code
  * ssl.keystore.type=PEM}, the key in {@code tls.key} and the chain in {@code tls.crt}, as
- * cert-manager writes them) and its users from {@code sasl.plain.users.file}.
+ * cert-manager writes them) and its users from {@code sasl.plain.users.file}. Tributary's control
+ * plane is authenticated: its coordinator and broker share a cluster secret ({@link
+ * #CLUSTER_SECRET}).
  */
 final class SecureTargets implements AutoCloseable {
 
@@ -57,6 +59,17 @@ final class SecureTargets implements AutoCloseable {
         return targets;
     }
 
+    /** The cluster's internal secret, which Tributary's coordinator and broker sign and check the control plane's calls with. */
+    static final String CLUSTER_SECRET = "the secure targets' cluster secret, 32 bytes or more";
+
+    /**
+     * Tributary's coordinator's control plane ({@code http://127.0.0.1:<port>/internal/v1}), or
+     * null when Tributary does not run.
+     */
+    String tributaryControlPlane() {
+        return tributary == null ? null : "http://127.0.0.1:" + (8091 + tributary.portOffset()) + "/internal/v1";
+    }
+
     /** The test CA's certificate, PEM: what a client trusts. */
     Path caPem() {
         return dir.resolve("ca.pem");
@@ -73,6 +86,7 @@ final class SecureTargets implements AutoCloseable {
         Files.writeString(dir.resolve("tls.key"), certificates.privateKeyPem("broker.p12", "broker"));
         Files.writeString(dir.resolve("tls.crt"), certificates.chainPem("broker.p12", "broker"));
         Files.writeString(dir.resolve("users.properties"), USER + "=" + PASSWORD + "\n");
+        Files.writeString(dir.resolve("cluster.secret"), CLUSTER_SECRET + "\n");
         int kafkaPort = freePort();
         int tributaryPort = freePort();
         try (var starters = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -139,7 +153,9 @@ final class SecureTargets implements AutoCloseable {
                 "-Dtributary.broker.ssl.keystore.type=PEM",
                 "-Dtributary.broker.ssl.keystore.location=" + dir.resolve("tls.key"),
                 "-Dtributary.broker.ssl.keystore.certificate.chain.location=" + dir.resolve("tls.crt"),
-                "-Dtributary.broker.ssl.client.auth=none");
+                "-Dtributary.broker.ssl.client.auth=none",
+                "-Dtributary.coordinator.control.secret-file=" + dir.resolve("cluster.secret"),
+                "-Dtributary.broker.cluster.secret-file=" + dir.resolve("cluster.secret"));
         ScriptedCluster cluster = ScriptedCluster.create(
                 Files.createDirectories(dir.resolve("tributary")),
                 "secure-listeners-tributary-logs",
