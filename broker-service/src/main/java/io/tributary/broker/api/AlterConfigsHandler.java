@@ -3,6 +3,7 @@ package io.tributary.broker.api;
 import io.tributary.broker.api.TopicConfigWriter.Refusal;
 import io.tributary.broker.cluster.ControlPlane;
 import io.tributary.broker.cluster.MetadataView;
+import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
@@ -35,8 +36,15 @@ public final class AlterConfigsHandler implements RequestHandler {
 
     private final TopicConfigWriter writer;
 
+    /** A handler without an authorizer ({@link AccessControl#OPEN}). */
     public AlterConfigsHandler(MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
-        this.writer = new TopicConfigWriter(metadata, controlPlane, config);
+        this(metadata, controlPlane, config, AccessControl.OPEN);
+    }
+
+    /** @param acls who may alter which resource's configs: ALTER_CONFIGS ({@link ConfigAccess}) */
+    public AlterConfigsHandler(
+            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl acls) {
+        this.writer = new TopicConfigWriter(metadata, controlPlane, config, acls);
     }
 
     @Override
@@ -50,6 +58,7 @@ public final class AlterConfigsHandler implements RequestHandler {
         AlterConfigsRequestData data = request.body(AlterConfigsRequest.class).data();
         List<AlterConfigsResourceResponse> responses = new ArrayList<>();
         for (TopicConfigWriter.Outcome outcome : writer.alterTopics(
+                request.connection(),
                 data.resources(),
                 AlterConfigsResource::resourceType,
                 AlterConfigsResource::resourceName,

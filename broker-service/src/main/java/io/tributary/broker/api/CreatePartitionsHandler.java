@@ -5,9 +5,13 @@ import io.tributary.broker.cluster.ControlPlane;
 import io.tributary.broker.cluster.ControlPlaneException;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.cluster.TopicInfo;
+import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
+import io.tributary.common.protocol.ConnectionInfo;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclResourceType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,6 +46,10 @@ import org.slf4j.LoggerFactory;
  * validate_only} stops after these checks. After the writes the handler waits for its metadata
  * version as {@link CreateTopicsHandler} does (REQUEST_TIMED_OUT when not reached).
  *
+ * <p>Authorization (with an authorizer), as Kafka's controller: after the duplicate-name check and
+ * before any other, ALTER on the topic (no cluster fallback); refused: TOPIC_AUTHORIZATION_FAILED
+ * without a message, also for a topic that does not exist.
+ *
  * <p>Thread-safety: stateless.
  */
 public final class CreatePartitionsHandler implements RequestHandler {
@@ -51,11 +59,20 @@ public final class CreatePartitionsHandler implements RequestHandler {
     private final MetadataView metadata;
     private final ControlPlane controlPlane;
     private final AdminApiConfig config;
+    private final AccessControl acls;
 
+    /** A handler without an authorizer ({@link AccessControl#OPEN}). */
     public CreatePartitionsHandler(MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
+        this(metadata, controlPlane, config, AccessControl.OPEN);
+    }
+
+    /** @param acls who may grow which topic: ALTER on it */
+    public CreatePartitionsHandler(
+            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl acls) {
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.controlPlane = Objects.requireNonNull(controlPlane, "controlPlane");
         this.config = Objects.requireNonNull(config, "config");
+        this.acls = Objects.requireNonNull(acls, "acls");
     }
 
     @Override
@@ -86,6 +103,12 @@ public final class CreatePartitionsHandler implements RequestHandler {
                     .setErrorCode(Errors.NONE.code())
                     .setErrorMessage(null);
             results.add(result);
+            ConnectionInfo caller = request.connection();
+            if (occurrences.get(topic.name()) == 1
+                    && !acls.allowed(caller, AclOperation.ALTER, AclResourceType.TOPIC, topic.name())) {
+                fail(result, new ApiError(Errors.TOPIC_AUTHORIZATION_FAILED, null));
+                continue;
+            }
             Optional<ApiError> problem = check(topic, occurrences.get(topic.name()), image, data.validateOnly());
             if (problem.isPresent()) {
                 fail(result, problem.get());

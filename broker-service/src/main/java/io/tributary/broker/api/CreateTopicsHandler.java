@@ -6,9 +6,13 @@ import io.tributary.broker.cluster.ControlPlaneException;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigCatalog;
 import io.tributary.broker.log.TopicConfigDefaults;
+import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
+import io.tributary.common.protocol.ConnectionInfo;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclResourceType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -58,6 +62,13 @@ import org.slf4j.LoggerFactory;
  * wait. From v5 a created topic's partitions, replication factor and configs are returned; from v7 its
  * id.
  *
+ * <p>Authorization (with an authorizer), as Kafka's controller: after the duplicate-name check and
+ * before any other, CREATE on the cluster, else on the topic (TOPIC_AUTHORIZATION_FAILED,
+ * "Authorization failed.", also for an illegal name); a topic created (or validated) without
+ * DESCRIBE_CONFIGS on it has its partitions, replication factor and configs withheld ({@code -1},
+ * {@code -1}, none) and {@code topic_config_error_code} TOPIC_AUTHORIZATION_FAILED (v5+, KIP-525).
+ * The cluster probe and the DESCRIBE_CONFIGS check are not audited (Kafka logs neither refusal).
+ *
  * <p>Thread-safety: stateless.
  */
 public final class CreateTopicsHandler implements RequestHandler {
@@ -67,11 +78,20 @@ public final class CreateTopicsHandler implements RequestHandler {
     private final MetadataView metadata;
     private final ControlPlane controlPlane;
     private final AdminApiConfig config;
+    private final AccessControl acls;
 
+    /** A handler without an authorizer ({@link AccessControl#OPEN}). */
     public CreateTopicsHandler(MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
+        this(metadata, controlPlane, config, AccessControl.OPEN);
+    }
+
+    /** @param acls who may create which topic: CREATE on the cluster, else on the topic */
+    public CreateTopicsHandler(
+            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl acls) {
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.controlPlane = Objects.requireNonNull(controlPlane, "controlPlane");
         this.config = Objects.requireNonNull(config, "config");
+        this.acls = Objects.requireNonNull(acls, "acls");
     }
 
     @Override
@@ -94,6 +114,9 @@ public final class CreateTopicsHandler implements RequestHandler {
         Set<String> answered = new HashSet<>();
         Map<String, Long> createdAt = new HashMap<>();
         List<CreatableTopicResult> created = new ArrayList<>();
+        ConnectionInfo caller = request.connection();
+        boolean clusterCreate =
+                acls.allowedQuietly(caller, AclOperation.CREATE, AclResourceType.CLUSTER, AclResourceType.CLUSTER_NAME);
         for (CreatableTopic topic : data.topics()) {
             if (!answered.add(topic.name())) {
                 continue;
@@ -102,6 +125,13 @@ public final class CreateTopicsHandler implements RequestHandler {
                 results.add(failed(topic.name(), new ApiError(Errors.INVALID_REQUEST, "duplicate topic name")));
                 continue;
             }
+            if (!clusterCreate && !acls.allowed(caller, AclOperation.CREATE, AclResourceType.TOPIC, topic.name())) {
+                results.add(
+                        failed(topic.name(), new ApiError(Errors.TOPIC_AUTHORIZATION_FAILED, AUTHORIZATION_FAILED)));
+                continue;
+            }
+            boolean describable =
+                    acls.allowedQuietly(caller, AclOperation.DESCRIBE_CONFIGS, AclResourceType.TOPIC, topic.name());
             Checked checked = validate(topic, image, data.validateOnly());
             if (checked.error() != null) {
                 results.add(failed(topic.name(), checked.error()));
@@ -109,7 +139,7 @@ public final class CreateTopicsHandler implements RequestHandler {
             }
             Valid valid = checked.valid();
             if (data.validateOnly()) {
-                results.add(succeeded(valid, Uuid.ZERO_UUID, config.topicDefaults()));
+                results.add(succeeded(valid, Uuid.ZERO_UUID, config.topicDefaults(), describable));
                 continue;
             }
             try {
@@ -121,7 +151,7 @@ public final class CreateTopicsHandler implements RequestHandler {
                         valid.partitions(),
                         valid.replicationFactor(),
                         write.version());
-                CreatableTopicResult result = succeeded(valid, write.topic().id(), config.topicDefaults());
+                CreatableTopicResult result = succeeded(valid, write.topic().id(), config.topicDefaults(), describable);
                 createdAt.put(valid.name(), write.version());
                 created.add(result);
                 results.add(result);
@@ -240,7 +270,22 @@ public final class CreateTopicsHandler implements RequestHandler {
                 .setConfigs(null);
     }
 
-    private static CreatableTopicResult succeeded(Valid valid, Uuid id, TopicConfigDefaults defaults) {
+    /** Kafka's message for a topic the caller may not create. */
+    static final String AUTHORIZATION_FAILED = "Authorization failed.";
+
+    /**
+     * A created (or validated) topic's result; without {@code describable} (DESCRIBE_CONFIGS on it)
+     * its partitions, replication factor and configs are withheld, as Kafka's controller does.
+     */
+    private static CreatableTopicResult succeeded(
+            Valid valid, Uuid id, TopicConfigDefaults defaults, boolean describable) {
+        if (!describable) {
+            return new CreatableTopicResult()
+                    .setName(valid.name())
+                    .setTopicId(id)
+                    .setErrorCode(Errors.NONE.code())
+                    .setTopicConfigErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+        }
         List<CreatableTopicConfigs> configs = new ArrayList<>();
         for (TopicConfigEntries.Entry entry : TopicConfigEntries.of(valid.configs(), defaults)) {
             configs.add(new CreatableTopicConfigs()

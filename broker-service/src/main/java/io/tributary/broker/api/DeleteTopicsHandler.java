@@ -5,9 +5,13 @@ import io.tributary.broker.cluster.ControlPlane;
 import io.tributary.broker.cluster.ControlPlaneException;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.cluster.TopicInfo;
+import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
+import io.tributary.common.protocol.ConnectionInfo;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclResourceType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,6 +44,14 @@ import org.slf4j.LoggerFactory;
  * longer holds the topics; one that is still there when {@code timeout_ms} (capped by {@link
  * AdminApiConfig#maxMetadataWait()}) runs out is answered REQUEST_TIMED_OUT.
  *
+ * <p>Authorization (with an authorizer), as Kafka's controller: DELETE on the cluster allows every
+ * topic (a probe, not audited); else a topic named needs DESCRIBE on it (else
+ * TOPIC_AUTHORIZATION_FAILED, also when it does not exist or its name is illegal, with no id), is
+ * then UNKNOWN_TOPIC_OR_PARTITION when missing, and needs DELETE on it (else
+ * TOPIC_AUTHORIZATION_FAILED, no id); a topic given by id (an unknown id is UNKNOWN_TOPIC_ID first)
+ * needs DELETE, else TOPIC_AUTHORIZATION_FAILED with its name only if the caller may DESCRIBE it.
+ * Kafka shuffles its answers; here they stay in the order asked.
+ *
  * <p>Thread-safety: stateless.
  */
 public final class DeleteTopicsHandler implements RequestHandler {
@@ -49,11 +61,20 @@ public final class DeleteTopicsHandler implements RequestHandler {
     private final MetadataView metadata;
     private final ControlPlane controlPlane;
     private final AdminApiConfig config;
+    private final AccessControl acls;
 
+    /** A handler without an authorizer ({@link AccessControl#OPEN}). */
     public DeleteTopicsHandler(MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
+        this(metadata, controlPlane, config, AccessControl.OPEN);
+    }
+
+    /** @param acls who may delete which topic: DELETE on the cluster, else DESCRIBE and DELETE on it */
+    public DeleteTopicsHandler(
+            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl acls) {
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.controlPlane = Objects.requireNonNull(controlPlane, "controlPlane");
         this.config = Objects.requireNonNull(config, "config");
+        this.acls = Objects.requireNonNull(acls, "acls");
     }
 
     @Override
@@ -79,6 +100,9 @@ public final class DeleteTopicsHandler implements RequestHandler {
         List<DeletableTopicResult> results = new ArrayList<>();
         Map<DeletableTopicResult, Long> deletedAt = new IdentityHashMap<>();
         List<Object> answered = new ArrayList<>();
+        ConnectionInfo caller = request.connection();
+        boolean clusterDelete =
+                acls.allowedQuietly(caller, AclOperation.DELETE, AclResourceType.CLUSTER, AclResourceType.CLUSTER_NAME);
         for (DeleteTopicState topic : asked) {
             Object key = key(topic);
             if (answered.contains(key)) {
@@ -105,11 +129,28 @@ public final class DeleteTopicsHandler implements RequestHandler {
                     continue;
                 }
                 name = byId.get().name();
+                if (!clusterDelete && !acls.allowed(caller, AclOperation.DELETE, AclResourceType.TOPIC, name)) {
+                    // the name only to a caller who may see it: ids are not secret, names are
+                    boolean describable = acls.allowed(caller, AclOperation.DESCRIBE, AclResourceType.TOPIC, name);
+                    result.setName(describable ? name : null);
+                    fail(result, new ApiError(Errors.TOPIC_AUTHORIZATION_FAILED));
+                    continue;
+                }
                 result.setName(name);
             } else {
-                image.topic(name).ifPresent(t -> result.setTopicId(t.id()));
-                if (ClusterViews.invalidTopicName(name).isPresent()) {
+                if (!clusterDelete && !acls.allowed(caller, AclOperation.DESCRIBE, AclResourceType.TOPIC, name)) {
+                    fail(result, new ApiError(Errors.TOPIC_AUTHORIZATION_FAILED));
+                    continue;
+                }
+                Optional<TopicInfo> known = image.topic(name);
+                known.ifPresent(t -> result.setTopicId(t.id()));
+                if (ClusterViews.invalidTopicName(name).isPresent() || (!clusterDelete && known.isEmpty())) {
                     fail(result, new ApiError(Errors.UNKNOWN_TOPIC_OR_PARTITION, "no topic named '" + name + "'"));
+                    continue;
+                }
+                if (!clusterDelete && !acls.allowed(caller, AclOperation.DELETE, AclResourceType.TOPIC, name)) {
+                    result.setTopicId(Uuid.ZERO_UUID);
+                    fail(result, new ApiError(Errors.TOPIC_AUTHORIZATION_FAILED));
                     continue;
                 }
             }

@@ -3,9 +3,11 @@ package io.tributary.broker.api;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.cluster.TopicInfo;
 import io.tributary.broker.log.TopicConfigCatalog;
+import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.security.acl.AclOperation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -46,6 +48,11 @@ import org.apache.kafka.common.requests.DescribeConfigsResponse.ConfigType;
  *   <li>Other resource types: INVALID_REQUEST.
  * </ul>
  *
+ * <p>Authorization (with an authorizer), as Kafka's {@code ConfigHelper}: DESCRIBE_CONFIGS on the
+ * topic, the group, or the cluster for broker resources ({@link ConfigAccess}); a refused resource is
+ * answered its type's authorization error with no configs, after the resources described (in the
+ * order asked among each), also for a topic that does not exist.
+ *
  * <p>A non-null {@code configuration_keys} list keeps only those keys (unknown keys are left out, as
  * Kafka does).
  *
@@ -55,10 +62,18 @@ public final class DescribeConfigsHandler implements RequestHandler {
 
     private final MetadataView metadata;
     private final AdminApiConfig config;
+    private final ConfigAccess access;
 
+    /** A handler without an authorizer ({@link AccessControl#OPEN}). */
     public DescribeConfigsHandler(MetadataView metadata, AdminApiConfig config) {
+        this(metadata, config, AccessControl.OPEN);
+    }
+
+    /** @param acls who may describe which resource's configs: DESCRIBE_CONFIGS ({@link ConfigAccess}) */
+    public DescribeConfigsHandler(MetadataView metadata, AdminApiConfig config, AccessControl acls) {
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.config = Objects.requireNonNull(config, "config");
+        this.access = new ConfigAccess(acls);
     }
 
     @Override
@@ -87,11 +102,22 @@ public final class DescribeConfigsHandler implements RequestHandler {
         boolean synonyms = data.includeSynonyms();
         boolean documentation = version >= 3 && data.includeDocumentation();
         var response = new DescribeConfigsResponseData();
+        List<DescribeConfigsResult> refused = new ArrayList<>();
         for (DescribeConfigsResource resource : data.resources()) {
             var result = new DescribeConfigsResult()
                     .setResourceType(resource.resourceType())
                     .setResourceName(resource.resourceName())
                     .setErrorCode(Errors.NONE.code());
+            Optional<ApiError> denied = access.refusal(
+                    request.connection(),
+                    AclOperation.DESCRIBE_CONFIGS,
+                    resource.resourceType(),
+                    resource.resourceName());
+            if (denied.isPresent()) {
+                refused.add(result.setErrorCode(denied.get().error().code())
+                        .setErrorMessage(denied.get().message()));
+                continue;
+            }
             response.results().add(result);
             ConfigResource.Type type = ConfigResource.Type.forId(resource.resourceType());
             List<Described> described;
@@ -126,6 +152,7 @@ public final class DescribeConfigsHandler implements RequestHandler {
                                 .setSynonyms(synonyms ? d.synonyms() : new ArrayList<>()));
             }
         }
+        response.results().addAll(refused);
         return new DescribeConfigsResponse(response);
     }
 

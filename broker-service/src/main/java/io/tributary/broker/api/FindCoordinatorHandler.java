@@ -3,20 +3,28 @@ package io.tributary.broker.api;
 import io.tributary.broker.cluster.GroupCoordinatorLocator;
 import io.tributary.broker.cluster.GroupCoordinatorLocator.Lookup;
 import io.tributary.broker.cluster.MetadataView;
+import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
+import io.tributary.common.protocol.ConnectionInfo;
 import io.tributary.common.protocol.FindCoordinatorAnswers;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclResourceType;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData.Coordinator;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiError;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
+import org.apache.kafka.common.requests.FindCoordinatorResponse;
 
 /**
  * FindCoordinator (API key 10), every version kafka-clients parses (0 to 6, batched from v4).
@@ -47,6 +55,13 @@ import org.apache.kafka.common.requests.FindCoordinatorRequest.CoordinatorType;
  *   <li>Any other key type: INVALID_REQUEST.
  * </ul>
  *
+ * <p>Authorization (with an authorizer), before the coordinator is looked up, as Kafka's: a GROUP
+ * key needs DESCRIBE on the group (GROUP_AUTHORIZATION_FAILED), a TRANSACTION key DESCRIBE on the
+ * transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED): from v4 each refused key has its own
+ * error and no node, before v4 the refusal is the whole answer. SHARE keys need CLUSTER_ACTION on
+ * the cluster, which Kafka checks by throwing: a refusal is the whole answer's
+ * CLUSTER_AUTHORIZATION_FAILED, every key of the batch included.
+ *
  * <p>Thread-safety: immutable; the suppliers are thread-safe.
  */
 public final class FindCoordinatorHandler implements RequestHandler {
@@ -56,6 +71,7 @@ public final class FindCoordinatorHandler implements RequestHandler {
 
     private final Supplier<Lookup> groupCoordinator;
     private final Function<String, Optional<Self>> self;
+    private final AccessControl acls;
 
     /**
      * This broker's id and endpoint on {@code listener} (a registered listener name) as its cluster
@@ -74,8 +90,15 @@ public final class FindCoordinatorHandler implements RequestHandler {
      *     Metadata lists it
      */
     public FindCoordinatorHandler(Supplier<Lookup> groupCoordinator, Function<String, Optional<Self>> self) {
+        this(groupCoordinator, self, AccessControl.OPEN);
+    }
+
+    /** As above, with {@code acls} deciding who may look up which key. */
+    public FindCoordinatorHandler(
+            Supplier<Lookup> groupCoordinator, Function<String, Optional<Self>> self, AccessControl acls) {
         this.groupCoordinator = groupCoordinator;
         this.self = self;
+        this.acls = Objects.requireNonNull(acls, "acls");
     }
 
     static final String SHARE_GROUPS_NOT_SUPPORTED = "share groups are not supported by Tributary";
@@ -94,7 +117,58 @@ public final class FindCoordinatorHandler implements RequestHandler {
     @Override
     public AbstractResponse handle(KafkaRequest request) {
         String listener = ClusterViews.listenerOf(request);
-        return FindCoordinatorAnswers.respond(request, keyType -> answer(keyType, listener));
+        FindCoordinatorRequest body = request.body(FindCoordinatorRequest.class);
+        FindCoordinatorRequestData data = body.data();
+        short version = request.header().apiVersion();
+        byte keyType = version >= 1 ? data.keyType() : CoordinatorType.GROUP.id();
+        ConnectionInfo caller = request.connection();
+        if (keyType == CoordinatorType.SHARE.id()
+                && !acls.allowed(
+                        caller, AclOperation.CLUSTER_ACTION, AclResourceType.CLUSTER, AclResourceType.CLUSTER_NAME)) {
+            return body.getErrorResponse(0, Errors.CLUSTER_AUTHORIZATION_FAILED.exception());
+        }
+        if (version < 4) {
+            Errors refused = refusal(caller, keyType, data.key());
+            if (refused != Errors.NONE) {
+                return body.getErrorResponse(0, refused.exception());
+            }
+            return FindCoordinatorAnswers.respond(request, type -> answer(type, listener));
+        }
+        List<Errors> refusals = data.coordinatorKeys().stream()
+                .map(key -> refusal(caller, keyType, key))
+                .toList();
+        // with every key refused the coordinator is not looked up: each answer is replaced below
+        boolean anyAllowed = refusals.contains(Errors.NONE);
+        FindCoordinatorResponse response = FindCoordinatorAnswers.respond(
+                request, type -> anyAllowed ? answer(type, listener) : new Coordinator());
+        for (int i = 0; i < refusals.size(); i++) {
+            if (refusals.get(i) != Errors.NONE) {
+                response.data()
+                        .coordinators()
+                        .get(i)
+                        .setNodeId(ClusterViews.NO_NODE)
+                        .setHost("")
+                        .setPort(-1)
+                        .setErrorCode(refusals.get(i).code())
+                        .setErrorMessage(null);
+            }
+        }
+        return response;
+    }
+
+    /** The error refusing the caller {@code key} of {@code keyType}, or NONE. */
+    private Errors refusal(ConnectionInfo caller, byte keyType, String key) {
+        if (keyType == CoordinatorType.GROUP.id()) {
+            return acls.allowed(caller, AclOperation.DESCRIBE, AclResourceType.GROUP, key)
+                    ? Errors.NONE
+                    : Errors.GROUP_AUTHORIZATION_FAILED;
+        }
+        if (keyType == CoordinatorType.TRANSACTION.id()) {
+            return acls.allowed(caller, AclOperation.DESCRIBE, AclResourceType.TRANSACTIONAL_ID, key)
+                    ? Errors.NONE
+                    : Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        }
+        return Errors.NONE;
     }
 
     private Coordinator answer(byte keyType, String listener) {

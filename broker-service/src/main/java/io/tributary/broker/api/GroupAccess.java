@@ -1,7 +1,6 @@
 package io.tributary.broker.api;
 
 import io.tributary.broker.cluster.ClusterImage;
-import io.tributary.broker.cluster.TopicInfo;
 import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ConnectionInfo;
 import io.tributary.common.protocol.KafkaRequest;
@@ -11,25 +10,29 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
-import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
-import org.apache.kafka.common.message.OffsetCommitRequestData;
-import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ConsumerGroupDescribeRequest;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.DeleteGroupsRequest;
 import org.apache.kafka.common.requests.DeleteGroupsResponse;
 import org.apache.kafka.common.requests.DescribeGroupsRequest;
 import org.apache.kafka.common.requests.DescribeGroupsResponse;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
-import org.apache.kafka.common.requests.OffsetCommitResponse;
+import org.apache.kafka.common.requests.OffsetDeleteRequest;
+import org.apache.kafka.common.requests.OffsetFetchRequest;
+import org.apache.kafka.common.requests.StreamsGroupDescribeRequest;
+import org.apache.kafka.common.requests.StreamsGroupHeartbeatRequest;
 
 /**
  * The per-item ACL checks of the group requests a broker forwards to the group coordinator ({@link
@@ -45,16 +48,18 @@ import org.apache.kafka.common.requests.OffsetCommitResponse;
  *       entries ahead of the described ones; the authorized operations asked for (v3+) are the
  *       caller's.
  *   <li>DeleteGroups: DELETE on each group; refused groups follow the coordinator's results.
- *   <li>OffsetCommit: READ on each topic (after READ on the group); a refused topic's partitions are
- *       TOPIC_AUTHORIZATION_FAILED after the committed ones.
- *   <li>ConsumerGroupHeartbeat: DESCRIBE on every subscribed topic name; one refused answers the
- *       whole heartbeat TOPIC_AUTHORIZATION_FAILED (Kafka does not say which).
+ *   <li>OffsetCommit, OffsetFetch, OffsetDelete: {@link OffsetAccess}.
+ *   <li>ConsumerGroupDescribe, StreamsGroupDescribe: {@link GroupDescribeAccess}.
+ *   <li>ConsumerGroupHeartbeat: DESCRIBE on every subscribed topic name; StreamsGroupHeartbeat:
+ *       DESCRIBE on every topic of the topology sent (source, repartition sink and source,
+ *       changelog); one refused answers the whole heartbeat TOPIC_AUTHORIZATION_FAILED (Kafka does
+ *       not say which).
  * </ul>
  *
- * Not yet checked (they pass as forwarded): OffsetFetch's groups and topics, OffsetDelete's topics,
- * ConsumerGroupDescribe's and StreamsGroupDescribe's groups and the topics in their answers,
- * StreamsGroupHeartbeat's topology topics, the topics a regex subscription matches, ListGroups'
- * filtering and FindCoordinator's keys.
+ * Not checked here (see the broker README): the topics a consumer group's regex subscription
+ * matches, which Kafka's coordinator filters by DESCRIBE for the member whose heartbeat resolved
+ * the regex (Tributary's coordinator does not know the caller), and the CREATE Kafka requires
+ * before it creates a streams group's internal topics (Tributary's coordinator creates them).
  *
  * <p>Thread-safety: immutable.
  */
@@ -75,11 +80,14 @@ final class GroupAccess {
     }
 
     private final AccessControl acls;
-    private final Supplier<ClusterImage> image;
+    private final OffsetAccess offsets;
+    private final GroupDescribeAccess describes;
 
+    /** @param image the topic names behind the topic ids of OffsetCommit and OffsetFetch v10 */
     GroupAccess(AccessControl acls, Supplier<ClusterImage> image) {
         this.acls = Objects.requireNonNull(acls, "acls");
-        this.image = Objects.requireNonNull(image, "image");
+        this.offsets = new OffsetAccess(acls, image);
+        this.describes = new GroupDescribeAccess(acls);
     }
 
     /** The request to forward and how to answer; the request unchanged without an authorizer. */
@@ -91,8 +99,13 @@ final class GroupAccess {
         return switch (request.body()) {
             case DescribeGroupsRequest describe -> describeGroups(describe, caller);
             case DeleteGroupsRequest delete -> deleteGroups(delete, caller);
-            case OffsetCommitRequest commit -> offsetCommit(commit, caller);
+            case OffsetCommitRequest commit -> offsets.offsetCommit(commit, caller);
+            case OffsetFetchRequest fetch -> offsets.offsetFetch(fetch, caller);
+            case OffsetDeleteRequest delete -> offsets.offsetDelete(delete, caller);
+            case ConsumerGroupDescribeRequest describe -> describes.consumerGroupDescribe(describe, caller);
+            case StreamsGroupDescribeRequest describe -> describes.streamsGroupDescribe(describe, caller);
             case ConsumerGroupHeartbeatRequest heartbeat -> consumerGroupHeartbeat(heartbeat, caller);
+            case StreamsGroupHeartbeatRequest heartbeat -> streamsGroupHeartbeat(heartbeat, caller);
             default -> Split.unchanged(request.body());
         };
     }
@@ -160,55 +173,34 @@ final class GroupAccess {
         });
     }
 
-    private Split offsetCommit(OffsetCommitRequest request, ConnectionInfo caller) {
-        short version = request.version();
-        boolean byId = version >= 10;
-        ClusterImage current = image.get();
-        OffsetCommitRequestData forwarded = request.data().duplicate();
-        forwarded.topics().clear();
-        List<OffsetCommitResponseData.OffsetCommitResponseTopic> refused = new ArrayList<>();
-        for (var topic : request.data().topics()) {
-            // a topic id without a name cannot be checked: the coordinator answers UNKNOWN_TOPIC_ID
-            String name =
-                    byId ? current.topic(topic.topicId()).map(TopicInfo::name).orElse(null) : topic.name();
-            if (name == null || acls.allowed(caller, AclOperation.READ, AclResourceType.TOPIC, name)) {
-                forwarded.topics().add(topic.duplicate());
-                continue;
-            }
-            var out = new OffsetCommitResponseData.OffsetCommitResponseTopic()
-                    .setName(byId ? "" : topic.name())
-                    .setTopicId(byId ? topic.topicId() : Uuid.ZERO_UUID);
-            for (var partition : topic.partitions()) {
-                out.partitions()
-                        .add(new OffsetCommitResponseData.OffsetCommitResponsePartition()
-                                .setPartitionIndex(partition.partitionIndex())
-                                .setErrorCode(Errors.TOPIC_AUTHORIZATION_FAILED.code()));
-            }
-            refused.add(out);
-        }
-        if (refused.isEmpty()) {
-            return Split.unchanged(request);
-        }
-        OffsetCommitRequest forward = forwarded.topics().isEmpty() ? null : new OffsetCommitRequest(forwarded, version);
-        return new Split(forward, answer -> {
-            var data = new OffsetCommitResponseData();
-            if (answer != null) {
-                var committed = ((OffsetCommitResponse) answer).data();
-                data.setThrottleTimeMs(committed.throttleTimeMs());
-                data.topics().addAll(committed.topics());
-            }
-            data.topics().addAll(refused);
-            return new OffsetCommitResponse(data);
-        });
+    private Split consumerGroupHeartbeat(ConsumerGroupHeartbeatRequest request, ConnectionInfo caller) {
+        List<String> names = request.data().subscribedTopicNames();
+        return names == null ? Split.unchanged(request) : describingEvery(request, names.stream(), caller);
     }
 
-    private Split consumerGroupHeartbeat(ConsumerGroupHeartbeatRequest request, ConnectionInfo caller) {
-        ConsumerGroupHeartbeatRequestData data = request.data();
-        List<String> names = data.subscribedTopicNames();
-        if (names == null || names.isEmpty()) {
+    private Split streamsGroupHeartbeat(StreamsGroupHeartbeatRequest request, ConnectionInfo caller) {
+        StreamsGroupHeartbeatRequestData.Topology topology = request.data().topology();
+        if (topology == null) {
             return Split.unchanged(request);
         }
-        for (String name : names) {
+        Stream<String> topics = topology.subtopologies().stream()
+                .flatMap(s -> Stream.of(
+                                s.sourceTopics().stream(),
+                                s.repartitionSinkTopics().stream(),
+                                s.repartitionSourceTopics().stream()
+                                        .map(StreamsGroupHeartbeatRequestData.TopicInfo::name),
+                                s.stateChangelogTopics().stream().map(StreamsGroupHeartbeatRequestData.TopicInfo::name))
+                        .flatMap(Function.identity()));
+        return describingEvery(request, topics, caller);
+    }
+
+    /**
+     * The request unchanged when the caller may describe every topic of {@code topics} (each
+     * distinct name checked once), else its whole refusal TOPIC_AUTHORIZATION_FAILED (Kafka does
+     * not say which topic).
+     */
+    private Split describingEvery(AbstractRequest request, Stream<String> topics, ConnectionInfo caller) {
+        for (String name : topics.collect(Collectors.toCollection(LinkedHashSet::new))) {
             if (!acls.allowed(caller, AclOperation.DESCRIBE, AclResourceType.TOPIC, name)) {
                 AbstractResponse refusal = request.getErrorResponse(0, Errors.TOPIC_AUTHORIZATION_FAILED.exception());
                 return new Split(null, ignored -> refusal);

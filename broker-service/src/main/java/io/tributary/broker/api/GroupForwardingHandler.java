@@ -104,7 +104,8 @@ public final class GroupForwardingHandler implements RequestHandler {
 
     /**
      * A forwarding handler for each of {@link #FORWARDED}, making the per-item ACL checks of {@link
-     * GroupAccess} with {@code acls} ({@code image}: the topic names behind OffsetCommit's topic ids).
+     * GroupAccess} with {@code acls} ({@code image}: the topic names behind OffsetCommit's and
+     * OffsetFetch's topic ids).
      */
     public static List<GroupForwardingHandler> all(
             GroupCoordinatorLocator locator,

@@ -4,6 +4,7 @@ import io.tributary.broker.api.TopicConfigWriter.Refusal;
 import io.tributary.broker.cluster.ControlPlane;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigCatalog;
+import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
@@ -43,14 +44,26 @@ import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
  * waited for (at most {@link AdminApiConfig#maxMetadataWait()}, the request has no timeout) so that
  * the client's next DescribeConfigs sees it; REQUEST_TIMED_OUT when it was not seen in time.
  *
+ * <p>Authorization (with an authorizer), after the duplicate-resource check and before anything
+ * else of the resource: ALTER_CONFIGS on the topic (TOPIC_AUTHORIZATION_FAILED), on the group
+ * (GROUP_AUTHORIZATION_FAILED), on the cluster for broker resources (CLUSTER_AUTHORIZATION_FAILED),
+ * as Kafka's controller checks it ({@link ConfigAccess}).
+ *
  * <p>Thread-safety: stateless.
  */
 public final class IncrementalAlterConfigsHandler implements RequestHandler {
 
     private final TopicConfigWriter writer;
 
+    /** A handler without an authorizer ({@link AccessControl#OPEN}). */
     public IncrementalAlterConfigsHandler(MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
-        this.writer = new TopicConfigWriter(metadata, controlPlane, config);
+        this(metadata, controlPlane, config, AccessControl.OPEN);
+    }
+
+    /** @param acls who may alter which resource's configs: ALTER_CONFIGS ({@link ConfigAccess}) */
+    public IncrementalAlterConfigsHandler(
+            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl acls) {
+        this.writer = new TopicConfigWriter(metadata, controlPlane, config, acls);
     }
 
     @Override
@@ -67,6 +80,7 @@ public final class IncrementalAlterConfigsHandler implements RequestHandler {
                 request.body(IncrementalAlterConfigsRequest.class).data();
         List<AlterConfigsResourceResponse> responses = new ArrayList<>();
         for (TopicConfigWriter.Outcome outcome : writer.alterTopics(
+                request.connection(),
                 data.resources(),
                 AlterConfigsResource::resourceType,
                 AlterConfigsResource::resourceName,

@@ -1,9 +1,12 @@
 package io.tributary.broker.api;
 
 import io.tributary.broker.cluster.ControlPlaneException;
+import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclResourceType;
 import java.util.Objects;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
@@ -20,6 +23,9 @@ import org.slf4j.LoggerFactory;
  * message spec and not advertised), for idempotent producers.
  *
  * <ul>
+ *   <li>No transactional id, with an authorizer: the caller needs IDEMPOTENT_WRITE on the cluster
+ *       or WRITE on some topic (KIP-679, {@link AccessControl#allowedOnAnyResource}), else
+ *       CLUSTER_AUTHORIZATION_FAILED, before the request is looked at further, as in Kafka.
  *   <li>No transactional id: a new producer id from {@link ProducerIdAllocator} and epoch 0, on every
  *       call, as Kafka's broker answers an idempotent producer. That includes a re-initialisation that
  *       sends its current producer id and epoch (v3+, KIP-360): Kafka ignores them for producers
@@ -54,9 +60,17 @@ public final class InitProducerIdHandler implements RequestHandler {
     static final short NO_PRODUCER_EPOCH = -1;
 
     private final ProducerIdAllocator producerIds;
+    private final AccessControl acls;
 
+    /** A handler without an authorizer ({@link AccessControl#OPEN}). */
     public InitProducerIdHandler(ProducerIdAllocator producerIds) {
+        this(producerIds, AccessControl.OPEN);
+    }
+
+    /** @param acls who may produce idempotently: IDEMPOTENT_WRITE on the cluster, or WRITE on any topic */
+    public InitProducerIdHandler(ProducerIdAllocator producerIds, AccessControl acls) {
         this.producerIds = Objects.requireNonNull(producerIds, "producerIds");
+        this.acls = Objects.requireNonNull(acls, "acls");
     }
 
     @Override
@@ -70,6 +84,16 @@ public final class InitProducerIdHandler implements RequestHandler {
                 request.body(InitProducerIdRequest.class).data();
         if (data.transactionalId() != null) {
             return error(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+        }
+        // the cluster probe is quiet: a producer with WRITE on a topic is expected to lack it
+        boolean idempotentWrite = acls.allowedQuietly(
+                        request.connection(),
+                        AclOperation.IDEMPOTENT_WRITE,
+                        AclResourceType.CLUSTER,
+                        AclResourceType.CLUSTER_NAME)
+                || acls.allowedOnAnyResource(request.connection(), AclOperation.WRITE, AclResourceType.TOPIC);
+        if (!idempotentWrite) {
+            return error(Errors.CLUSTER_AUTHORIZATION_FAILED);
         }
         boolean hasId = data.producerId() != NO_PRODUCER_ID;
         boolean hasEpoch = data.producerEpoch() != NO_PRODUCER_EPOCH;

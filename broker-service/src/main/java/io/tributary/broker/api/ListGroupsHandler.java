@@ -5,12 +5,18 @@ import io.tributary.broker.cluster.CoordinatorGroupsClient;
 import io.tributary.broker.cluster.GroupCoordinatorLocator;
 import io.tributary.broker.cluster.GroupCoordinatorLocator.Lookup;
 import io.tributary.broker.cluster.MetadataView;
+import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
+import io.tributary.common.protocol.ConnectionInfo;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclResourceType;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -43,6 +49,10 @@ import org.slf4j.LoggerFactory;
  * bound, or the coordinator answering NOT_COORDINATOR (leadership moved; the cached location is
  * dropped). Any other error of the coordinator is passed on as it is.
  *
+ * <p>Authorization (with an authorizer), as Kafka's: never an error; a caller with DESCRIBE on the
+ * cluster gets every group, any other only the groups it may DESCRIBE (the others are left out,
+ * without an audit line each).
+ *
  * <p>Thread-safety: immutable; the collaborators are thread-safe. A forward blocks the calling
  * connection's thread for at most the client's connect and read timeouts.
  */
@@ -53,11 +63,23 @@ public final class ListGroupsHandler implements RequestHandler {
     private final MetadataView metadata;
     private final GroupCoordinatorLocator locator;
     private final CoordinatorGroupsClient client;
+    private final AccessControl acls;
 
+    /** A handler without an authorizer ({@link AccessControl#OPEN}). */
     public ListGroupsHandler(MetadataView metadata, GroupCoordinatorLocator locator, CoordinatorGroupsClient client) {
+        this(metadata, locator, client, AccessControl.OPEN);
+    }
+
+    /** @param acls which groups the caller sees: all with DESCRIBE on the cluster, else those it may DESCRIBE */
+    public ListGroupsHandler(
+            MetadataView metadata,
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient client,
+            AccessControl acls) {
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.locator = Objects.requireNonNull(locator, "locator");
         this.client = Objects.requireNonNull(client, "client");
+        this.acls = Objects.requireNonNull(acls, "acls");
     }
 
     @Override
@@ -91,7 +113,8 @@ public final class ListGroupsHandler implements RequestHandler {
                         locator.invalidate();
                         yield notAvailable();
                     }
-                    yield new ListGroupsResponse(answer.data().setThrottleTimeMs(0));
+                    yield new ListGroupsResponse(
+                            visible(answer.data(), request.connection()).setThrottleTimeMs(0));
                 } catch (IOException e) {
                     log.debug("ListGroups forwarded to {} failed: {}", found.coordinator(), e.getMessage());
                     locator.invalidate();
@@ -99,6 +122,16 @@ public final class ListGroupsHandler implements RequestHandler {
                 }
             }
         };
+    }
+
+    /** {@code listed} with only the groups the caller may see. */
+    private ListGroupsResponseData visible(ListGroupsResponseData listed, ConnectionInfo caller) {
+        if (acls.allowedQuietly(caller, AclOperation.DESCRIBE, AclResourceType.CLUSTER, AclResourceType.CLUSTER_NAME)) {
+            return listed;
+        }
+        return listed.setGroups(listed.groups().stream()
+                .filter(g -> acls.allowedQuietly(caller, AclOperation.DESCRIBE, AclResourceType.GROUP, g.groupId()))
+                .collect(Collectors.toCollection(ArrayList::new)));
     }
 
     private static ListGroupsResponse notAvailable() {

@@ -5,6 +5,9 @@ import io.tributary.broker.cluster.ControlPlaneException;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigCatalog;
 import io.tributary.broker.log.TopicConfigDefaults;
+import io.tributary.common.protocol.AccessControl;
+import io.tributary.common.protocol.ConnectionInfo;
+import io.tributary.common.security.acl.AclOperation;
 import io.tributary.common.topic.UnsupportedTopicConfigs;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.function.Function;
@@ -39,11 +43,14 @@ final class TopicConfigWriter {
     private final MetadataView metadata;
     private final ControlPlane controlPlane;
     private final AdminApiConfig config;
+    private final ConfigAccess access;
 
-    TopicConfigWriter(MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
+    /** @param acls who may alter which resource's configs ({@link ConfigAccess}, ALTER_CONFIGS) */
+    TopicConfigWriter(MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl acls) {
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.controlPlane = Objects.requireNonNull(controlPlane, "controlPlane");
         this.config = Objects.requireNonNull(config, "config");
+        this.access = new ConfigAccess(acls);
     }
 
     /** A config change the handlers refuse before anything is written. */
@@ -74,13 +81,16 @@ final class TopicConfigWriter {
 
     /**
      * The loop both requests run over their resources, answering each (type, name) once, in the
-     * order given: a resource given more than once is INVALID_REQUEST; one that is not a topic is
+     * order given: a resource given more than once is INVALID_REQUEST; one the caller may not
+     * ALTER_CONFIGS is refused with its type's authorization error ({@link ConfigAccess}, as Kafka's
+     * controller does before it validates anything of the resource); one that is not a topic is
      * refused ({@link #notATopic}); an illegal topic name INVALID_TOPIC_EXCEPTION; then {@code
      * changeOf} computes the change, which is written unless {@code validateOnly}. After all writes,
      * each written topic waits for its version ({@link #awaitVersion}); one not reached is {@link
      * #notYetVisible}.
      */
     <R> List<Outcome> alterTopics(
+            ConnectionInfo caller,
             Collection<R> resources,
             Function<R, Byte> typeOf,
             Function<R, String> nameOf,
@@ -103,6 +113,10 @@ final class TopicConfigWriter {
             try {
                 if (occurrences.get(key) > 1) {
                     throw new Refusal(Errors.INVALID_REQUEST, "resource given more than once");
+                }
+                Optional<ApiError> refused = access.refusal(caller, AclOperation.ALTER_CONFIGS, typeId, name);
+                if (refused.isPresent()) {
+                    throw new Refusal(refused.get());
                 }
                 ConfigResource.Type type = ConfigResource.Type.forId(typeId);
                 if (type != ConfigResource.Type.TOPIC) {

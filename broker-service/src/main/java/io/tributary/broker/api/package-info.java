@@ -34,6 +34,13 @@
  *  client ── ListGroups ──► ListGroupsHandler (the lowest alive broker forwards, the others answer empty)
  * </pre>
  *
+ * <p>Authorization: every handler makes the per-item ACL checks Kafka's {@code KafkaApis} makes
+ * (on each topic, group, key or config resource a request names) through one {@link
+ * io.tributary.common.protocol.AccessControl}, with Kafka's errors in Kafka's places; the forwarded
+ * group requests' checks are {@link io.tributary.broker.api.GroupAccess}'s ({@code OffsetAccess},
+ * {@code GroupDescribeAccess}), the config resources' {@code ConfigAccess}. Without an authorizer
+ * every check allows.
+ *
  * <p>Invariants: a client's mistake is answered with Kafka's own error code for it, never
  * UNKNOWN_SERVER_ERROR; a control-plane failure is mapped by {@link
  * io.tributary.broker.api.ControlPlaneErrors} (retriable ones to NOT_CONTROLLER, which the

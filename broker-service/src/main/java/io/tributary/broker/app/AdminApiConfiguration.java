@@ -58,35 +58,39 @@ public class AdminApiConfiguration {
     }
 
     @Bean
-    CreateTopicsHandler createTopicsHandler(MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
-        return new CreateTopicsHandler(metadata, controlPlane, config);
+    CreateTopicsHandler createTopicsHandler(
+            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl accessControl) {
+        return new CreateTopicsHandler(metadata, controlPlane, config, accessControl);
     }
 
     @Bean
-    DeleteTopicsHandler deleteTopicsHandler(MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
-        return new DeleteTopicsHandler(metadata, controlPlane, config);
+    DeleteTopicsHandler deleteTopicsHandler(
+            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl accessControl) {
+        return new DeleteTopicsHandler(metadata, controlPlane, config, accessControl);
     }
 
     @Bean
     CreatePartitionsHandler createPartitionsHandler(
-            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
-        return new CreatePartitionsHandler(metadata, controlPlane, config);
+            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl accessControl) {
+        return new CreatePartitionsHandler(metadata, controlPlane, config, accessControl);
     }
 
     @Bean
-    DescribeConfigsHandler describeConfigsHandler(MetadataView metadata, AdminApiConfig config) {
-        return new DescribeConfigsHandler(metadata, config);
+    DescribeConfigsHandler describeConfigsHandler(
+            MetadataView metadata, AdminApiConfig config, AccessControl accessControl) {
+        return new DescribeConfigsHandler(metadata, config, accessControl);
     }
 
     @Bean
     IncrementalAlterConfigsHandler incrementalAlterConfigsHandler(
-            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
-        return new IncrementalAlterConfigsHandler(metadata, controlPlane, config);
+            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl accessControl) {
+        return new IncrementalAlterConfigsHandler(metadata, controlPlane, config, accessControl);
     }
 
     @Bean
-    AlterConfigsHandler alterConfigsHandler(MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
-        return new AlterConfigsHandler(metadata, controlPlane, config);
+    AlterConfigsHandler alterConfigsHandler(
+            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl accessControl) {
+        return new AlterConfigsHandler(metadata, controlPlane, config, accessControl);
     }
 
     @Bean
@@ -101,13 +105,18 @@ public class AdminApiConfiguration {
 
     @Bean
     ListGroupsHandler listGroupsHandler(
-            MetadataView metadata, GroupCoordinatorLocator locator, CoordinatorGroupsClient coordinatorGroups) {
-        return new ListGroupsHandler(metadata, locator, coordinatorGroups);
+            MetadataView metadata,
+            GroupCoordinatorLocator locator,
+            CoordinatorGroupsClient coordinatorGroups,
+            AccessControl accessControl) {
+        return new ListGroupsHandler(metadata, locator, coordinatorGroups, accessControl);
     }
 
     @Bean
-    FindCoordinatorHandler findCoordinatorHandler(MetadataView metadata, GroupCoordinatorLocator locator) {
-        return new FindCoordinatorHandler(locator::lookup, listener -> FindCoordinatorHandler.self(metadata, listener));
+    FindCoordinatorHandler findCoordinatorHandler(
+            MetadataView metadata, GroupCoordinatorLocator locator, AccessControl accessControl) {
+        return new FindCoordinatorHandler(
+                locator::lookup, listener -> FindCoordinatorHandler.self(metadata, listener), accessControl);
     }
 
     // The group APIs, forwarded to the group coordinator (one bean each: the Kafka listener
@@ -268,7 +277,7 @@ public class AdminApiConfiguration {
     }
 
     @Bean
-    InitProducerIdHandler initProducerIdHandler(ProducerIdAllocator producerIds) {
-        return new InitProducerIdHandler(producerIds);
+    InitProducerIdHandler initProducerIdHandler(ProducerIdAllocator producerIds, AccessControl accessControl) {
+        return new InitProducerIdHandler(producerIds, accessControl);
     }
 }

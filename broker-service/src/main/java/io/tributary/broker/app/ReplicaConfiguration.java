@@ -188,13 +188,15 @@ public class ReplicaConfiguration {
     }
 
     @Bean
-    OffsetForLeaderEpochHandler offsetForLeaderEpochHandler(ReplicaManager replicaManager, MetadataView metadataView) {
-        return new OffsetForLeaderEpochHandler(replicaManager, metadataView);
+    OffsetForLeaderEpochHandler offsetForLeaderEpochHandler(
+            ReplicaManager replicaManager, MetadataView metadataView, AccessControl accessControl) {
+        return new OffsetForLeaderEpochHandler(replicaManager, metadataView, accessControl);
     }
 
     @Bean
-    DeleteRecordsHandler deleteRecordsHandler(ReplicaManager replicaManager, MetadataView metadataView) {
-        return new DeleteRecordsHandler(replicaManager, metadataView);
+    DeleteRecordsHandler deleteRecordsHandler(
+            ReplicaManager replicaManager, MetadataView metadataView, AccessControl accessControl) {
+        return new DeleteRecordsHandler(replicaManager, metadataView, accessControl);
     }
 
     /** The data path's counters. */

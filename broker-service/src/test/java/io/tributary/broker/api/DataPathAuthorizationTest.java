@@ -26,9 +26,13 @@ import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.DeleteRecordsRequest;
+import org.apache.kafka.common.requests.DeleteRecordsResponse;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.ListOffsetsResponse;
+import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
+import org.apache.kafka.common.requests.OffsetsForLeaderEpochResponse;
 import org.apache.kafka.common.requests.ProduceResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -55,6 +59,8 @@ class DataPathAuthorizationTest {
     private ProduceHandler produce;
     private FetchHandler fetch;
     private ListOffsetsHandler listOffsets;
+    private DeleteRecordsHandler deleteRecords;
+    private OffsetForLeaderEpochHandler offsetForLeaderEpoch;
 
     @BeforeEach
     void start() {
@@ -65,6 +71,8 @@ class DataPathAuthorizationTest {
         fetch = new FetchHandler(
                 fixture.replicas, fixture.metadata, Duration.ofSeconds(30), DataPathMetrics.NONE, access);
         listOffsets = new ListOffsetsHandler(fixture.replicas, fixture.metadata, access);
+        deleteRecords = new DeleteRecordsHandler(fixture.replicas, fixture.metadata, access);
+        offsetForLeaderEpoch = new OffsetForLeaderEpochHandler(fixture.replicas, fixture.metadata, access);
     }
 
     @AfterEach
@@ -150,5 +158,51 @@ class DataPathAuthorizationTest {
                         t -> Errors.forCode(t.partitions().getFirst().errorCode()))
                 .containsExactly(tuple("orders", Errors.NONE), tuple("replicated", Errors.TOPIC_AUTHORIZATION_FAILED));
         assertThat(response.topics().get(1).partitions().getFirst().offset()).isEqualTo(-1);
+    }
+
+    private Errors recordsDeleted(String topic) {
+        var data = DataPathFixture.deleteRecordsData(topic, -1);
+        DeleteRecordsResponse response = fixture.call(
+                deleteRecords, new DeleteRecordsRequest.Builder(data).build((short) 2), DeleteRecordsResponse.class);
+        var partition = DataPathFixture.onlyPartition(response);
+        return Errors.forCode(partition.errorCode());
+    }
+
+    @Test
+    void deleteRecordsNeedsDeleteOnTheTopicEvenOneThatDoesNotExist() {
+        allow(AclResourceType.TOPIC, "orders", AclOperation.WRITE);
+        assertThat(recordsDeleted("orders")).isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED);
+        assertThat(recordsDeleted("no-such-topic")).isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED);
+        allow(AclResourceType.TOPIC, "orders", AclOperation.DELETE);
+        assertThat(recordsDeleted("orders")).isEqualTo(Errors.NONE);
+    }
+
+    private Errors epochEnd(int replicaId) {
+        var data = DataPathFixture.ordersEpochEndData(replicaId);
+        OffsetsForLeaderEpochResponse response = fixture.call(
+                offsetForLeaderEpoch,
+                new OffsetsForLeaderEpochRequest(data, (short) 4),
+                OffsetsForLeaderEpochResponse.class);
+        return Errors.forCode(response.data()
+                .topics()
+                .iterator()
+                .next()
+                .partitions()
+                .getFirst()
+                .errorCode());
+    }
+
+    @Test
+    void offsetForLeaderEpochNeedsClusterActionOrDescribeOnTheTopic() {
+        assertThat(epochEnd(OffsetsForLeaderEpochRequest.CONSUMER_REPLICA_ID))
+                .isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED);
+        allow(AclResourceType.CLUSTER, AclResourceType.CLUSTER_NAME, AclOperation.CLUSTER_ACTION);
+        assertThat(epochEnd(OffsetsForLeaderEpochRequest.CONSUMER_REPLICA_ID)).isEqualTo(Errors.NONE);
+    }
+
+    @Test
+    void offsetForLeaderEpochOfAConsumerWithDescribeOnTheTopic() {
+        allow(AclResourceType.TOPIC, "orders", AclOperation.READ); // READ implies DESCRIBE
+        assertThat(epochEnd(OffsetsForLeaderEpochRequest.CONSUMER_REPLICA_ID)).isEqualTo(Errors.NONE);
     }
 }

@@ -26,13 +26,17 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.message.DeleteRecordsRequestData;
+import org.apache.kafka.common.message.DeleteRecordsResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.DeleteRecordsResponse;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
@@ -95,6 +99,43 @@ final class DataPathFixture implements AutoCloseable {
         listOffsets = new ListOffsetsHandler(replicas, metadata);
         offsetForLeaderEpoch = new OffsetForLeaderEpochHandler(replicas, metadata);
         deleteRecords = new DeleteRecordsHandler(replicas, metadata);
+    }
+
+    /** A DeleteRecords request's data: partition 0 of {@code topic} up to {@code offset}. */
+    static DeleteRecordsRequestData deleteRecordsData(String topic, long offset) {
+        var data = new DeleteRecordsRequestData().setTimeoutMs(1000);
+        var topicData = new DeleteRecordsRequestData.DeleteRecordsTopic().setName(topic);
+        topicData
+                .partitions()
+                .add(new DeleteRecordsRequestData.DeleteRecordsPartition()
+                        .setPartitionIndex(0)
+                        .setOffset(offset));
+        data.topics().add(topicData);
+        return data;
+    }
+
+    /** The one partition result of a DeleteRecords answer to {@link #deleteRecordsData}. */
+    static DeleteRecordsResponseData.DeleteRecordsPartitionResult onlyPartition(DeleteRecordsResponse response) {
+        return response.data()
+                .topics()
+                .iterator()
+                .next()
+                .partitions()
+                .iterator()
+                .next();
+    }
+
+    /** An OffsetForLeaderEpoch request's data: orders-0 at {@link #ORDERS_EPOCH}, from {@code replicaId}. */
+    static OffsetForLeaderEpochRequestData ordersEpochEndData(int replicaId) {
+        var topics = new OffsetForLeaderEpochRequestData.OffsetForLeaderTopicCollection();
+        var topic = new OffsetForLeaderEpochRequestData.OffsetForLeaderTopic().setTopic("orders");
+        topic.partitions()
+                .add(new OffsetForLeaderEpochRequestData.OffsetForLeaderPartition()
+                        .setPartition(0)
+                        .setLeaderEpoch(ORDERS_EPOCH)
+                        .setCurrentLeaderEpoch(-1));
+        topics.add(topic);
+        return new OffsetForLeaderEpochRequestData().setTopics(topics).setReplicaId(replicaId);
     }
 
     static List<TopicInfo> topics() {

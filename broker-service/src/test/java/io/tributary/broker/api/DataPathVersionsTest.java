@@ -17,9 +17,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.kafka.common.IsolationLevel;
-import org.apache.kafka.common.message.DeleteRecordsRequestData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
-import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.network.Send;
 import org.apache.kafka.common.network.TransferableChannel;
 import org.apache.kafka.common.protocol.Errors;
@@ -199,18 +197,9 @@ class DataPathVersionsTest {
     void offsetForLeaderEpochAtEveryVersion() {
         var handler = broker.offsetForLeaderEpoch;
         for (short v = handler.versions().minVersion(); v <= handler.versions().maxVersion(); v++) {
-            var topics = new OffsetForLeaderEpochRequestData.OffsetForLeaderTopicCollection();
-            var topic = new OffsetForLeaderEpochRequestData.OffsetForLeaderTopic().setTopic("orders");
-            topic.partitions()
-                    .add(new OffsetForLeaderEpochRequestData.OffsetForLeaderPartition()
-                            .setPartition(0)
-                            .setLeaderEpoch(DataPathFixture.ORDERS_EPOCH)
-                            .setCurrentLeaderEpoch(-1));
-            topics.add(topic);
             // A replica id is in the request from v3 (the builders refuse v2, which a follower sends).
-            var data = new OffsetForLeaderEpochRequestData()
-                    .setTopics(topics)
-                    .setReplicaId(v >= 3 ? 1 : OffsetsForLeaderEpochRequest.CONSUMER_REPLICA_ID);
+            var data =
+                    DataPathFixture.ordersEpochEndData(v >= 3 ? 1 : OffsetsForLeaderEpochRequest.CONSUMER_REPLICA_ID);
             OffsetsForLeaderEpochResponse response = Wire.call(handler, new OffsetsForLeaderEpochRequest(data, v));
             var partition =
                     response.data().topics().iterator().next().partitions().getFirst();
@@ -223,21 +212,9 @@ class DataPathVersionsTest {
     void deleteRecordsAtEveryVersion() {
         var handler = broker.deleteRecords;
         for (short v = handler.versions().minVersion(); v <= handler.versions().maxVersion(); v++) {
-            var data = new DeleteRecordsRequestData().setTimeoutMs(1000);
-            var topic = new DeleteRecordsRequestData.DeleteRecordsTopic().setName("orders");
-            topic.partitions()
-                    .add(new DeleteRecordsRequestData.DeleteRecordsPartition()
-                            .setPartitionIndex(0)
-                            .setOffset(1));
-            data.topics().add(topic);
+            var data = DataPathFixture.deleteRecordsData("orders", 1);
             DeleteRecordsResponse response = Wire.call(handler, new DeleteRecordsRequest.Builder(data).build(v));
-            var partition = response.data()
-                    .topics()
-                    .iterator()
-                    .next()
-                    .partitions()
-                    .iterator()
-                    .next();
+            var partition = DataPathFixture.onlyPartition(response);
             assertThat(Errors.forCode(partition.errorCode())).as("v" + v).isEqualTo(Errors.NONE);
             assertThat(partition.lowWatermark()).as("v" + v).isEqualTo(1);
         }

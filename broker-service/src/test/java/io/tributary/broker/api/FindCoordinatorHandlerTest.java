@@ -41,6 +41,12 @@ class FindCoordinatorHandlerTest {
     }
 
     private FindCoordinatorResponse find(int version, CoordinatorType type, String... keys) {
+        return find(handler, version, type, keys);
+    }
+
+    /** Asks {@code handler} for the coordinators of {@code keys} (the first only before v4). */
+    static FindCoordinatorResponse find(
+            FindCoordinatorHandler handler, int version, CoordinatorType type, String... keys) {
         var data = new FindCoordinatorRequestData().setKeyType(type.id());
         if (version >= 4) {
             data.setCoordinatorKeys(List.of(keys));

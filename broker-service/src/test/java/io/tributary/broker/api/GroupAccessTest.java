@@ -26,6 +26,7 @@ import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.StreamsGroupHeartbeatRequestData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
@@ -37,6 +38,8 @@ import org.apache.kafka.common.requests.DescribeGroupsResponse;
 import org.apache.kafka.common.requests.OffsetCommitRequest;
 import org.apache.kafka.common.requests.OffsetCommitResponse;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.StreamsGroupHeartbeatRequest;
+import org.apache.kafka.common.requests.StreamsGroupHeartbeatResponse;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -205,5 +208,29 @@ class GroupAccessTest {
                         .setSubscribedTopicRegex("ev.*"))
                 .build((short) 1);
         assertThat(split(regex).forward()).isSameAs(regex);
+    }
+
+    @Test
+    void aStreamsGroupHeartbeatWhoseTopologyNamesATopicItMayNotDescribeIsRefusedWhole() {
+        allow(AclResourceType.TOPIC, "orders", AclOperation.DESCRIBE);
+        var subtopology = new StreamsGroupHeartbeatRequestData.Subtopology()
+                .setSubtopologyId("0")
+                .setSourceTopics(List.of("orders"))
+                .setRepartitionSourceTopics(
+                        List.of(new StreamsGroupHeartbeatRequestData.TopicInfo().setName("app-repartition")));
+        var data = new StreamsGroupHeartbeatRequestData()
+                .setGroupId("app")
+                .setMemberId("m")
+                .setTopology(new StreamsGroupHeartbeatRequestData.Topology().setSubtopologies(List.of(subtopology)));
+        var refused = split(new StreamsGroupHeartbeatRequest.Builder(data.duplicate()).build((short) 0));
+        assertThat(refused.forward()).isNull();
+        assertThat(((StreamsGroupHeartbeatResponse) refused.answer().apply(null))
+                        .data()
+                        .errorCode())
+                .isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED.code());
+
+        allow(AclResourceType.TOPIC, "app-repartition", AclOperation.DESCRIBE);
+        var allowed = new StreamsGroupHeartbeatRequest.Builder(data.duplicate()).build((short) 0);
+        assertThat(split(allowed).forward()).isSameAs(allowed);
     }
 }

@@ -13,6 +13,8 @@ import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.ProtocolServerConfig;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclResourceType;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -145,6 +147,24 @@ class ListGroupsHandlerTest {
         if (version >= 5) {
             assertThat(received.getFirst().typesFilter()).containsExactly("consumer");
         }
+    }
+
+    @Test
+    void withAnAuthorizerOnlyTheGroupsTheCallerMayDescribeAreListedUnlessItMayDescribeTheCluster() {
+        TestAcls acls = TestAcls.wire().allow(AclResourceType.GROUP, "audit", AclOperation.READ);
+        var handler = new ListGroupsHandler(
+                FakeMetadataView.following(controlPlane, 0),
+                locator(),
+                new CoordinatorGroupsClient(CoordinatorGroupsClient.Config.DEFAULTS, 0),
+                acls.access);
+
+        ListGroupsResponse filtered = Wire.call(handler, request(5), 5);
+        assertThat(filtered.data().errorCode()).isEqualTo(Errors.NONE.code());
+        assertThat(filtered.data().groups()).extracting(ListedGroup::groupId).containsExactly("audit");
+
+        acls.allowOnCluster(AclOperation.DESCRIBE);
+        ListGroupsResponse all = Wire.call(handler, request(5), 5);
+        assertThat(all.data().groups()).extracting(ListedGroup::groupId).containsExactly("orders-readers", "audit");
     }
 
     @ParameterizedTest(name = "v{0}")

@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.util.List;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.compress.Compression;
-import org.apache.kafka.common.message.DeleteRecordsRequestData;
 import org.apache.kafka.common.message.DeleteRecordsResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.ListOffsetsResponseData;
@@ -203,25 +202,12 @@ class OffsetsHandlersTest {
     // ---- DeleteRecords
 
     private DeleteRecordsResponseData.DeleteRecordsPartitionResult delete(String topic, long offset) {
-        var data = new DeleteRecordsRequestData().setTimeoutMs(1000);
-        var topicData = new DeleteRecordsRequestData.DeleteRecordsTopic().setName(topic);
-        topicData
-                .partitions()
-                .add(new DeleteRecordsRequestData.DeleteRecordsPartition()
-                        .setPartitionIndex(0)
-                        .setOffset(offset));
-        data.topics().add(topicData);
+        var data = DataPathFixture.deleteRecordsData(topic, offset);
         DeleteRecordsResponse response = broker.call(
                 broker.deleteRecords,
                 new DeleteRecordsRequest.Builder(data).build((short) 2),
                 DeleteRecordsResponse.class);
-        return response.data()
-                .topics()
-                .iterator()
-                .next()
-                .partitions()
-                .iterator()
-                .next();
+        return DataPathFixture.onlyPartition(response);
     }
 
     @Test

@@ -90,6 +90,22 @@ public final class AccessControl {
     }
 
     /**
+     * Whether the caller may perform {@code operation} on some resource of {@code type} ({@link
+     * AclAuthorizer#allowedOnAnyResource}, Kafka's {@code authorizeByResourceType}); a refusal is
+     * audited with the resource name {@code *}.
+     */
+    public boolean allowedOnAnyResource(ConnectionInfo connection, AclOperation operation, AclResourceType type) {
+        if (acls == null) {
+            return true;
+        }
+        boolean allowed = acls.get().allowedOnAnyResource(connection.principal(), host(connection), operation, type);
+        if (!allowed) {
+            audit(connection, null, operation, type, "*");
+        }
+        return allowed;
+    }
+
+    /**
      * Writes a refusal to the audit log: who, from where, what on which resource, and the API when
      * the refusal answers a request as a whole ({@code api} null otherwise).
      */

@@ -71,4 +71,19 @@ class AccessControlTest {
         assertThat(READS_ORDERS_TOPICS.authorizedOperations(ALICE, AclResourceType.TOPIC, "orders-eu"))
                 .isEqualTo(1 << AclOperation.READ.code() | 1 << AclOperation.DESCRIBE.code());
     }
+
+    @Test
+    void onAnyResourceIsTheCallersAndOpenWithoutAnAuthorizer() {
+        assertThat(AccessControl.OPEN.allowedOnAnyResource(ALICE, AclOperation.WRITE, AclResourceType.TOPIC))
+                .isTrue();
+        // a PREFIXED READ for alice from her host, not for another host nor another operation
+        assertThat(READS_ORDERS_TOPICS.allowedOnAnyResource(ALICE, AclOperation.READ, AclResourceType.TOPIC))
+                .isTrue();
+        assertThat(READS_ORDERS_TOPICS.allowedOnAnyResource(ALICE, AclOperation.WRITE, AclResourceType.TOPIC))
+                .isFalse();
+        var elsewhere = new ConnectionInfo(
+                "c2", new InetSocketAddress("10.0.0.8", 40000), "external", KafkaPrincipal.user("alice"));
+        assertThat(READS_ORDERS_TOPICS.allowedOnAnyResource(elsewhere, AclOperation.READ, AclResourceType.TOPIC))
+                .isFalse();
+    }
 }

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -166,6 +167,125 @@ public final class AclAuthorizer {
             }
         }
         return bits;
+    }
+
+    /**
+     * Whether the caller may perform {@code operation} on <i>some</i> resource of {@code type}, as
+     * Kafka's {@code Authorizer.authorizeByResourceType} decides (used by InitProducerId for an
+     * idempotent producer, KIP-679: WRITE on any topic):
+     *
+     * <ol>
+     *   <li>allowed when the check on a made-up literal name ({@value #PROBE_NAME}, Kafka's) allows:
+     *       a super user, {@code allow.everyone.if.no.acl.found} with no ACL matching that name, an
+     *       ALLOW on the wildcard;
+     *   <li>else, among the ACLs of the type for the caller (or {@code User:*}) and its host (or
+     *       {@code *}) naming exactly {@code operation} or ALL (no implied operations here, as in
+     *       Kafka): a DENY on the literal wildcard denies; an ALLOW on the literal wildcard allows;
+     *       a literal or prefixed ALLOW allows unless a DENY dominates it (a literal DENY of the same
+     *       literal name, or a prefixed DENY of a prefix of its name, itself included);
+     *   <li>else denied.
+     * </ol>
+     */
+    public boolean allowedOnAnyResource(
+            KafkaPrincipal principal, String host, AclOperation operation, AclResourceType type) {
+        if (allowed(principal, host, operation, type, PROBE_NAME)) {
+            return true;
+        }
+        TypeIndex index = byType.get(type);
+        if (index == null) {
+            return false;
+        }
+        AnyResource walk = new AnyResource(principal, host, operation);
+        index.literal.forEach((name, acls) -> walk.add(acls, AclPatternType.LITERAL, name));
+        walk.add(index.wildcard, AclPatternType.LITERAL, AclBinding.WILDCARD_NAME);
+        walk.addPrefixes(index.prefixes, new StringBuilder());
+        return walk.allowed();
+    }
+
+    /** The literal name {@link #allowedOnAnyResource} checks first (Kafka's). */
+    static final String PROBE_NAME = "hardcode";
+
+    /** The ACLs {@link #allowedOnAnyResource} weighs: the caller's, of one operation, by pattern. */
+    private static final class AnyResource {
+        private final KafkaPrincipal principal;
+        private final String host;
+        private final AclOperation operation;
+        private final Set<String> literalAllows = new HashSet<>();
+        private final Set<String> prefixAllows = new HashSet<>();
+        private final Set<String> literalDenies = new HashSet<>();
+        private final Set<String> prefixDenies = new HashSet<>();
+
+        AnyResource(KafkaPrincipal principal, String host, AclOperation operation) {
+            this.principal = principal;
+            this.host = host;
+            this.operation = operation;
+        }
+
+        void add(PatternAcls acls, AclPatternType pattern, String name) {
+            if (acls == null) {
+                return;
+            }
+            add(acls.byPrincipal.get(principal), pattern, name);
+            if (!principal.equals(KafkaPrincipal.WILDCARD)) {
+                add(acls.byPrincipal.get(KafkaPrincipal.WILDCARD), pattern, name);
+            }
+        }
+
+        private void add(Acl[] acls, AclPatternType pattern, String name) {
+            if (acls == null) {
+                return;
+            }
+            for (Acl acl : acls) {
+                boolean hostMatches = acl.host.equals(AclBinding.ANY_HOST) || acl.host.equals(host);
+                if (!hostMatches || (acl.operation != operation && acl.operation != AclOperation.ALL)) {
+                    continue;
+                }
+                boolean deny = acl.permission == AclPermission.DENY;
+                boolean literal = pattern == AclPatternType.LITERAL;
+                (literal ? (deny ? literalDenies : literalAllows) : (deny ? prefixDenies : prefixAllows)).add(name);
+            }
+        }
+
+        void addPrefixes(PrefixNode node, StringBuilder path) {
+            if (node == null) {
+                return;
+            }
+            add(node.acls, AclPatternType.PREFIXED, path.toString());
+            for (int i = 0; i < node.keys.length; i++) {
+                path.append(node.keys[i]);
+                addPrefixes(node.children[i], path);
+                path.setLength(path.length() - 1);
+            }
+        }
+
+        boolean allowed() {
+            if (literalDenies.contains(AclBinding.WILDCARD_NAME)) {
+                return false;
+            }
+            if (literalAllows.contains(AclBinding.WILDCARD_NAME)) {
+                return true;
+            }
+            for (String name : literalAllows) {
+                if (!literalDenies.contains(name) && !deniedByPrefix(name)) {
+                    return true;
+                }
+            }
+            for (String name : prefixAllows) {
+                if (!deniedByPrefix(name)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private boolean deniedByPrefix(String name) {
+            for (int end = 1; end <= name.length(); end++) {
+                if (prefixDenies.contains(name.substring(0, end))) {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 
     /** The walk over the ACLs of the patterns that match one resource. */

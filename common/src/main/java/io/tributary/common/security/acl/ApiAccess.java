@@ -241,7 +241,8 @@ public final class ApiAccess {
                 ApiKeys.FIND_COORDINATOR,
                 "GROUP keys: DESCRIBE on the group; TRANSACTION keys: DESCRIBE on the transactional id"
                         + " (TRANSACTIONAL_ID_AUTHORIZATION_FAILED); v4+ per key, before v4 the whole"
-                        + " answer",
+                        + " answer; SHARE keys: CLUSTER_ACTION on the cluster, a refusal failing the whole"
+                        + " answer CLUSTER_AUTHORIZATION_FAILED",
                 eachGroup(DESCRIBE),
                 perItem(
                         TRANSACTIONAL_ID,

@@ -153,6 +153,43 @@ class AclAuthorizerTest {
         assertThat(all.authorizedOperations(ALICE, HOST, GROUP, "g")).isEqualTo(groupBits);
     }
 
+    private static boolean aliceMayWriteSomeTopic(List<AclBinding> acls) {
+        return AclAuthorizer.of(acls, CLOSED).allowedOnAnyResource(ALICE, HOST, WRITE, TOPIC);
+    }
+
+    @Test
+    void allowedOnAnyResourceNeedsAnUndominatedAllowOfThatVeryOperation() {
+        // KIP-679: an idempotent producer needs WRITE on some topic
+        assertThat(aliceMayWriteSomeTopic(List.of(allow("t", "User:alice", WRITE))))
+                .isTrue();
+        assertThat(aliceMayWriteSomeTopic(List.of(allow("t", "User:bob", WRITE))))
+                .isFalse();
+        // ALL counts, an operation that would imply it for one resource does not (Kafka's rule)
+        assertThat(aliceMayWriteSomeTopic(List.of(allow("t", "User:*", ALL)))).isTrue();
+        assertThat(AclAuthorizer.of(List.of(allow("t", "User:alice", WRITE)), CLOSED)
+                        .allowedOnAnyResource(ALICE, HOST, DESCRIBE, TOPIC))
+                .isFalse();
+        // a DENY of the same literal, or of a prefix of the name, dominates; another one does not
+        assertThat(aliceMayWriteSomeTopic(
+                        List.of(allow("t", "User:alice", WRITE), acl(TOPIC, "t", LITERAL, "User:alice", WRITE, DENY))))
+                .isFalse();
+        assertThat(aliceMayWriteSomeTopic(List.of(
+                        acl(TOPIC, "orders-eu", PREFIXED, "User:alice", WRITE, ALLOW),
+                        acl(TOPIC, "orders", PREFIXED, "User:alice", WRITE, DENY))))
+                .isFalse();
+        assertThat(aliceMayWriteSomeTopic(
+                        List.of(allow("t", "User:alice", WRITE), acl(TOPIC, "u", PREFIXED, "User:alice", WRITE, DENY))))
+                .isTrue();
+        // a DENY on the wildcard denies everything; super users and an open resource pass
+        var wildcardDeny = List.of(allow("t", "User:alice", WRITE), acl(TOPIC, "*", LITERAL, "User:*", ALL, DENY));
+        assertThat(aliceMayWriteSomeTopic(wildcardDeny)).isFalse();
+        assertThat(AclAuthorizer.empty(OPEN).allowedOnAnyResource(ALICE, HOST, WRITE, TOPIC))
+                .isTrue();
+        assertThat(AclAuthorizer.of(wildcardDeny, new Settings(Set.of(ALICE), false))
+                        .allowedOnAnyResource(ALICE, HOST, WRITE, TOPIC))
+                .isTrue();
+    }
+
     @Test
     void refusesBindingsKafkaWouldNotStore() {
         assertThatThrownBy(() -> AclAuthorizer.of(
