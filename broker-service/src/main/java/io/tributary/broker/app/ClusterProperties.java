@@ -6,6 +6,7 @@ import io.tributary.broker.cluster.HttpControlPlane;
 import io.tributary.broker.cluster.MetadataFollower;
 import io.tributary.common.security.internal.BrokerKey;
 import io.tributary.common.security.internal.ClusterSecret;
+import io.tributary.common.security.tls.TrustStores;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
@@ -64,6 +65,11 @@ import org.springframework.validation.annotation.Validated;
  *     unset, calls go unsigned
  * @param keyFile instead of the secret, only this broker's key (base64), so that this broker cannot
  *     act for another; at most one of the two is set
+ * @param sslTruststoreLocation the authorities of {@code https://} coordinators' certificates
+ *     ({@code tributary.broker.coordinators} entries may be {@code https://host:port}); unset: the
+ *     JDK's default authorities
+ * @param sslTruststoreType {@code PEM} (certificates), {@code PKCS12} or {@code JKS}
+ * @param sslTruststorePassword the trust store's password (not read for {@code PEM})
  */
 @Validated
 @ConfigurationProperties("tributary.broker.cluster")
@@ -87,7 +93,10 @@ public record ClusterProperties(
         @DefaultValue("5s") @NotNull Duration groupCoordinatorRequestTimeout,
         @DefaultValue("15m") @NotNull Duration groupCoordinatorMaxRebalanceWait,
         Path secretFile,
-        Path keyFile) {
+        Path keyFile,
+        Path sslTruststoreLocation,
+        @DefaultValue("PEM") @NotNull String sslTruststoreType,
+        String sslTruststorePassword) {
 
     /** The coordinators' default {@code max-wait}: a longer long poll is refused with 400. */
     static final Duration MAX_METADATA_WAIT = Duration.ofSeconds(15);
@@ -102,6 +111,11 @@ public record ClusterProperties(
     static final Duration MAX_GROUP_REBALANCE_WAIT = Duration.ofHours(24);
 
     public ClusterProperties {
+        if (sslTruststoreType != null && !List.of("PEM", "PKCS12", "JKS").contains(sslTruststoreType)) {
+            throw new IllegalArgumentException(
+                    "tributary.broker.cluster.ssl-truststore-type must be PEM, PKCS12 or JKS, got "
+                            + sslTruststoreType);
+        }
         if (secretFile != null && keyFile != null) {
             throw new IllegalArgumentException(
                     "set tributary.broker.cluster.secret-file or tributary.broker.cluster.key-file, not both");
@@ -181,7 +195,13 @@ public record ClusterProperties(
                 maxAttempts,
                 maxRedirects,
                 maxResponseSize.toBytes(),
-                brokerKey(brokerId));
+                brokerKey(brokerId),
+                sslTruststoreLocation == null
+                        ? null
+                        : TrustStores.clientContext(
+                                sslTruststoreLocation,
+                                sslTruststoreType,
+                                sslTruststorePassword == null ? null : sslTruststorePassword.toCharArray()));
     }
 
     /** This broker's control-plane key, read now; null when neither a secret nor a key file is set. */

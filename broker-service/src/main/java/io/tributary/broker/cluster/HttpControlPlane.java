@@ -22,6 +22,7 @@ import io.tributary.broker.cluster.ControlPlaneJson.TopicWriteJson;
 import io.tributary.broker.cluster.ControlPlaneJson.VersionJson;
 import io.tributary.common.security.internal.BrokerKey;
 import io.tributary.common.security.internal.ControlPlaneSignature;
+import io.tributary.common.security.tls.TlsSettings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
@@ -43,6 +44,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -111,6 +114,8 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
      *     cluster is the biggest)
      * @param key this broker's key: every request is signed with it ({@link ControlPlaneSignature},
      *     again on each redirect hop); null sends none (the coordinators' control plane is open)
+     * @param tls the TLS context of {@code https://} coordinators (which authorities it trusts);
+     *     null: the JDK's default one
      */
     public record Config(
             List<String> coordinators,
@@ -120,7 +125,8 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
             int maxAttempts,
             int maxRedirects,
             long maxResponseSize,
-            BrokerKey key) {
+            BrokerKey key,
+            SSLContext tls) {
 
         public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
         public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
@@ -165,6 +171,7 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
                     DEFAULT_MAX_ATTEMPTS,
                     DEFAULT_MAX_REDIRECTS,
                     DEFAULT_MAX_RESPONSE_SIZE,
+                    null,
                     null);
         }
 
@@ -209,10 +216,14 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
         this.coordinators =
                 config.coordinators().stream().map(HttpControlPlane::baseUri).toList();
         this.preferred = coordinators.getFirst();
-        this.http = HttpClient.newBuilder()
+        HttpClient.Builder builder = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(config.connectTimeout())
-                .followRedirects(HttpClient.Redirect.NEVER)
+                .followRedirects(HttpClient.Redirect.NEVER);
+        if (config.tls() != null) {
+            builder.sslContext(config.tls());
+        }
+        this.http = builder.sslParameters(new SSLParameters(null, TlsSettings.DEFAULT_PROTOCOLS.toArray(String[]::new)))
                 .build();
         this.json = JsonMapper.builder()
                 .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
@@ -603,7 +614,10 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
         }
         try {
             URI resolved = from.resolve(new URI(location));
-            if (!"http".equalsIgnoreCase(resolved.getScheme()) || resolved.getHost() == null) {
+            boolean sameOrUpgrade = "https".equalsIgnoreCase(resolved.getScheme())
+                    || ("http".equalsIgnoreCase(resolved.getScheme()) && "http".equalsIgnoreCase(from.getScheme()));
+            // Never from HTTPS down to HTTP: the signed call and the answer would travel in clear.
+            if (!sameOrUpgrade || resolved.getHost() == null) {
                 return null;
             }
             return resolved;
@@ -731,20 +745,36 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
 
     // ---- addresses
 
+    /**
+     * A coordinator's base URI from its address: {@code host:port} (HTTP), {@code http://host:port}
+     * or {@code https://host:port}.
+     */
     static URI baseUri(String address) {
         Objects.requireNonNull(address, "coordinator address");
         String trimmed = address.trim();
+        String problem =
+                "a coordinator address must be host:port, http://host:port or https://host:port, got '" + address + "'";
         try {
-            URI uri = new URI("http://" + trimmed);
-            if (uri.getHost() == null
+            URI uri = new URI(trimmed.contains("://") ? trimmed : "http://" + trimmed);
+            if (!("http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme()))
+                    || uri.getHost() == null
                     || uri.getPort() < 1
                     || uri.getPort() > 65535
-                    || !uri.getPath().isEmpty()) {
-                throw new IllegalArgumentException("a coordinator address must be host:port, got '" + address + "'");
+                    || !(uri.getPath() == null || uri.getPath().isEmpty())
+                    || uri.getQuery() != null
+                    || uri.getUserInfo() != null) {
+                throw new IllegalArgumentException(problem);
             }
-            return uri;
+            return new URI(
+                    uri.getScheme().toLowerCase(java.util.Locale.ROOT),
+                    null,
+                    uri.getHost(),
+                    uri.getPort(),
+                    null,
+                    null,
+                    null);
         } catch (URISyntaxException e) {
-            throw new IllegalArgumentException("a coordinator address must be host:port, got '" + address + "'", e);
+            throw new IllegalArgumentException(problem, e);
         }
     }
 

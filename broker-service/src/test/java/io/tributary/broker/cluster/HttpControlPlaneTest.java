@@ -8,9 +8,13 @@ import io.tributary.broker.cluster.StubCoordinator.Answer;
 import io.tributary.common.security.internal.BrokerKey;
 import io.tributary.common.security.internal.ClusterSecret;
 import io.tributary.common.security.internal.ControlPlaneSignature;
+import io.tributary.common.security.tls.TlsSettings;
+import io.tributary.common.security.tls.TrustStores;
+import io.tributary.common.testing.TestCertificates;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
@@ -19,9 +23,11 @@ import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
 import org.apache.kafka.common.Uuid;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import tools.jackson.databind.JsonNode;
@@ -162,6 +168,62 @@ class HttpControlPlaneTest {
         assertThat(leader.received().getLast().headers())
                 .as("without a key nothing is signed")
                 .doesNotContainKey("Authorization");
+    }
+
+    @Test
+    void anHttpsCoordinatorIsCalledWithTheConfiguredAuthoritiesAndNeverRedirectedToHttp(@TempDir Path dir)
+            throws Exception {
+        TestCertificates certificates = new TestCertificates(dir);
+        Path ca = certificates.ca("ca");
+        certificates.signedServer("ca", "coordinator", "CN=localhost,O=Tributary test");
+        SSLContext serverTls = new TlsSettings(
+                        dir.resolve("coordinator.p12"),
+                        "PKCS12",
+                        TestCertificates.PASSWORD.toCharArray(),
+                        null,
+                        null,
+                        null,
+                        null,
+                        TlsSettings.ClientAuth.NONE,
+                        TlsSettings.DEFAULT_PROTOCOLS)
+                .sslContext();
+        StubCoordinator https = new StubCoordinator(serverTls);
+        stubs.add(https);
+        https.respond(r -> Answer.json(200, "{\"version\":5}"));
+        SSLContext trusting = TrustStores.clientContext(ca, "PEM", null);
+
+        assertThat(tlsClient(trusting, https).register(3, Uuid.randomUuid(), null, List.of()))
+                .isEqualTo(5);
+        assertThat(https.received()).hasSize(1);
+
+        assertThatThrownBy(() -> tlsClient(null, https).register(3, Uuid.randomUuid(), null, List.of()))
+                .as("the JDK's authorities do not know the test CA")
+                .isInstanceOf(ControlPlaneException.class)
+                .hasMessageContaining(https.address().substring("https://".length()));
+        assertThat(https.received())
+                .as("no request got through the failed handshake")
+                .hasSize(1);
+
+        StubCoordinator plain = stub();
+        plain.respond(r -> Answer.json(200, "{\"version\":6}"));
+        https.respond(
+                r -> new Answer(307, Map.of("Location", plain.baseUrl() + r.rawPathAndQuery()), new byte[0], false));
+        assertThatThrownBy(() -> tlsClient(trusting, https).register(3, Uuid.randomUuid(), null, List.of()))
+                .isInstanceOf(ControlPlaneException.class)
+                .hasMessageContaining("redirected without a usable Location");
+        assertThat(plain.received()).isEmpty();
+    }
+
+    @Test
+    void coordinatorAddressesAreHostPortOrAnHttpOrHttpsUrl() {
+        assertThat(HttpControlPlane.baseUri("c0:8091")).hasToString("http://c0:8091");
+        assertThat(HttpControlPlane.baseUri("http://c0:8091")).hasToString("http://c0:8091");
+        assertThat(HttpControlPlane.baseUri("HTTPS://c0.example:8443")).hasToString("https://c0.example:8443");
+        for (String bad : List.of("ftp://c0:21", "https://c0", "https://c0:8443/path", "c0", "https://u@c0:1")) {
+            assertThatThrownBy(() -> HttpControlPlane.baseUri(bad))
+                    .as(bad)
+                    .hasMessageContaining("host:port, http://host:port or https://host:port");
+        }
     }
 
     /** The broker id that signed {@code request}; -1 when the signature is not valid. */
@@ -529,6 +591,16 @@ class HttpControlPlaneTest {
     }
 
     private HttpControlPlane signingClient(BrokerKey key, StubCoordinator... coordinators) {
+        return configuredClient(key, null, HttpControlPlane.Config.DEFAULT_MAX_ATTEMPTS, coordinators);
+    }
+
+    private HttpControlPlane tlsClient(SSLContext tls, StubCoordinator coordinator) {
+        return configuredClient(null, tls, 1, coordinator);
+    }
+
+    /** A client with the default bounds but {@code maxAttempts}, signing with {@code key}, over {@code tls}. */
+    private HttpControlPlane configuredClient(
+            BrokerKey key, SSLContext tls, int maxAttempts, StubCoordinator... coordinators) {
         var defaults = HttpControlPlane.Config.of(
                 List.of(coordinators).stream().map(StubCoordinator::address).toList());
         if (client != null) {
@@ -540,10 +612,11 @@ class HttpControlPlaneTest {
                         defaults.connectTimeout(),
                         defaults.requestTimeout(),
                         defaults.retryBackoff(),
-                        defaults.maxAttempts(),
+                        maxAttempts,
                         defaults.maxRedirects(),
                         defaults.maxResponseSize(),
-                        key),
+                        key,
+                        tls),
                 InstantSource.system(),
                 pauses::add);
         return client;
@@ -574,6 +647,7 @@ class HttpControlPlaneTest {
                 maxAttempts,
                 HttpControlPlane.Config.DEFAULT_MAX_REDIRECTS,
                 2048,
+                null,
                 null);
         client = new HttpControlPlane(config, InstantSource.system(), pauses::add);
         return client;

@@ -2,6 +2,8 @@ package io.tributary.broker.cluster;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -12,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
+import javax.net.ssl.SSLContext;
 
 /**
  * A JDK HTTP server on 127.0.0.1 that plays a coordinator's control plane one canned answer at a
@@ -50,24 +53,40 @@ final class StubCoordinator implements AutoCloseable {
     interface Responder extends Function<Received, Answer> {}
 
     private final HttpServer server;
+    private final String scheme;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
     private final List<Received> received = new CopyOnWriteArrayList<>();
     private volatile Responder responder = r -> Answer.problem(404, "not-found", "no stub answer");
 
     StubCoordinator() throws IOException {
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        this(null);
+    }
+
+    /** Over HTTPS with {@code tls}'s key and certificate when not null, else over HTTP. */
+    StubCoordinator(SSLContext tls) throws IOException {
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        if (tls == null) {
+            server = HttpServer.create(address, 16);
+            scheme = "http";
+        } else {
+            HttpsServer https = HttpsServer.create(address, 16);
+            https.setHttpsConfigurator(new HttpsConfigurator(tls));
+            server = https;
+            scheme = "https";
+        }
         server.setExecutor(executor);
         server.createContext("/", this::handle);
         server.start();
     }
 
-    /** {@code host:port}, as {@code tributary.broker.coordinators} lists it. */
+    /** As {@code tributary.broker.coordinators} lists it: {@code host:port}, or {@code https://host:port}. */
     String address() {
-        return "127.0.0.1:" + server.getAddress().getPort();
+        String hostPort = "127.0.0.1:" + server.getAddress().getPort();
+        return scheme.equals("https") ? "https://" + hostPort : hostPort;
     }
 
     String baseUrl() {
-        return "http://" + address();
+        return scheme + "://127.0.0.1:" + server.getAddress().getPort();
     }
 
     void respond(Responder responder) {

@@ -376,7 +376,7 @@ public class ControlPlaneController {
     }
 
     private void requireLeader(HttpServletRequest request) {
-        switch (route.decide(node.isLeader(), node.leaderId())) {
+        switch (route.decide(node.isLeader(), node.leaderId(), request.getScheme())) {
             case LeaderRoute.Here here -> {}
             case LeaderRoute.Redirect redirect -> {
                 String query = request.getQueryString();

@@ -32,8 +32,10 @@ record LeaderRoute(int selfId, List<String> httpPeers) {
     /**
      * @param isLeader whether this voter is the leader and ready for writes
      * @param leaderId the leader this voter knows ({@code c0}, {@code c1}...), if any
+     * @param scheme the request's scheme, {@code http} or {@code https}: the leader's control plane is
+     *     reached the same way (every voter serves HTTPS, or none)
      */
-    Decision decide(boolean isLeader, Optional<String> leaderId) {
+    Decision decide(boolean isLeader, Optional<String> leaderId, String scheme) {
         if (isLeader) {
             return new Here();
         }
@@ -53,6 +55,7 @@ record LeaderRoute(int selfId, List<String> httpPeers) {
         if (index < 0 || index >= httpPeers.size()) {
             return new Unavailable("the metadata leader '" + id + "' is not a known voter");
         }
-        return new Redirect(URI.create("http://" + httpPeers.get(index)));
+        return new Redirect(
+                URI.create(("https".equalsIgnoreCase(scheme) ? "https://" : "http://") + httpPeers.get(index)));
     }
 }

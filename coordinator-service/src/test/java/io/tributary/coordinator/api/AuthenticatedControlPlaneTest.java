@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.tributary.common.security.internal.ClusterSecret;
 import io.tributary.common.security.internal.ControlPlaneSignature;
+import io.tributary.common.security.tls.TrustStores;
+import io.tributary.common.testing.TestCertificates;
 import io.tributary.coordinator.app.CoordinatorApplication;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
 import io.tributary.coordinator.testing.TestCoordinators;
@@ -28,10 +30,11 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * A coordinator with {@code tributary.coordinator.control.secret-file} set: a call without a
- * broker's signature, with a wrong one or an old one is refused (401, {@code WWW-Authenticate});
- * a signed call goes through; a broker acting for another broker's id is refused (403); the
- * actuator stays outside the control plane's authentication.
+ * A coordinator with {@code tributary.coordinator.control.secret-file} set, serving HTTPS with
+ * Spring Boot's {@code server.ssl.*} (a PEM key and chain, as cert-manager writes them): a call
+ * without a broker's signature, with a wrong one or an old one is refused (401, {@code
+ * WWW-Authenticate}); a signed call goes through; a broker acting for another broker's id is
+ * refused (403); the actuator stays outside the control plane's authentication.
  */
 @SpringBootTest(classes = CoordinatorApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class AuthenticatedControlPlaneTest {
@@ -45,7 +48,22 @@ class AuthenticatedControlPlaneTest {
         dataDir = TestCoordinators.oneVoter(registry, "authenticated-control-plane-test");
         Path secretFile = Files.writeString(dataDir.resolveSibling(dataDir.getFileName() + ".secret"), SECRET);
         registry.add("tributary.coordinator.control.secret-file", secretFile::toString);
+        Path tls = Files.createDirectories(dataDir.resolve("tls"));
+        TestCertificates certificates = new TestCertificates(tls);
+        try {
+            caPem = certificates.ca("ca");
+            certificates.signedServer("ca", "coordinator", "CN=localhost,O=Tributary test");
+        } catch (InterruptedException e) {
+            throw new IOException(e);
+        }
+        Path key =
+                Files.writeString(tls.resolve("tls.key"), certificates.privateKeyPem("coordinator.p12", "coordinator"));
+        Path chain = Files.writeString(tls.resolve("tls.crt"), certificates.chainPem("coordinator.p12", "coordinator"));
+        registry.add("server.ssl.certificate", chain::toString);
+        registry.add("server.ssl.certificate-private-key", key::toString);
     }
+
+    private static Path caPem;
 
     @AfterAll
     static void deleteDataDir() throws IOException {
@@ -60,7 +78,8 @@ class AuthenticatedControlPlaneTest {
     MetadataRaftNode node;
 
     private final ClusterSecret secret = ClusterSecret.of(SECRET);
-    private final HttpClient http = HttpClient.newHttpClient();
+    /** Made on first use: the CA exists once the context (and its property source) started. */
+    private HttpClient http;
 
     @BeforeEach
     void leader() {
@@ -68,7 +87,7 @@ class AuthenticatedControlPlaneTest {
     }
 
     private HttpResponse<String> call(String method, String path, String body, String authorization) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + httpPort + path))
                 .method(
                         method,
                         body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
@@ -77,6 +96,11 @@ class AuthenticatedControlPlaneTest {
         }
         if (authorization != null) {
             request.header("Authorization", authorization);
+        }
+        if (http == null) {
+            http = HttpClient.newBuilder()
+                    .sslContext(TrustStores.clientContext(caPem, "PEM", null))
+                    .build();
         }
         return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }

@@ -14,31 +14,37 @@ class LeaderRouteTest {
 
     @Test
     void theReadyLeaderServesTheWriteItself() {
-        assertThat(route.decide(true, Optional.of("c1"))).isInstanceOf(LeaderRoute.Here.class);
+        assertThat(route.decide(true, Optional.of("c1"), "http")).isInstanceOf(LeaderRoute.Here.class);
     }
 
     @Test
     void aFollowerRedirectsToTheLeadersHttpAddressInIdOrder() {
-        assertThat(route.decide(false, Optional.of("c2")))
+        assertThat(route.decide(false, Optional.of("c2"), "http"))
                 .isEqualTo(new LeaderRoute.Redirect(URI.create("http://h2:8093")));
-        assertThat(route.decide(false, Optional.of("c0")))
+        assertThat(route.decide(false, Optional.of("c0"), "http"))
                 .isEqualTo(new LeaderRoute.Redirect(URI.create("http://h0:8091")));
     }
 
     @Test
+    void aRequestOverHttpsIsRedirectedOverHttps() {
+        assertThat(route.decide(false, Optional.of("c2"), "https"))
+                .isEqualTo(new LeaderRoute.Redirect(URI.create("https://h2:8093")));
+    }
+
+    @Test
     void noKnownLeaderIsUnavailable() {
-        assertThat(route.decide(false, Optional.empty())).isInstanceOf(LeaderRoute.Unavailable.class);
+        assertThat(route.decide(false, Optional.empty(), "http")).isInstanceOf(LeaderRoute.Unavailable.class);
     }
 
     @Test
     void anElectedLeaderNotYetReadyIsUnavailableRatherThanARedirectToItself() {
-        assertThat(route.decide(false, Optional.of("c1"))).isInstanceOf(LeaderRoute.Unavailable.class);
+        assertThat(route.decide(false, Optional.of("c1"), "http")).isInstanceOf(LeaderRoute.Unavailable.class);
     }
 
     @Test
     void aLeaderIdOutsideThePeersIsUnavailable() {
-        assertThat(route.decide(false, Optional.of("c7"))).isInstanceOf(LeaderRoute.Unavailable.class);
-        assertThat(route.decide(false, Optional.of("zz"))).isInstanceOf(LeaderRoute.Unavailable.class);
+        assertThat(route.decide(false, Optional.of("c7"), "http")).isInstanceOf(LeaderRoute.Unavailable.class);
+        assertThat(route.decide(false, Optional.of("zz"), "http")).isInstanceOf(LeaderRoute.Unavailable.class);
     }
 
     @Test

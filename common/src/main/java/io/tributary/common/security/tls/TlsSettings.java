@@ -1,11 +1,7 @@
 package io.tributary.common.security.tls;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -13,7 +9,6 @@ import java.util.Set;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
  * A TLS listener's settings, with Kafka's names in the descriptions.
@@ -150,19 +145,14 @@ public record TlsSettings(
                 keys.init(PemFiles.keyStore(pemFiles, entryPassword), entryPassword);
             } else {
                 keys.init(
-                        load(keyStore, keyStoreType, keyStorePassword),
+                        TrustStores.load(keyStore, keyStoreType, keyStorePassword),
                         keyPassword == null ? keyStorePassword : keyPassword);
             }
-            TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            if (trustStore == null) {
-                trust.init((KeyStore) null);
-            } else if (PEM.equalsIgnoreCase(trustStoreType)) {
-                trust.init(PemFiles.trustStore(trustStore));
-            } else {
-                trust.init(load(trustStore, trustStoreType, trustStorePassword));
-            }
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(keys.getKeyManagers(), trust.getTrustManagers(), null);
+            context.init(
+                    keys.getKeyManagers(),
+                    TrustStores.trustManagers(trustStore, trustStoreType, trustStorePassword),
+                    null);
             return context;
         } catch (GeneralSecurityException e) {
             throw new IllegalArgumentException(
@@ -178,16 +168,6 @@ public record TlsSettings(
             case REQUIRED -> socket.setNeedClientAuth(true);
             case REQUESTED -> socket.setWantClientAuth(true);
             case NONE -> socket.setWantClientAuth(false);
-        }
-    }
-
-    private static KeyStore load(Path file, String type, char[] password) {
-        try (InputStream in = Files.newInputStream(file)) {
-            KeyStore store = KeyStore.getInstance(type == null ? "PKCS12" : type);
-            store.load(in, password);
-            return store;
-        } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalArgumentException("cannot read the " + type + " store " + file + ": " + e.getMessage(), e);
         }
     }
 }
