@@ -7,6 +7,7 @@ import io.tributary.coordinator.api.ControlProblemAdvice;
 import io.tributary.coordinator.api.MetadataHistory;
 import io.tributary.coordinator.metadata.raft.MetadataClient;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
+import io.tributary.coordinator.security.AclChanges;
 import io.tributary.coordinator.security.ScramAlterations;
 import java.time.InstantSource;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -40,7 +41,8 @@ class ControlPlaneConfiguration {
             CoordinatorProperties coordinator,
             MetadataProperties metadata,
             ControlPlaneProperties control,
-            ScramAlterations scramAlterations) {
+            ScramAlterations scramAlterations,
+            AclChanges aclChanges) {
         return new ControlPlaneController(
                 node,
                 client,
@@ -53,6 +55,7 @@ class ControlPlaneConfiguration {
                 control,
                 metadata.maxPartitionsPerTopic(),
                 scramAlterations,
+                aclChanges,
                 InstantSource.system());
     }
 
