@@ -88,7 +88,8 @@ public final class AlterUserScramCredentialsHandler implements RequestHandler {
                 response.results()
                         .add(new AlterUserScramCredentialsResult()
                                 .setUser(r.user())
-                                .setErrorCode(error(r.error()).code())
+                                .setErrorCode(
+                                        ControlPlaneErrors.named(r.error()).code())
                                 .setErrorMessage(r.message()));
             }
             if (write.results().stream().anyMatch(r -> r.error().equals(Errors.NONE.name()))) {
@@ -123,15 +124,5 @@ public final class AlterUserScramCredentialsHandler implements RequestHandler {
         }
         ScramCredentialData c = ScramKeys.fromSaltedPassword(u.mechanism(), salt, salted, u.iterations());
         return new ScramUpsertion(u.name(), u.mechanism(), u.iterations(), salt, c.storedKey(), c.serverKey());
-    }
-
-    /** Kafka's error of a name the coordinators answered (an unknown name is UNKNOWN_SERVER_ERROR). */
-    private static Errors error(String name) {
-        for (Errors e : Errors.values()) {
-            if (e.name().equals(name)) {
-                return e;
-            }
-        }
-        return Errors.UNKNOWN_SERVER_ERROR;
     }
 }

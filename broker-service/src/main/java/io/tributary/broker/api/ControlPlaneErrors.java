@@ -46,6 +46,16 @@ public final class ControlPlaneErrors {
         return new ApiError(error, e.clientMessage());
     }
 
+    /** Kafka's error of a name the coordinators answered (an unknown name is UNKNOWN_SERVER_ERROR). */
+    public static Errors named(String name) {
+        for (Errors e : Errors.values()) {
+            if (e.name().equals(name)) {
+                return e;
+            }
+        }
+        return Errors.UNKNOWN_SERVER_ERROR;
+    }
+
     /** Whether the call may be retried as is (the coordinators were unreachable or could not commit). */
     public static boolean isRetriable(ControlPlaneException e) {
         return switch (e.kind()) {

@@ -3,9 +3,12 @@ package io.tributary.broker.app;
 import io.tributary.broker.api.AdminApiConfig;
 import io.tributary.broker.api.AlterConfigsHandler;
 import io.tributary.broker.api.AlterUserScramCredentialsHandler;
+import io.tributary.broker.api.CreateAclsHandler;
 import io.tributary.broker.api.CreatePartitionsHandler;
 import io.tributary.broker.api.CreateTopicsHandler;
+import io.tributary.broker.api.DeleteAclsHandler;
 import io.tributary.broker.api.DeleteTopicsHandler;
+import io.tributary.broker.api.DescribeAclsHandler;
 import io.tributary.broker.api.DescribeClusterHandler;
 import io.tributary.broker.api.DescribeConfigsHandler;
 import io.tributary.broker.api.DescribeUserScramCredentialsHandler;
@@ -257,6 +260,23 @@ public class AdminApiConfiguration {
     @Bean
     DescribeUserScramCredentialsHandler describeUserScramCredentialsHandler(MetadataView metadata) {
         return new DescribeUserScramCredentialsHandler(metadata);
+    }
+
+    @Bean
+    DescribeAclsHandler describeAclsHandler(MetadataView metadata, AccessControl accessControl) {
+        return new DescribeAclsHandler(metadata, accessControl);
+    }
+
+    @Bean
+    CreateAclsHandler createAclsHandler(
+            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl accessControl) {
+        return new CreateAclsHandler(metadata, controlPlane, config, accessControl);
+    }
+
+    @Bean
+    DeleteAclsHandler deleteAclsHandler(
+            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl accessControl) {
+        return new DeleteAclsHandler(metadata, controlPlane, config, accessControl);
     }
 
     /**

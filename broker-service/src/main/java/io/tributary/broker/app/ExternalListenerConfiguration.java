@@ -7,6 +7,7 @@ import io.tributary.common.app.KafkaListenerLifecycle;
 import io.tributary.common.app.KafkaListenerProperties;
 import io.tributary.common.protocol.KafkaProtocolServer;
 import io.tributary.common.protocol.ProtocolMetrics;
+import io.tributary.common.protocol.RequestAuthorizer;
 import io.tributary.common.protocol.RequestHandler;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -34,10 +35,11 @@ class ExternalListenerConfiguration {
             ExternalListenerProperties properties,
             KafkaListenerProperties kafka,
             ObjectProvider<RequestHandler> handlers,
+            RequestAuthorizer authorizer,
             MeterRegistry registry) {
         var server = new KafkaProtocolServer(
                 properties.toConfig(kafka),
-                handlers.orderedStream().toList(),
+                authorizer.guard(handlers.orderedStream().toList()),
                 new ProtocolMetrics(registry, BrokerListeners.EXTERNAL_SERVER_NAME));
         return new ExternalKafkaListener(new KafkaListenerLifecycle(server));
     }

@@ -13,6 +13,7 @@ import io.tributary.common.listeners.ListenerSpec;
 import io.tributary.common.protocol.KafkaProtocolServer;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.ProtocolServerConfig;
+import io.tributary.common.protocol.RequestAuthorizer;
 import io.tributary.common.protocol.RequestHandler;
 import io.tributary.common.security.sasl.CredentialLookup;
 import java.time.InstantSource;
@@ -53,12 +54,14 @@ class NamedListenersConfiguration {
             KafkaListenerProperties kafka,
             ExternalListenerProperties external,
             ObjectProvider<RequestHandler> handlers,
+            RequestAuthorizer authorizer,
             ObjectProvider<CredentialLookup> credentials,
             MeterRegistry registry) {
         List<ListenerSpec> specs =
                 KafkaListenersConfig.parse(properties.kafkaConfig(), NamedListenersProperties.PREFIX);
         CredentialLookup users = credentials.getIfAvailable(() -> CredentialLookup.NONE);
-        List<RequestHandler> registered = handlers.orderedStream().toList();
+        List<RequestHandler> registered =
+                authorizer.guard(handlers.orderedStream().toList());
         List<NamedKafkaListeners.Named> listeners = new ArrayList<>();
         for (ListenerSpec spec : specs) {
             checkName(spec, external);

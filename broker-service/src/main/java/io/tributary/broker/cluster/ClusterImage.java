@@ -15,9 +15,15 @@ import org.apache.kafka.common.Uuid;
  * @param topics topics by name
  * @param scramCredentials the SCRAM credentials the coordinators store ({@link ScramUsers}), replaced
  *     whole when a delta carries them
+ * @param acls the ACLs the coordinators store ({@link ClusterAcls}), replaced whole when a delta
+ *     carries them
  */
 public record ClusterImage(
-        long version, Map<Integer, BrokerInfo> brokers, Map<String, TopicInfo> topics, ScramUsers scramCredentials) {
+        long version,
+        Map<Integer, BrokerInfo> brokers,
+        Map<String, TopicInfo> topics,
+        ScramUsers scramCredentials,
+        ClusterAcls acls) {
 
     /** The image a broker starts with, before it has heard from a coordinator. */
     public static final ClusterImage EMPTY = new ClusterImage(-1, Map.of(), Map.of());
@@ -26,6 +32,16 @@ public record ClusterImage(
         brokers = Map.copyOf(brokers);
         topics = Map.copyOf(topics);
         Objects.requireNonNull(scramCredentials, "scramCredentials");
+        Objects.requireNonNull(acls, "acls");
+    }
+
+    /** An image without ACLs. */
+    public ClusterImage(
+            long version,
+            Map<Integer, BrokerInfo> brokers,
+            Map<String, TopicInfo> topics,
+            ScramUsers scramCredentials) {
+        this(version, brokers, topics, scramCredentials, ClusterAcls.EMPTY);
     }
 
     /** An image without SCRAM credentials. */
@@ -34,8 +50,8 @@ public record ClusterImage(
     }
 
     /**
-     * The image after {@code delta}: a full delta replaces everything; SCRAM credentials are
-     * replaced when the delta carries them (a full one always does), else kept.
+     * The image after {@code delta}: a full delta replaces everything; SCRAM credentials and ACLs
+     * are each replaced when the delta carries them (a full one always does), else kept.
      */
     public ClusterImage apply(MetadataDelta delta) {
         Objects.requireNonNull(delta, "delta");
@@ -51,7 +67,8 @@ public record ClusterImage(
             nextTopics.put(topic.name(), topic);
         }
         ScramUsers nextScram = delta.scramCredentials().orElse(delta.full() ? ScramUsers.EMPTY : scramCredentials);
-        return new ClusterImage(Math.max(version, delta.version()), nextBrokers, nextTopics, nextScram);
+        ClusterAcls nextAcls = delta.acls().orElse(delta.full() ? ClusterAcls.EMPTY : acls);
+        return new ClusterImage(Math.max(version, delta.version()), nextBrokers, nextTopics, nextScram, nextAcls);
     }
 
     public Optional<TopicInfo> topic(String name) {

@@ -1,5 +1,7 @@
 package io.tributary.broker.cluster;
 
+import io.tributary.common.security.acl.AclBinding;
+import io.tributary.common.security.acl.AclBindingFilter;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -54,6 +56,22 @@ public interface ControlPlane {
     /** AlterUserScramCredentials' results, and the version that has the accepted changes. */
     record ScramWrite(long version, List<ScramResult> results) {}
 
+    /**
+     * One CreateAcls creation's or DeleteAcls filter's outcome.
+     *
+     * @param error Kafka's error name ({@code NONE} when it succeeded)
+     */
+    record AclOutcome(String error, String message) {}
+
+    /** CreateAcls' outcomes in request order, and the version that has the new ACLs. */
+    record AclCreation(long version, List<AclOutcome> results) {}
+
+    /** One DeleteAcls filter's outcome and the ACLs it matched (and deleted). */
+    record AclFilterOutcome(AclOutcome outcome, List<AclBinding> matched) {}
+
+    /** DeleteAcls' outcomes in filter order, and the version without the deleted ACLs. */
+    record AclDeletion(long version, List<AclFilterOutcome> results) {}
+
     /** Registers this broker's incarnation; returns the committed version. */
     long register(int brokerId, Uuid incarnationId, String rack, List<BrokerEndpoint> endpoints);
 
@@ -101,6 +119,25 @@ public interface ControlPlane {
     default ScramWrite alterScramCredentials(List<ScramDeletion> deletions, List<ScramUpsertion> upsertions) {
         throw new ControlPlaneException(
                 ControlPlaneException.Kind.UNAVAILABLE, "this control plane does not store SCRAM credentials");
+    }
+
+    /**
+     * Kafka's CreateAcls on the coordinators' leader ({@code POST /internal/v1/acls}): its per-ACL
+     * checks, then one Raft write of the new ACLs. The default stores nothing (test doubles that do
+     * not serve ACLs).
+     */
+    default AclCreation createAcls(List<AclBinding> creations) {
+        throw new ControlPlaneException(
+                ControlPlaneException.Kind.UNAVAILABLE, "this control plane does not store ACLs");
+    }
+
+    /**
+     * Kafka's DeleteAcls on the coordinators' leader ({@code POST /internal/v1/acls/delete}): every
+     * ACL each filter matches, deleted in one Raft write. The default stores nothing.
+     */
+    default AclDeletion deleteAcls(List<AclBindingFilter> filters) {
+        throw new ControlPlaneException(
+                ControlPlaneException.Kind.UNAVAILABLE, "this control plane does not store ACLs");
     }
 
     /**

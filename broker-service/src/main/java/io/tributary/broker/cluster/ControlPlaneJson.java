@@ -1,5 +1,11 @@
 package io.tributary.broker.cluster;
 
+import io.tributary.common.security.acl.AclBinding;
+import io.tributary.common.security.acl.AclBindingFilter;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclPatternType;
+import io.tributary.common.security.acl.AclPermission;
+import io.tributary.common.security.acl.AclResourceType;
 import io.tributary.common.security.sasl.ScramCredentialData;
 import java.util.ArrayList;
 import java.util.List;
@@ -85,7 +91,8 @@ final class ControlPlaneJson {
             List<BrokerJson> brokers,
             List<TopicJson> topics,
             List<String> deletedTopics,
-            List<ScramUserJson> scramCredentials) {
+            List<ScramUserJson> scramCredentials,
+            List<AclJson> acls) {
         MetadataDelta toDelta() {
             return new MetadataDelta(
                     version,
@@ -93,9 +100,70 @@ final class ControlPlaneJson {
                     nonNull(brokers).stream().map(BrokerJson::toBroker).toList(),
                     nonNull(topics).stream().map(TopicJson::toTopic).toList(),
                     nonNull(deletedTopics),
-                    Optional.ofNullable(scramCredentials).map(ScramUserJson::toUsers));
+                    Optional.ofNullable(scramCredentials).map(ScramUserJson::toUsers),
+                    Optional.ofNullable(acls)
+                            .map(list -> new ClusterAcls(
+                                    list.stream().map(AclJson::toBinding).toList())));
         }
     }
+
+    /**
+     * An ACL, or a filter of ACLs (null name, principal or host: any), by Kafka's enum names; the
+     * coordinator's {@code AclJson}.
+     */
+    record AclJson(
+            AclResourceType resourceType,
+            String resourceName,
+            AclPatternType patternType,
+            String principal,
+            String host,
+            AclOperation operation,
+            AclPermission permission) {
+        static AclJson of(AclBinding a) {
+            return new AclJson(
+                    a.resourceType(),
+                    a.resourceName(),
+                    a.patternType(),
+                    a.principal(),
+                    a.host(),
+                    a.operation(),
+                    a.permission());
+        }
+
+        static AclJson of(AclBindingFilter f) {
+            return new AclJson(
+                    f.resourceType(),
+                    f.resourceName(),
+                    f.patternType(),
+                    f.principal(),
+                    f.host(),
+                    f.operation(),
+                    f.permission());
+        }
+
+        AclBinding toBinding() {
+            return new AclBinding(
+                    Objects.requireNonNull(resourceType, "resourceType"),
+                    Objects.requireNonNull(resourceName, "resourceName"),
+                    Objects.requireNonNull(patternType, "patternType"),
+                    Objects.requireNonNull(principal, "principal"),
+                    Objects.requireNonNull(host, "host"),
+                    Objects.requireNonNull(operation, "operation"),
+                    Objects.requireNonNull(permission, "permission"));
+        }
+    }
+
+    record CreateAclsRequest(List<AclJson> creations) {}
+
+    record AclResultJson(String error, String message) {}
+
+    record CreateAclsJson(Long version, List<AclResultJson> results) {}
+
+    record DeleteAclsRequest(List<AclJson> filters) {}
+
+    record AclFilterResultJson(String error, String message, List<AclJson> matched) {}
+
+    record DeleteAclsJson(Long version, List<AclFilterResultJson> results) {}
 
     /** A stored SCRAM credential; byte strings are base64. */
     record ScramCredentialJson(

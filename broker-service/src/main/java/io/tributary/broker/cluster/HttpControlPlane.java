@@ -20,6 +20,8 @@ import io.tributary.broker.cluster.ControlPlaneJson.ScramDeletionJson;
 import io.tributary.broker.cluster.ControlPlaneJson.ScramUpsertionJson;
 import io.tributary.broker.cluster.ControlPlaneJson.TopicWriteJson;
 import io.tributary.broker.cluster.ControlPlaneJson.VersionJson;
+import io.tributary.common.security.acl.AclBinding;
+import io.tributary.common.security.acl.AclBindingFilter;
 import io.tributary.common.security.internal.BrokerKey;
 import io.tributary.common.security.internal.ControlPlaneSignature;
 import io.tributary.common.security.tls.TlsSettings;
@@ -202,6 +204,7 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
     private final JsonMapper json;
     private final InstantSource clock;
     private final Sleeper sleeper;
+    private final HttpAclCalls acls = new HttpAclCalls(this::call);
     /** The coordinator that answered last (the leader after a redirect); tried first. */
     private volatile URI preferred;
 
@@ -328,6 +331,16 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
                                 Objects.requireNonNull(r.error(), "error"),
                                 r.message()))
                         .toList()));
+    }
+
+    @Override
+    public AclCreation createAcls(List<AclBinding> creations) {
+        return acls.create(creations);
+    }
+
+    @Override
+    public AclDeletion deleteAcls(List<AclBindingFilter> filters) {
+        return acls.delete(filters);
     }
 
     @Override
@@ -726,7 +739,7 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
         return version(answer.version());
     }
 
-    private static long version(Long version) {
+    static long version(Long version) {
         if (version == null || version < 0) {
             throw new ControlPlaneException(Kind.UNAVAILABLE, "the answer has no valid version: " + version);
         }
@@ -734,7 +747,7 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
     }
 
     /** Builds a value from a parsed answer; a missing or invalid field is a coordinator defect. */
-    private static <T> T convert(java.util.function.Supplier<T> conversion) {
+    static <T> T convert(java.util.function.Supplier<T> conversion) {
         try {
             return conversion.get();
         } catch (NullPointerException | IllegalArgumentException e) {

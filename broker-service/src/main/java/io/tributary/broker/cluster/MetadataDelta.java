@@ -15,6 +15,7 @@ import java.util.Optional;
  * @param deletedTopics names of topics to remove (empty when {@code full})
  * @param scramCredentials every user's SCRAM credentials when they changed (and in a full answer),
  *     empty when they did not
+ * @param acls every ACL when they changed (and in a full answer), empty when they did not
  */
 public record MetadataDelta(
         long version,
@@ -22,16 +23,29 @@ public record MetadataDelta(
         List<BrokerInfo> brokers,
         List<TopicInfo> topics,
         List<String> deletedTopics,
-        Optional<ScramUsers> scramCredentials) {
+        Optional<ScramUsers> scramCredentials,
+        Optional<ClusterAcls> acls) {
 
     public MetadataDelta {
         brokers = List.copyOf(brokers);
         topics = List.copyOf(topics);
         deletedTopics = List.copyOf(deletedTopics);
         Objects.requireNonNull(scramCredentials, "scramCredentials");
+        Objects.requireNonNull(acls, "acls");
     }
 
-    /** A delta that does not touch SCRAM credentials. */
+    /** A delta that does not touch ACLs. */
+    public MetadataDelta(
+            long version,
+            boolean full,
+            List<BrokerInfo> brokers,
+            List<TopicInfo> topics,
+            List<String> deletedTopics,
+            Optional<ScramUsers> scramCredentials) {
+        this(version, full, brokers, topics, deletedTopics, scramCredentials, Optional.empty());
+    }
+
+    /** A delta that touches neither SCRAM credentials nor ACLs. */
     public MetadataDelta(
             long version, boolean full, List<BrokerInfo> brokers, List<TopicInfo> topics, List<String> deletedTopics) {
         this(version, full, brokers, topics, deletedTopics, Optional.empty());
@@ -39,6 +53,11 @@ public record MetadataDelta(
 
     /** True when a non-full answer changed nothing (the long poll timed out). */
     public boolean isEmpty() {
-        return !full && brokers.isEmpty() && topics.isEmpty() && deletedTopics.isEmpty() && scramCredentials.isEmpty();
+        return !full
+                && brokers.isEmpty()
+                && topics.isEmpty()
+                && deletedTopics.isEmpty()
+                && scramCredentials.isEmpty()
+                && acls.isEmpty();
     }
 }

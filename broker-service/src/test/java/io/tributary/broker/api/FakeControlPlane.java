@@ -2,14 +2,18 @@ package io.tributary.broker.api;
 
 import io.tributary.broker.cluster.BrokerEndpoint;
 import io.tributary.broker.cluster.BrokerInfo;
+import io.tributary.broker.cluster.ClusterAcls;
 import io.tributary.broker.cluster.ClusterImage;
 import io.tributary.broker.cluster.ControlPlane;
 import io.tributary.broker.cluster.ControlPlaneException;
 import io.tributary.broker.cluster.ControlPlaneException.Kind;
 import io.tributary.broker.cluster.MetadataDelta;
 import io.tributary.broker.cluster.PartitionInfo;
+import io.tributary.broker.cluster.ScramUsers;
 import io.tributary.broker.cluster.TopicInfo;
 import io.tributary.broker.log.TopicConfigCatalog;
+import io.tributary.common.security.acl.AclBinding;
+import io.tributary.common.security.acl.AclBindingFilter;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -43,6 +47,9 @@ final class FakeControlPlane implements ControlPlane {
     private final Map<String, TopicInfo> topics = new HashMap<>();
     private final Deque<ControlPlaneException> failures = new ArrayDeque<>();
     private long nextProducerId;
+    /** The ACLs stored, in creation order; the coordinators' checks are {@link AclBinding#validate}'s. */
+    private final List<AclBinding> acls = new ArrayList<>();
+
     private int seed = 1;
     final AtomicInteger writes = new AtomicInteger();
     final AtomicInteger producerIdCalls = new AtomicInteger();
@@ -72,7 +79,7 @@ final class FakeControlPlane implements ControlPlane {
 
     /** The committed image. */
     synchronized ClusterImage image() {
-        return new ClusterImage(version, brokers, topics);
+        return new ClusterImage(version, brokers, topics, ScramUsers.EMPTY, new ClusterAcls(acls));
     }
 
     synchronized long version() {
@@ -240,5 +247,50 @@ final class FakeControlPlane implements ControlPlane {
             replicas.add(alive.get((start + i) % alive.size()));
         }
         return new PartitionInfo(partition, replicas, replicas.getFirst(), 0, replicas, 0);
+    }
+
+    @Override
+    public synchronized AclCreation createAcls(List<AclBinding> creations) {
+        maybeFail();
+        List<AclOutcome> results = new ArrayList<>();
+        boolean added = false;
+        for (AclBinding acl : creations) {
+            var reason = acl.validate();
+            if (reason.isPresent()) {
+                results.add(new AclOutcome("INVALID_REQUEST", reason.get()));
+                continue;
+            }
+            if (!acls.contains(acl)) {
+                acls.add(acl);
+                added = true;
+            }
+            results.add(new AclOutcome("NONE", null));
+        }
+        if (added) {
+            version++;
+            writes.incrementAndGet();
+        }
+        return new AclCreation(version, results);
+    }
+
+    @Override
+    public synchronized AclDeletion deleteAcls(List<AclBindingFilter> filters) {
+        maybeFail();
+        List<AclFilterOutcome> results = new ArrayList<>();
+        java.util.Set<AclBinding> deleted = new java.util.LinkedHashSet<>();
+        for (AclBindingFilter filter : filters) {
+            if (filter.invalidReason() != null) {
+                results.add(new AclFilterOutcome(new AclOutcome("INVALID_REQUEST", filter.invalidReason()), List.of()));
+                continue;
+            }
+            List<AclBinding> matched = acls.stream().filter(filter::matches).toList();
+            deleted.addAll(matched);
+            results.add(new AclFilterOutcome(new AclOutcome("NONE", null), matched));
+        }
+        if (acls.removeAll(deleted)) {
+            version++;
+            writes.incrementAndGet();
+        }
+        return new AclDeletion(version, results);
     }
 }

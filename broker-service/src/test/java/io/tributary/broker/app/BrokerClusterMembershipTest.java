@@ -6,17 +6,27 @@ import static org.awaitility.Awaitility.await;
 import com.jayway.jsonpath.JsonPath;
 import io.tributary.broker.cluster.BrokerEndpoint;
 import io.tributary.broker.cluster.BrokerInfo;
+import io.tributary.broker.cluster.ClusterAcls;
 import io.tributary.broker.cluster.ControlPlane;
 import io.tributary.broker.cluster.FakeControlPlane;
 import io.tributary.broker.cluster.FakeCoordinatorServer;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.cluster.ScramUsers;
+import io.tributary.broker.security.ClusterAuthorizer;
 import io.tributary.common.app.KafkaListenerLifecycle;
+import io.tributary.common.security.acl.AclAuthorizer;
+import io.tributary.common.security.acl.AclBinding;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclPatternType;
+import io.tributary.common.security.acl.AclPermission;
+import io.tributary.common.security.acl.AclResourceType;
+import io.tributary.common.security.acl.KafkaPrincipal;
 import io.tributary.common.security.sasl.CredentialLookup;
 import io.tributary.common.security.sasl.ScramKeys;
 import io.tributary.common.testing.ServiceHttp;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,6 +70,9 @@ class BrokerClusterMembershipTest {
 
     @Autowired
     CredentialLookup credentials;
+
+    @Autowired
+    ClusterAuthorizer authorizer;
 
     ServiceHttp http;
 
@@ -136,6 +149,44 @@ class BrokerClusterMembershipTest {
 
         assertThat(metadata.awaitVersion(removed, Duration.ofSeconds(10))).isTrue();
         assertThat(credentials.scram("SCRAM-SHA-512", "alice")).isEmpty();
+    }
+
+    @Test
+    void aclsStoredByTheCoordinatorsReachTheAuthorizer() throws Exception {
+        var acl = new AclBinding(
+                AclResourceType.TOPIC,
+                "orders",
+                AclPatternType.PREFIXED,
+                "User:alice",
+                "*",
+                AclOperation.READ,
+                AclPermission.ALLOW);
+        long version = coordinator.acls(new ClusterAcls(List.of(acl)));
+
+        assertThat(metadata.awaitVersion(version, Duration.ofSeconds(10))).isTrue();
+        assertThat(authorizer
+                        .get()
+                        .allowed(
+                                KafkaPrincipal.user("alice"),
+                                "10.0.0.1",
+                                AclOperation.DESCRIBE,
+                                AclResourceType.TOPIC,
+                                "orders-eu"))
+                .isTrue();
+
+        long removed = coordinator.acls(ClusterAcls.EMPTY);
+
+        assertThat(metadata.awaitVersion(removed, Duration.ofSeconds(10))).isTrue();
+        assertThat(authorizer
+                        .get()
+                        .authorize(
+                                KafkaPrincipal.user("alice"),
+                                "10.0.0.1",
+                                AclOperation.READ,
+                                AclResourceType.TOPIC,
+                                "orders")
+                        .reason())
+                .isEqualTo(AclAuthorizer.Reason.NO_ACL_FOUND);
     }
 
     @Test

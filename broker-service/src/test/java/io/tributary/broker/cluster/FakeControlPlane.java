@@ -44,9 +44,25 @@ public final class FakeControlPlane implements ControlPlane {
     private volatile java.util.Optional<GroupCoordinator> groupCoordinator = java.util.Optional.empty();
     private ScramUsers scramCredentials = ScramUsers.EMPTY;
     private long scramChangedAt = -1;
+    private ClusterAcls acls = ClusterAcls.EMPTY;
+    private long aclsChangedAt = -1;
     private final AtomicInteger groupCoordinatorLookups = new AtomicInteger();
 
     // ---- test controls
+
+    /** Replaces the stored ACLs (one metadata version, as the coordinators' write); returns it. */
+    public long acls(ClusterAcls next) {
+        lock.lock();
+        try {
+            acls = next;
+            version++;
+            aclsChangedAt = version;
+            changed.signalAll();
+            return version;
+        } finally {
+            lock.unlock();
+        }
+    }
 
     /** Replaces the stored SCRAM credentials (one metadata version, as the coordinators' write); returns it. */
     public long scramCredentials(ScramUsers users) {
@@ -234,7 +250,8 @@ public final class FakeControlPlane implements ControlPlane {
                         List.copyOf(brokers.values()),
                         List.copyOf(topics.values()),
                         List.of(),
-                        java.util.Optional.of(scramCredentials));
+                        java.util.Optional.of(scramCredentials),
+                        java.util.Optional.of(acls));
             }
             long remaining = maxWait.toNanos();
             while (version <= after.getAsLong() && remaining > 0) {
@@ -269,7 +286,8 @@ public final class FakeControlPlane implements ControlPlane {
                     changedBrokers,
                     changedTopics,
                     deleted,
-                    scramChangedAt > since ? java.util.Optional.of(scramCredentials) : java.util.Optional.empty());
+                    scramChangedAt > since ? java.util.Optional.of(scramCredentials) : java.util.Optional.empty(),
+                    aclsChangedAt > since ? java.util.Optional.of(acls) : java.util.Optional.empty());
         });
     }
 

@@ -225,7 +225,12 @@ public final class FakeCoordinatorServer implements AutoCloseable {
                         .toList(),
                 delta.topics().stream().map(FakeCoordinatorServer::topicJson).toList(),
                 delta.deletedTopics(),
-                delta.scramCredentials().map(FakeCoordinatorServer::scramJson).orElse(null));
+                delta.scramCredentials().map(FakeCoordinatorServer::scramJson).orElse(null),
+                delta.acls()
+                        .map(acls -> acls.bindings().stream()
+                                .map(ControlPlaneJson.AclJson::of)
+                                .toList())
+                        .orElse(null));
     }
 
     private static java.util.List<ControlPlaneJson.ScramUserJson> scramJson(ScramUsers users) {

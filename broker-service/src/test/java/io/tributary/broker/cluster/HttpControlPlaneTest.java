@@ -5,6 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tributary.broker.cluster.ControlPlaneException.Kind;
 import io.tributary.broker.cluster.StubCoordinator.Answer;
+import io.tributary.common.security.acl.AclBinding;
+import io.tributary.common.security.acl.AclBindingFilter;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclPatternType;
+import io.tributary.common.security.acl.AclPermission;
+import io.tributary.common.security.acl.AclResourceType;
 import io.tributary.common.security.internal.BrokerKey;
 import io.tributary.common.security.internal.ClusterSecret;
 import io.tributary.common.security.internal.ControlPlaneSignature;
@@ -506,6 +512,54 @@ class HttpControlPlaneTest {
         assertThat(withCredentials.isEmpty()).isFalse();
         assertThat(without.scramCredentials()).isEmpty();
         assertThat(without.isEmpty()).isTrue();
+    }
+
+    @Test
+    void aclsTravelByEnumNamesInTheLongPollAndInCreateAndDeleteCalls() throws Exception {
+        StubCoordinator coordinator = stub();
+        String acl = """
+                {"resourceType":"TOPIC","resourceName":"orders","patternType":"PREFIXED","principal":"User:bob",\
+                "host":"*","operation":"READ","permission":"ALLOW"}""";
+        coordinator.respond(r -> switch (r.rawPathAndQuery().replaceAll("\\?.*", "")) {
+            case "/internal/v1/acls" -> Answer.json(200, """
+                    {"version":5,"results":[{"error":"NONE","message":null},
+                      {"error":"INVALID_REQUEST","message":"Invalid empty resource name"}]}""");
+            case "/internal/v1/acls/delete" -> Answer.json(200, """
+                    {"version":6,"results":[{"error":"NONE","message":null,"matched":[%s]}]}""".formatted(acl));
+            default -> Answer.json(200, """
+                    {"version":4,"full":false,"brokers":[],"topics":[],"deletedTopics":[],"acls":[%s]}""".formatted(acl));
+        });
+        HttpControlPlane client = client(coordinator);
+        AclBinding expected = new AclBinding(
+                AclResourceType.TOPIC,
+                "orders",
+                AclPatternType.PREFIXED,
+                "User:bob",
+                "*",
+                AclOperation.READ,
+                AclPermission.ALLOW);
+
+        MetadataDelta delta = client.fetchMetadata(OptionalLong.of(3), Duration.ZERO);
+        ControlPlane.AclCreation created = client.createAcls(List.of(expected));
+        ControlPlane.AclDeletion deleted = client.deleteAcls(List.of(AclBindingFilter.ANY));
+
+        assertThat(delta.acls()).contains(new ClusterAcls(List.of(expected)));
+        assertThat(created)
+                .isEqualTo(new ControlPlane.AclCreation(
+                        5,
+                        List.of(
+                                new ControlPlane.AclOutcome("NONE", null),
+                                new ControlPlane.AclOutcome("INVALID_REQUEST", "Invalid empty resource name"))));
+        assertThat(deleted.version()).isEqualTo(6);
+        assertThat(deleted.results().getFirst().matched()).containsExactly(expected);
+        var sentCreate = JSON.readTree(coordinator.received().get(1).body());
+        assertThat(sentCreate.get("creations").get(0).get("patternType").asString())
+                .isEqualTo("PREFIXED");
+        var sentFilter = JSON.readTree(coordinator.received().get(2).body())
+                .get("filters")
+                .get(0);
+        assertThat(sentFilter.get("resourceType").asString()).isEqualTo("ANY");
+        assertThat(sentFilter.get("resourceName").isNull()).isTrue();
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.tributary.common.app;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tributary.common.protocol.KafkaProtocolServer;
 import io.tributary.common.protocol.ProtocolMetrics;
+import io.tributary.common.protocol.RequestAuthorizer;
 import io.tributary.common.protocol.RequestHandler;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
@@ -14,7 +15,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The Kafka-protocol listener of a service: every {@link RequestHandler} bean is registered, and
- * ApiVersions advertises exactly those. The health indicator {@code kafkaListener} is UP while the
+ * ApiVersions advertises exactly those; behind the service's {@link RequestAuthorizer} bean, if it
+ * has one. The health indicator {@code kafkaListener} is UP while the
  * listener accepts connections; the services put it in their readiness group.
  */
 @Configuration(proxyBeanMethods = false)
@@ -26,8 +28,15 @@ public class KafkaListenerConfiguration {
 
     @Bean
     KafkaListenerLifecycle kafkaListenerLifecycle(
-            KafkaListenerProperties properties, ObjectProvider<RequestHandler> handlers, MeterRegistry registry) {
+            KafkaListenerProperties properties,
+            ObjectProvider<RequestHandler> handlers,
+            ObjectProvider<RequestAuthorizer> authorizer,
+            MeterRegistry registry) {
         List<RequestHandler> registered = handlers.orderedStream().toList();
+        RequestAuthorizer guard = authorizer.getIfAvailable();
+        if (guard != null) {
+            registered = guard.guard(registered);
+        }
         var server = new KafkaProtocolServer(
                 properties.toConfig(LISTENER_NAME), registered, new ProtocolMetrics(registry, LISTENER_NAME));
         return new KafkaListenerLifecycle(server);

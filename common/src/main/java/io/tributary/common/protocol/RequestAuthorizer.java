@@ -55,8 +55,14 @@ public final class RequestAuthorizer {
         this.access = Objects.requireNonNull(access, "access");
     }
 
-    /** {@code handlers}, each behind this authorizer. */
+    /**
+     * {@code handlers}, each behind this authorizer; as they are without an authorizer ({@link
+     * AccessControl#OPEN}), so a service without one serves exactly as before.
+     */
     public List<RequestHandler> guard(Collection<? extends RequestHandler> handlers) {
+        if (!access.enabled()) {
+            return List.copyOf(handlers);
+        }
         List<RequestHandler> guarded = new ArrayList<>(handlers.size());
         for (RequestHandler handler : handlers) {
             guarded.add(new Guarded(handler));

@@ -1,5 +1,10 @@
 package io.tributary.coordinator.api;
 
+import io.tributary.common.security.acl.AclBinding;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclPatternType;
+import io.tributary.common.security.acl.AclPermission;
+import io.tributary.common.security.acl.AclResourceType;
 import io.tributary.coordinator.metadata.Broker;
 import io.tributary.coordinator.metadata.Endpoint;
 import io.tributary.coordinator.metadata.PartitionState;
@@ -88,7 +93,8 @@ final class ControlDtos {
 
     /**
      * The metadata long poll's answer; {@code scramCredentials} is every user's credentials when they
-     * changed since {@code after} (or in a full answer), absent (null) otherwise.
+     * changed since {@code after} (or in a full answer), absent (null) otherwise; {@code acls} every
+     * ACL when they changed (or in a full answer), absent otherwise.
      */
     record MetadataJson(
             long version,
@@ -96,7 +102,8 @@ final class ControlDtos {
             List<BrokerJson> brokers,
             List<TopicJson> topics,
             List<String> deletedTopics,
-            List<ScramUserJson> scramCredentials) {
+            List<ScramUserJson> scramCredentials,
+            List<AclJson> acls) {
         static MetadataJson of(MetadataHistory.Changes c) {
             return new MetadataJson(
                     c.version(),
@@ -104,9 +111,55 @@ final class ControlDtos {
                     c.brokers().stream().map(BrokerJson::of).toList(),
                     c.topics().stream().map(TopicJson::of).toList(),
                     c.deletedTopics(),
-                    c.scramCredentials().map(ScramUserJson::all).orElse(null));
+                    c.scramCredentials().map(ScramUserJson::all).orElse(null),
+                    c.acls()
+                            .map(acls -> acls.asSet().stream().map(AclJson::of).toList())
+                            .orElse(null));
         }
     }
+
+    /**
+     * An ACL, or in a filter a pattern of ACLs: Kafka's enum names ({@code TOPIC}, {@code LITERAL},
+     * {@code READ}, {@code ALLOW}; {@code ANY}, {@code MATCH} and {@code UNKNOWN} where Kafka has
+     * them); in a filter a null name, principal or host matches any.
+     */
+    record AclJson(
+            AclResourceType resourceType,
+            String resourceName,
+            AclPatternType patternType,
+            String principal,
+            String host,
+            AclOperation operation,
+            AclPermission permission) {
+        static AclJson of(AclBinding acl) {
+            return new AclJson(
+                    acl.resourceType(),
+                    acl.resourceName(),
+                    acl.patternType(),
+                    acl.principal(),
+                    acl.host(),
+                    acl.operation(),
+                    acl.permission());
+        }
+    }
+
+    /** CreateAcls' creations, in request order. */
+    record CreateAclsRequest(List<AclJson> creations) {}
+
+    /** One creation's result: {@code error} is Kafka's error name ({@code NONE} when stored). */
+    record AclResultJson(String error, String message) {}
+
+    /** The results, and the metadata version that has the new ACLs (the current one when none). */
+    record CreateAclsJson(long version, List<AclResultJson> results) {}
+
+    /** DeleteAcls' filters, in request order. */
+    record DeleteAclsRequest(List<AclJson> filters) {}
+
+    /** One filter's result: Kafka's error name, and the ACLs it matched (and deleted). */
+    record AclFilterResultJson(String error, String message, List<AclJson> matched) {}
+
+    /** The results, and the metadata version without the deleted ACLs (the current one when none). */
+    record DeleteAclsJson(long version, List<AclFilterResultJson> results) {}
 
     /** A stored SCRAM credential; byte strings are base64 (Jackson's default). */
     record ScramCredentialJson(int mechanism, byte[] salt, byte[] storedKey, byte[] serverKey, int iterations) {}

@@ -1,6 +1,11 @@
 package io.tributary.coordinator.api;
 
+import io.tributary.common.security.acl.AclBinding;
+import io.tributary.common.security.acl.AclBindingFilter;
 import io.tributary.common.security.sasl.ScramCredentialData;
+import io.tributary.coordinator.api.ControlDtos.AclFilterResultJson;
+import io.tributary.coordinator.api.ControlDtos.AclJson;
+import io.tributary.coordinator.api.ControlDtos.AclResultJson;
 import io.tributary.coordinator.api.ControlDtos.AllocateProducerIdsRequest;
 import io.tributary.coordinator.api.ControlDtos.AlterConfigsRequest;
 import io.tributary.coordinator.api.ControlDtos.AlterPartitionRequest;
@@ -9,8 +14,12 @@ import io.tributary.coordinator.api.ControlDtos.AlterScramCredentialsRequest;
 import io.tributary.coordinator.api.ControlDtos.BrokerJson;
 import io.tributary.coordinator.api.ControlDtos.ClusterJson;
 import io.tributary.coordinator.api.ControlDtos.CoordinatorJson;
+import io.tributary.coordinator.api.ControlDtos.CreateAclsJson;
+import io.tributary.coordinator.api.ControlDtos.CreateAclsRequest;
 import io.tributary.coordinator.api.ControlDtos.CreatePartitionsRequest;
 import io.tributary.coordinator.api.ControlDtos.CreateTopicRequest;
+import io.tributary.coordinator.api.ControlDtos.DeleteAclsJson;
+import io.tributary.coordinator.api.ControlDtos.DeleteAclsRequest;
 import io.tributary.coordinator.api.ControlDtos.EndpointJson;
 import io.tributary.coordinator.api.ControlDtos.HeartbeatRequest;
 import io.tributary.coordinator.api.ControlDtos.MetadataJson;
@@ -37,6 +46,7 @@ import io.tributary.coordinator.metadata.UnknownTopicException;
 import io.tributary.coordinator.metadata.raft.MetadataClient;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
 import io.tributary.coordinator.placement.ReplicaPlacer;
+import io.tributary.coordinator.security.AclChanges;
 import io.tributary.coordinator.security.ScramAlterations;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
@@ -80,6 +90,7 @@ public class ControlPlaneController {
     private final ControlPlaneProperties properties;
     private final int maxPartitionsPerTopic;
     private final ScramAlterations scramAlterations;
+    private final AclChanges aclChanges;
     private final InstantSource clock;
 
     public ControlPlaneController(
@@ -94,6 +105,7 @@ public class ControlPlaneController {
             ControlPlaneProperties properties,
             int maxPartitionsPerTopic,
             ScramAlterations scramAlterations,
+            AclChanges aclChanges,
             InstantSource clock) {
         this.node = node;
         this.client = client;
@@ -105,6 +117,7 @@ public class ControlPlaneController {
         this.properties = properties;
         this.maxPartitionsPerTopic = maxPartitionsPerTopic;
         this.scramAlterations = scramAlterations;
+        this.aclChanges = aclChanges;
         this.clock = clock;
     }
 
@@ -346,6 +359,74 @@ public class ControlPlaneController {
                 plan.results().stream()
                         .map(r -> new ScramResultJson(r.user(), r.error().name(), r.message()))
                         .toList());
+    }
+
+    // ---- ACLs
+
+    /**
+     * Kafka's CreateAcls, forwarded by a broker that checked the caller's cluster ALTER: the
+     * per-ACL checks of {@link AclChanges} against the leader's image, then one {@code CreateAcls}
+     * command with the new ACLs. Answers each creation's result, in request order, and the version
+     * that has them (the current one when nothing new was stored).
+     */
+    @PostMapping(path = "/acls", consumes = MediaType.APPLICATION_JSON_VALUE)
+    CreateAclsJson createAcls(@RequestBody CreateAclsRequest body, HttpServletRequest request) throws IOException {
+        requireLeader(request);
+        List<AclBinding> creations = new ArrayList<>();
+        for (AclJson a : required(body.creations(), "creations")) {
+            creations.add(acl(required(a, "creations[]"), "creations[]"));
+        }
+        AclChanges.CreatePlan plan = aclChanges.planCreate(image().acls(), creations);
+        long version = plan.command().isPresent() ? client.submit(plan.command().get()) : image().version();
+        return new CreateAclsJson(
+                version,
+                plan.results().stream()
+                        .map(r -> new AclResultJson(r.error().name(), r.message()))
+                        .toList());
+    }
+
+    /**
+     * Kafka's DeleteAcls, forwarded by a broker that checked the caller's cluster ALTER: every
+     * stored ACL each filter matches ({@link AclChanges}) is deleted by one {@code DeleteAcls}
+     * command. Answers each filter's matches, in request order, and the version without them.
+     */
+    @PostMapping(path = "/acls/delete", consumes = MediaType.APPLICATION_JSON_VALUE)
+    DeleteAclsJson deleteAcls(@RequestBody DeleteAclsRequest body, HttpServletRequest request) throws IOException {
+        requireLeader(request);
+        List<AclBindingFilter> filters = new ArrayList<>();
+        for (AclJson f : required(body.filters(), "filters")) {
+            AclBinding a = acl(required(f, "filters[]"), "filters[]");
+            filters.add(new AclBindingFilter(
+                    a.resourceType(),
+                    a.resourceName(),
+                    a.patternType(),
+                    a.principal(),
+                    a.host(),
+                    a.operation(),
+                    a.permission()));
+        }
+        AclChanges.DeletePlan plan = aclChanges.planDelete(image().acls(), filters);
+        long version = plan.command().isPresent() ? client.submit(plan.command().get()) : image().version();
+        return new DeleteAclsJson(
+                version,
+                plan.results().stream()
+                        .map(r -> new AclFilterResultJson(
+                                r.outcome().error().name(),
+                                r.outcome().message(),
+                                r.matched().stream().map(AclJson::of).toList()))
+                        .toList());
+    }
+
+    /** The ACL (or filter) a JSON object names; its codes are required, its strings may be null. */
+    private static AclBinding acl(AclJson a, String field) {
+        return new AclBinding(
+                required(a.resourceType(), field + ".resourceType"),
+                a.resourceName(),
+                required(a.patternType(), field + ".patternType"),
+                a.principal(),
+                a.host(),
+                required(a.operation(), field + ".operation"),
+                required(a.permission(), field + ".permission"));
     }
 
     @GetMapping("/cluster")

@@ -1,5 +1,6 @@
 package io.tributary.coordinator.api;
 
+import io.tributary.coordinator.metadata.AclSet;
 import io.tributary.coordinator.metadata.Broker;
 import io.tributary.coordinator.metadata.MetadataImage;
 import io.tributary.coordinator.metadata.ScramCredentials;
@@ -29,7 +30,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * the union of the touched names of every later entry and reads their current state from the latest
  * image: a touched topic that is gone is in {@code deletedTopics}. SCRAM credentials travel whole:
  * an answer carries every user's credentials when any changed after {@code after} (and in a full
- * image), none otherwise; they are bounded by {@code max-scram-users}. When {@code after} is older than
+ * image), none otherwise; they are bounded by {@code max-scram-users}. ACLs travel whole the same
+ * way, bounded by {@code max-acls}. When {@code after} is older than
  * the oldest entry (the history was trimmed, or this voter started from a snapshot later than it),
  * the answer is the full image.
  *
@@ -41,7 +43,7 @@ public final class MetadataHistory {
     /**
      * What changed after a version: a delta, or the full image when the history does not reach back.
      * {@code scramCredentials}: every user's credentials when they changed (always in a full image),
-     * empty when they did not.
+     * empty when they did not; {@code acls} likewise.
      */
     public record Changes(
             long version,
@@ -49,12 +51,14 @@ public final class MetadataHistory {
             List<Broker> brokers,
             List<Topic> topics,
             List<String> deletedTopics,
-            Optional<ScramCredentials> scramCredentials) {
+            Optional<ScramCredentials> scramCredentials,
+            Optional<AclSet> acls) {
         public Changes {
             brokers = List.copyOf(brokers);
             topics = List.copyOf(topics);
             deletedTopics = List.copyOf(deletedTopics);
             Objects.requireNonNull(scramCredentials, "scramCredentials");
+            Objects.requireNonNull(acls, "acls");
         }
 
         public boolean isEmpty() {
@@ -62,11 +66,12 @@ public final class MetadataHistory {
                     && brokers.isEmpty()
                     && topics.isEmpty()
                     && deletedTopics.isEmpty()
-                    && scramCredentials.isEmpty();
+                    && scramCredentials.isEmpty()
+                    && acls.isEmpty();
         }
     }
 
-    private record Entry(long version, Set<Integer> brokers, Set<String> topics, boolean scram) {}
+    private record Entry(long version, Set<Integer> brokers, Set<String> topics, boolean scram, boolean acls) {}
 
     private final int maxEntries;
     private final ReentrantLock lock = new ReentrantLock();
@@ -104,8 +109,9 @@ public final class MetadataHistory {
             boolean scram = !latest.scramCredentials()
                     .asMap()
                     .equals(image.scramCredentials().asMap());
-            entries.addLast(
-                    new Entry(image.version(), changedBrokers(latest, image), changedTopics(latest, image), scram));
+            boolean acls = !latest.acls().equals(image.acls());
+            entries.addLast(new Entry(
+                    image.version(), changedBrokers(latest, image), changedTopics(latest, image), scram, acls));
             while (entries.size() > maxEntries) {
                 base = entries.removeFirst().version();
             }
@@ -165,7 +171,8 @@ public final class MetadataHistory {
                 remainingNanos = changed.awaitNanos(remainingNanos);
             }
             if (latest.version() <= after) {
-                return new Changes(latest.version(), false, List.of(), List.of(), List.of(), Optional.empty());
+                return new Changes(
+                        latest.version(), false, List.of(), List.of(), List.of(), Optional.empty(), Optional.empty());
             }
             if (after < base) {
                 return fullOf(latest);
@@ -173,11 +180,13 @@ public final class MetadataHistory {
             Set<Integer> brokerIds = new TreeSet<>();
             Set<String> topicNames = new TreeSet<>();
             boolean scram = false;
+            boolean acls = false;
             for (Entry e : entries) {
                 if (e.version() > after) {
                     brokerIds.addAll(e.brokers());
                     topicNames.addAll(e.topics());
                     scram |= e.scram();
+                    acls |= e.acls();
                 }
             }
             List<Broker> brokers = new ArrayList<>();
@@ -203,7 +212,8 @@ public final class MetadataHistory {
                     brokers,
                     topics,
                     deleted,
-                    scram ? Optional.of(latest.scramCredentials()) : Optional.empty());
+                    scram ? Optional.of(latest.scramCredentials()) : Optional.empty(),
+                    acls ? Optional.of(latest.acls()) : Optional.empty());
         } finally {
             lock.unlock();
         }
@@ -216,7 +226,8 @@ public final class MetadataHistory {
                 List.copyOf(image.brokers().values()),
                 List.copyOf(image.topics().values()),
                 List.of(),
-                Optional.of(image.scramCredentials()));
+                Optional.of(image.scramCredentials()),
+                Optional.of(image.acls()));
     }
 
     private static Set<Integer> changedBrokers(MetadataImage before, MetadataImage after) {

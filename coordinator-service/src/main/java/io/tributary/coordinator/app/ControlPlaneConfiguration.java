@@ -10,6 +10,7 @@ import io.tributary.coordinator.api.ControlProblemAdvice;
 import io.tributary.coordinator.api.MetadataHistory;
 import io.tributary.coordinator.metadata.raft.MetadataClient;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
+import io.tributary.coordinator.security.AclChanges;
 import io.tributary.coordinator.security.ScramAlterations;
 import java.time.InstantSource;
 import org.slf4j.Logger;
@@ -51,7 +52,8 @@ class ControlPlaneConfiguration {
             CoordinatorProperties coordinator,
             MetadataProperties metadata,
             ControlPlaneProperties control,
-            ScramAlterations scramAlterations) {
+            ScramAlterations scramAlterations,
+            AclChanges aclChanges) {
         if (control.secretFile() == null) {
             log.warn(
                     "the control plane (/internal/v1) is open to anyone who reaches this port: set "
@@ -69,6 +71,7 @@ class ControlPlaneConfiguration {
                 control,
                 metadata.maxPartitionsPerTopic(),
                 scramAlterations,
+                aclChanges,
                 InstantSource.system());
     }
 

@@ -32,6 +32,7 @@ import org.springframework.validation.annotation.Validated;
  * @param maxClassicGroups the most classic groups whose generation may be stored
  * @param maxConsumerGroups the most KIP-848 consumer groups that may be stored
  * @param maxScramUsers the most users that may hold SCRAM credentials
+ * @param maxAcls the most ACLs that may be stored
  * @param logFlush when a voter counts a Raft log entry as written: {@code fsync} (the default) or
  *     {@code page-cache} (what each may lose: {@link RaftNodeConfig.LogFlush})
  */
@@ -53,6 +54,7 @@ public record MetadataProperties(
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxClassicGroups,
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxConsumerGroups,
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxScramUsers,
+        @DefaultValue("100000") @Min(1) @Max(1_000_000) int maxAcls,
         @DefaultValue("fsync") @NotNull RaftNodeConfig.LogFlush logFlush) {
 
     LivenessConfig livenessConfig() {
@@ -69,6 +71,7 @@ public record MetadataProperties(
                 Math.toIntExact(maxOffsetMetadataSize.toBytes()),
                 maxClassicGroups,
                 maxConsumerGroups,
-                maxScramUsers);
+                maxScramUsers,
+                maxAcls);
     }
 }

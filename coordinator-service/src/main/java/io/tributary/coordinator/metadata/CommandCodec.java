@@ -1,5 +1,10 @@
 package io.tributary.coordinator.metadata;
 
+import io.tributary.common.security.acl.AclBinding;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclPatternType;
+import io.tributary.common.security.acl.AclPermission;
+import io.tributary.common.security.acl.AclResourceType;
 import io.tributary.common.security.sasl.ScramCredentialData;
 import io.tributary.coordinator.group.classic.ClassicGroupRecord;
 import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
@@ -9,7 +14,9 @@ import io.tributary.coordinator.metadata.MetadataCommand.AlterScramCredentials;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
 import io.tributary.coordinator.metadata.MetadataCommand.BootstrapScramCredentials;
 import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
+import io.tributary.coordinator.metadata.MetadataCommand.CreateAcls;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteAcls;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteClassicGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteConsumerGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteGroupOffsets;
@@ -40,7 +47,8 @@ import java.util.TreeMap;
  * <pre>
  * offset 0  int8   format version: 1 for types 1..9, 2 for type 10, 3 for types 11..13,
  *                  4 for types 14..15, 5 for types 16..17 (below), 6 for an UpdateConsumerGroup
- *                  that carries a classic member's metadata (record kind 7), 7 for types 18..19
+ *                  that carries a classic member's metadata (record kind 7), 7 for types 18..19,
+ *                  8 for types 20..21
  * offset 1  int8   command type (below)
  * offset 2  ...    the command's fields, in this order:
  *
@@ -74,6 +82,8 @@ import java.util.TreeMap;
  *                             int32 upsertion count U, U x scram upsertion   (version 7 and later)
  * type 19 BootstrapScramCredentials  int32 upsertion count U, U x scram upsertion
  *                                                                   (version 7 and later)
+ * type 20 CreateAcls        int32 ACL count A, A x acl              (version 8 and later)
+ * type 21 DeleteAcls        int32 ACL count A, A x acl              (version 8 and later)
  *
  * offsets (also in ImageCodec): int32 topic count T, T x (string topic, int32 partition count P (1..),
  *                                 P x (int32 partition, int64 offset (0..), int32 leaderEpoch,
@@ -89,11 +99,17 @@ import java.util.TreeMap;
  *
  * scram upsertion: string user, int8 mechanism (1 SCRAM-SHA-256, 2 SCRAM-SHA-512), bytes salt,
  *          bytes storedKey, bytes serverKey, int32 iterations      (a credential, never a password)
+ *
+ * acl (also in ImageCodec): int8 resourceType, string resourceName, int8 patternType,
+ *          string principal, string host, int8 operation, int8 permission
+ *          (Kafka's wire codes: resource type 2 TOPIC, 3 GROUP, 4 CLUSTER, 5 TRANSACTIONAL_ID,
+ *          6 DELEGATION_TOKEN, 7 USER; pattern type 3 LITERAL, 4 PREFIXED; operation 2 ALL ..
+ *          15 TWO_PHASE_COMMIT; permission 2 DENY, 3 ALLOW; any other code is corrupt)
  * </pre>
  *
  * <p>Versions: version 2 adds type 10, version 3 adds types 11..13, version 4 types 14..15,
  * version 5 types 16..17, version 6 record kind 7 (a consumer group's classic member) inside
- * type 16, version 7 types 18..19; none changes anything else. Each command is written in the lowest version that has its type, so types
+ * type 16, version 7 types 18..19, version 8 types 20..21; none changes anything else. Each command is written in the lowest version that has its type, so types
  * 1..9 keep their version-1 bytes and a coordinator that reads only version 1 can still follow a
  * log without producer id allocations, committed offsets, classic or consumer groups (a rolling upgrade); a
  * reader accepts each type in the version that added it and every later one.
@@ -103,7 +119,9 @@ import java.util.TreeMap;
  * {@code 05 11 00 00 00 01 67}; {@code AlterScramCredentials} deleting user {@code u}'s
  * SCRAM-SHA-256 credential is {@code 07 12 00 00 00 01 00 00 00 01 75 01 00 00 00 00}; a
  * StoreClassicGroup, an UpdateConsumerGroup and a BootstrapScramCredentials are in the module
- * README.
+ * README. {@code CreateAcls} of {@code User:u} allowed READ on the literal topic {@code t} from any
+ * host is {@code 08 14 00 00 00 01 02 00 00 00 01 74 03 00 00 00 06 55 73 65 72 3A 75 00 00 00 01 2A
+ * 03 03}.
  *
  * <p>Nothing may follow the last field. A reader rejects an unknown version or type, a negative or
  * impossible count, truncation and trailing bytes with a {@link CorruptCommandException}. A new field
@@ -115,7 +133,10 @@ import java.util.TreeMap;
 public final class CommandCodec {
 
     /** The newest format version this class writes (for the types it added; see the class doc). */
-    public static final int VERSION = 7;
+    public static final int VERSION = 8;
+
+    /** The format version that added types 18..19. */
+    static final int VERSION_7 = 7;
 
     /** The format version of an UpdateConsumerGroup with a classic member's metadata (record kind 7). */
     static final int VERSION_6 = 6;
@@ -154,6 +175,11 @@ public final class CommandCodec {
     private static final int DELETE_CONSUMER_GROUP = 17;
     private static final int ALTER_SCRAM_CREDENTIALS = 18;
     private static final int BOOTSTRAP_SCRAM_CREDENTIALS = 19;
+    private static final int CREATE_ACLS = 20;
+    private static final int DELETE_ACLS = 21;
+
+    /** The smallest encoded ACL: three codes, three empty strings, one more code. */
+    static final int MIN_ACL_BYTES = 1 + 4 + 1 + 4 + 4 + 1 + 1;
 
     /** The smallest encoded SCRAM upsertion: empty user, mechanism, three empty byte strings, iterations. */
     private static final int MIN_UPSERTION_BYTES = 4 + 1 + 4 + 4 + 4 + 4;
@@ -245,6 +271,14 @@ public final class CommandCodec {
                 w.int8(BOOTSTRAP_SCRAM_CREDENTIALS);
                 writeUpsertions(w, c.upsertions());
             }
+            case CreateAcls c -> {
+                w.int8(CREATE_ACLS).int32(c.acls().size());
+                c.acls().forEach(acl -> writeAcl(w, acl));
+            }
+            case DeleteAcls c -> {
+                w.int8(DELETE_ACLS).int32(c.acls().size());
+                c.acls().forEach(acl -> writeAcl(w, acl));
+            }
         }
         return w.toByteArray();
     }
@@ -260,8 +294,10 @@ public final class CommandCodec {
             case DeleteClassicGroup c -> VERSION_4;
             case UpdateConsumerGroup c -> ConsumerGroupCodec.hasClassicMembers(c.records()) ? VERSION_6 : VERSION_5;
             case DeleteConsumerGroup c -> VERSION_5;
-            case AlterScramCredentials c -> VERSION;
-            case BootstrapScramCredentials c -> VERSION;
+            case AlterScramCredentials c -> VERSION_7;
+            case BootstrapScramCredentials c -> VERSION_7;
+            case CreateAcls c -> VERSION;
+            case DeleteAcls c -> VERSION;
             default -> VERSION_1;
         };
     }
@@ -273,7 +309,8 @@ public final class CommandCodec {
             case COMMIT_OFFSETS, DELETE_GROUP_OFFSETS, DELETE_OFFSETS -> VERSION_3;
             case STORE_CLASSIC_GROUP, DELETE_CLASSIC_GROUP -> VERSION_4;
             case UPDATE_CONSUMER_GROUP, DELETE_CONSUMER_GROUP -> VERSION_5;
-            case ALTER_SCRAM_CREDENTIALS, BOOTSTRAP_SCRAM_CREDENTIALS -> VERSION;
+            case ALTER_SCRAM_CREDENTIALS, BOOTSTRAP_SCRAM_CREDENTIALS -> VERSION_7;
+            case CREATE_ACLS, DELETE_ACLS -> VERSION;
             default -> VERSION_1; // an unknown type is rejected as such
         };
     }
@@ -400,6 +437,46 @@ public final class CommandCodec {
         return upsertions;
     }
 
+    /** Writes an ACL (the {@code acl} layout in the class doc). */
+    static void writeAcl(Bytes.Writer w, AclBinding acl) {
+        w.int8(acl.resourceType().code())
+                .string(acl.resourceName())
+                .int8(acl.patternType().code())
+                .string(acl.principal())
+                .string(acl.host())
+                .int8(acl.operation().code())
+                .int8(acl.permission().code());
+    }
+
+    /** Reads what {@link #writeAcl} wrote; rejects a code Kafka does not define. */
+    static AclBinding readAcl(Bytes.Reader r) {
+        AclResourceType type = code(r, AclResourceType.fromCode((byte) r.int8()), AclResourceType.UNKNOWN, "resource");
+        String name = r.string();
+        AclPatternType pattern = code(r, AclPatternType.fromCode((byte) r.int8()), AclPatternType.UNKNOWN, "pattern");
+        String principal = r.string();
+        String host = r.string();
+        AclOperation operation = code(r, AclOperation.fromCode((byte) r.int8()), AclOperation.UNKNOWN, "operation");
+        AclPermission permission =
+                code(r, AclPermission.fromCode((byte) r.int8()), AclPermission.UNKNOWN, "permission");
+        return new AclBinding(type, name, pattern, principal, host, operation, permission);
+    }
+
+    private static <E> E code(Bytes.Reader r, E value, E unknown, String what) {
+        if (value == unknown) {
+            throw r.corrupt("unknown ACL " + what + " code before position " + r.position());
+        }
+        return value;
+    }
+
+    private static List<AclBinding> readAcls(Bytes.Reader r) {
+        int n = r.count(MIN_ACL_BYTES);
+        List<AclBinding> acls = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            acls.add(readAcl(r));
+        }
+        return acls;
+    }
+
     private static void writeAssignments(Bytes.Writer w, List<List<Integer>> assignments) {
         w.int32(assignments.size());
         assignments.forEach(w::intList);
@@ -488,6 +565,8 @@ public final class CommandCodec {
                 yield new AlterScramCredentials(deletions, readUpsertions(r));
             }
             case BOOTSTRAP_SCRAM_CREDENTIALS -> new BootstrapScramCredentials(readUpsertions(r));
+            case CREATE_ACLS -> new CreateAcls(readAcls(r));
+            case DELETE_ACLS -> new DeleteAcls(readAcls(r));
             default -> throw r.corrupt("unknown command type " + type);
         };
         r.expectEnd();

@@ -82,6 +82,7 @@ public final class CommandValidator {
         }
         MetadataImage next = image.apply(command);
         checkScramUsers(image, next);
+        checkAcls(image, next);
         return next;
     }
 
@@ -138,6 +139,18 @@ public final class CommandValidator {
         if (users > limits.maxScramUsers() && users > before.scramCredentials().userCount()) {
             throw new InvalidRequestException(
                     "%d users would have SCRAM credentials; the limit is %d".formatted(users, limits.maxScramUsers()));
+        }
+    }
+
+    /**
+     * The bound on ACLs: a change may not leave more than {@link MetadataLimits#maxAcls()} and more
+     * than before (a bound lowered later never blocks deletions).
+     */
+    private void checkAcls(MetadataImage before, MetadataImage after) {
+        int acls = after.acls().size();
+        if (acls > limits.maxAcls() && acls > before.acls().size()) {
+            throw new InvalidRequestException(
+                    "%d ACLs would be stored; the limit is %d".formatted(acls, limits.maxAcls()));
         }
     }
 

@@ -1,5 +1,6 @@
 package io.tributary.coordinator.metadata;
 
+import io.tributary.common.security.acl.AclBinding;
 import io.tributary.common.security.sasl.ScramCredentialData;
 import io.tributary.coordinator.group.StoredConsumerGroup;
 import io.tributary.coordinator.group.classic.ClassicGroupRecord;
@@ -18,7 +19,7 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * offset 0  int32  magic 0x5452424D ("TRBM")
- * offset 4  int8   format version, 7 (1 to 6 are read too)
+ * offset 4  int8   format version, 8 (1 to 7 are read too)
  * offset 5  int64  metadata version
  * offset 13 int64  next producer id (version 2 only; a version-1 image has none, and reads as 0)
  *           int32  broker count B, then B brokers in id order:
@@ -51,6 +52,11 @@ import java.util.zip.CRC32C;
  *                    string user (not empty), int32 credential count C (1..2), C credentials in
  *                    mechanism order: int8 mechanism (1 SCRAM-SHA-256, 2 SCRAM-SHA-512),
  *                    bytes salt, bytes storedKey, bytes serverKey, int32 iterations
+ *           int32  ACL count A (version 8 and later), then A ACLs in AclSet's order (resource type
+ *                    code, resource name, pattern type code, principal, host, operation code,
+ *                    permission code), each in CommandCodec's acl layout (int8 resourceType,
+ *                    string resourceName, int8 patternType, string principal, string host,
+ *                    int8 operation, int8 permission); no ACL twice, each one valid
  * last 4    int32  CRC32C of every byte before it
  * </pre>
  *
@@ -58,11 +64,12 @@ import java.util.zip.CRC32C;
  * committed offsets after the topics, version 4 the classic groups after the committed offsets,
  * version 5 the consumer groups after the classic groups, version 6 a classic flag (and metadata)
  * after each consumer group member's metadata, version 7 the SCRAM credentials after the consumer
- * groups; none changes anything else. A snapshot written by an older coordinator loads with what that
+ * groups, version 8 the ACLs after the SCRAM credentials; none changes anything else. A snapshot written by an older coordinator loads with what that
  * coordinator's state had: next producer id 0 from version 1 (it never handed one out), no committed
  * offsets from versions 1 and 2, no classic groups from versions 1 to 3, no consumer groups from
  * versions 1 to 4 (it could not store any), no SCRAM credentials and not bootstrapped from versions
- * 1 to 6 (so the first leader of a newer coordinator writes the bootstrap credentials once).
+ * 1 to 6 (so the first leader of a newer coordinator writes the bootstrap credentials once), no ACLs
+ * from versions 1 to 7.
  *
  * <p>A reader rejects a wrong magic, an unknown version, a checksum mismatch, truncation and trailing
  * bytes with a {@link CorruptCommandException}, and a state that breaks an invariant (an ISR outside
@@ -76,7 +83,10 @@ public final class ImageCodec {
     public static final int MAGIC = 0x5452424D;
 
     /** The format version this class writes. */
-    public static final int VERSION = 7;
+    public static final int VERSION = 8;
+
+    /** The format version before ACLs, still read. */
+    static final int VERSION_7 = 7;
 
     /** The format version before SCRAM credentials, still read. */
     static final int VERSION_6 = 6;
@@ -148,6 +158,8 @@ public final class ImageCodec {
                 CommandCodec.writeCredential(w, credential);
             });
         });
+        w.int32(image.acls().size());
+        image.acls().asSet().forEach(acl -> CommandCodec.writeAcl(w, acl));
         byte[] body = w.toByteArray();
         CRC32C crc = new CRC32C();
         crc.update(body);
@@ -235,9 +247,13 @@ public final class ImageCodec {
         if (version > VERSION_6) {
             scram = readScram(r);
         }
+        AclSet acls = AclSet.EMPTY;
+        if (version > VERSION_7) {
+            acls = readAcls(r);
+        }
         r.expectEnd();
         return new MetadataImage(
-                metadataVersion, brokers, topics, nextProducerId, offsets, classicGroups, consumerGroups, scram);
+                metadataVersion, brokers, topics, nextProducerId, offsets, classicGroups, consumerGroups, scram, acls);
     }
 
     /** Reads the SCRAM section; users and mechanisms must be in order and not repeat. */
@@ -269,6 +285,20 @@ public final class ImageCodec {
             users.put(user, byMechanism);
         }
         return ScramCredentials.of(users, flag == 1);
+    }
+
+    /** Reads the ACL section; the ACLs must be in {@link AclSet#ORDER} and not repeat. */
+    private static AclSet readAcls(Bytes.Reader r) {
+        int n = r.count(CommandCodec.MIN_ACL_BYTES);
+        List<AclBinding> acls = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            AclBinding acl = CommandCodec.readAcl(r);
+            if (!acls.isEmpty() && AclSet.ORDER.compare(acls.getLast(), acl) >= 0) {
+                throw r.corrupt("ACL " + acl + " out of order or twice");
+            }
+            acls.add(acl);
+        }
+        return AclSet.of(acls);
     }
 
     private static CommittedOffsets readGroups(Bytes.Reader r, SortedMap<String, Topic> topics) {

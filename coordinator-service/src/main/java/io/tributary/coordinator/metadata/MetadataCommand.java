@@ -1,5 +1,6 @@
 package io.tributary.coordinator.metadata;
 
+import io.tributary.common.security.acl.AclBinding;
 import io.tributary.common.security.sasl.ScramCredentialData;
 import io.tributary.coordinator.group.ConsumerGroupRecord;
 import io.tributary.coordinator.group.classic.ClassicGroupRecord;
@@ -271,6 +272,30 @@ public sealed interface MetadataCommand {
     record BootstrapScramCredentials(List<ScramUpsertion> upsertions) implements MetadataCommand {
         public BootstrapScramCredentials {
             upsertions = List.copyOf(upsertions);
+        }
+    }
+
+    /**
+     * Creates ACLs (Kafka's CreateAcls, after its per-ACL checks on the leader): each is stored
+     * once; one already stored is no change (a resent command, or Kafka's answer to creating an ACL
+     * twice: success). Every ACL is valid ({@link AclBinding#validate}); the bound on ACLs ({@link
+     * MetadataLimits#maxAcls()}) is checked before the command is appended. Brokers hold the ACLs, so
+     * a change bumps the metadata version.
+     */
+    record CreateAcls(List<AclBinding> acls) implements MetadataCommand {
+        public CreateAcls {
+            acls = List.copyOf(acls);
+        }
+    }
+
+    /**
+     * Deletes ACLs (Kafka's DeleteAcls): the exact ACLs the leader found matching the request's
+     * filters on its latest image; one not stored when the command is applied is ignored (a resent
+     * command). A change bumps the metadata version.
+     */
+    record DeleteAcls(List<AclBinding> acls) implements MetadataCommand {
+        public DeleteAcls {
+            acls = List.copyOf(acls);
         }
     }
 

@@ -9,7 +9,9 @@ import io.tributary.coordinator.metadata.MetadataCommand.AlterScramCredentials;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
 import io.tributary.coordinator.metadata.MetadataCommand.BootstrapScramCredentials;
 import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
+import io.tributary.coordinator.metadata.MetadataCommand.CreateAcls;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteAcls;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteClassicGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteConsumerGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteGroupOffsets;
@@ -39,7 +41,7 @@ import java.util.regex.Pattern;
 /**
  * An immutable image of cluster metadata: brokers by id, topics by name, and the metadata version;
  * and the committed offsets of consumer groups, the classic groups' generations and the KIP-848
- * consumer groups' stored state; the users' SCRAM credentials.
+ * consumer groups' stored state; the users' SCRAM credentials; the ACLs.
  *
  * <p>{@link #apply} is the whole state machine: a pure function from (image, command) to the next
  * image. It reads no clock and no randomness, so every voter that applies the same log reaches the
@@ -66,6 +68,7 @@ import java.util.regex.Pattern;
  * @param consumerGroups the KIP-848 consumer groups (members, epochs, assignments, target)
  * @param scramCredentials the users' SCRAM credentials (brokers hold them: a change bumps the
  *     version) and whether the bootstrap credentials were written
+ * @param acls the ACLs (brokers hold them: a change bumps the version)
  */
 public record MetadataImage(
         long version,
@@ -75,7 +78,8 @@ public record MetadataImage(
         CommittedOffsets committedOffsets,
         ClassicGroups classicGroups,
         ConsumerGroups consumerGroups,
-        ScramCredentials scramCredentials) {
+        ScramCredentials scramCredentials,
+        AclSet acls) {
 
     /** The image before the first command. */
     public static final MetadataImage EMPTY =
@@ -112,6 +116,28 @@ public record MetadataImage(
                 ScramCredentials.EMPTY);
     }
 
+    /** An image without ACLs (a version-7 snapshot or older, tests). */
+    public MetadataImage(
+            long version,
+            SortedMap<Integer, Broker> brokers,
+            SortedMap<String, Topic> topics,
+            long nextProducerId,
+            CommittedOffsets committedOffsets,
+            ClassicGroups classicGroups,
+            ConsumerGroups consumerGroups,
+            ScramCredentials scramCredentials) {
+        this(
+                version,
+                brokers,
+                topics,
+                nextProducerId,
+                committedOffsets,
+                classicGroups,
+                consumerGroups,
+                scramCredentials,
+                AclSet.EMPTY);
+    }
+
     /** Kafka's longest topic name. */
     public static final int MAX_TOPIC_NAME_LENGTH = 249;
 
@@ -125,6 +151,7 @@ public record MetadataImage(
         Objects.requireNonNull(classicGroups, "classicGroups");
         Objects.requireNonNull(consumerGroups, "consumerGroups");
         Objects.requireNonNull(scramCredentials, "scramCredentials");
+        Objects.requireNonNull(acls, "acls");
         brokers = Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
         topics = Collections.unmodifiableSortedMap(new TreeMap<>(topics));
     }
@@ -204,6 +231,8 @@ public record MetadataImage(
                         ? this
                         : withScram(
                                 scramCredentials.with(List.of(), c.upsertions()).markBootstrapped());
+            case CreateAcls c -> withAcls(acls.with(c.acls()));
+            case DeleteAcls c -> withAcls(acls.without(c.acls()));
         };
     }
 
@@ -255,7 +284,8 @@ public record MetadataImage(
                 committedOffsets,
                 classicGroups,
                 consumerGroups,
-                scramCredentials);
+                scramCredentials,
+                acls);
     }
 
     private Broker currentIncarnation(int brokerId, UUID incarnationId) {
@@ -282,7 +312,8 @@ public record MetadataImage(
                 committedOffsets,
                 classicGroups,
                 consumerGroups,
-                scramCredentials);
+                scramCredentials,
+                acls);
     }
 
     /** Topics after broker {@code id} leaves every ISR and leadership (its broker record not yet fenced). */
@@ -363,7 +394,8 @@ public record MetadataImage(
                 committedOffsets,
                 classicGroups,
                 consumerGroups,
-                scramCredentials);
+                scramCredentials,
+                acls);
     }
 
     /** Checks a topic name against Kafka's rules. */
@@ -443,7 +475,8 @@ public record MetadataImage(
                 committedOffsets,
                 classicGroups,
                 consumerGroups,
-                scramCredentials);
+                scramCredentials,
+                acls);
     }
 
     private MetadataImage deleteTopic(DeleteTopic c) {
@@ -458,7 +491,8 @@ public record MetadataImage(
                 committedOffsets.withoutTopic(c.name()),
                 classicGroups,
                 consumerGroups,
-                scramCredentials);
+                scramCredentials,
+                acls);
     }
 
     private MetadataImage addPartitions(AddPartitions c) {
@@ -570,7 +604,8 @@ public record MetadataImage(
                         committedOffsets,
                         classicGroups,
                         consumerGroups,
-                        scramCredentials);
+                        scramCredentials,
+                        acls);
             }
         }
         return image == this
@@ -583,7 +618,8 @@ public record MetadataImage(
                         committedOffsets,
                         classicGroups,
                         consumerGroups,
-                        scramCredentials);
+                        scramCredentials,
+                        acls);
     }
 
     private MetadataImage allocateProducerIds(AllocateProducerIds c) {
@@ -603,7 +639,8 @@ public record MetadataImage(
                 committedOffsets,
                 classicGroups,
                 consumerGroups,
-                scramCredentials);
+                scramCredentials,
+                acls);
     }
 
     private static String checkGroupId(String groupId) {
@@ -639,7 +676,8 @@ public record MetadataImage(
                         offsets,
                         classicGroups,
                         consumerGroups,
-                        scramCredentials);
+                        scramCredentials,
+                        acls);
     }
 
     /** This image with other classic groups, at the same metadata version (brokers do not watch groups). */
@@ -654,7 +692,8 @@ public record MetadataImage(
                         committedOffsets,
                         groups,
                         consumerGroups,
-                        scramCredentials);
+                        scramCredentials,
+                        acls);
     }
 
     /** This image with other consumer groups, at the same metadata version (brokers do not watch groups). */
@@ -669,7 +708,8 @@ public record MetadataImage(
                         committedOffsets,
                         classicGroups,
                         groups,
-                        scramCredentials);
+                        scramCredentials,
+                        acls);
     }
 
     /**
@@ -682,7 +722,23 @@ public record MetadataImage(
         }
         long next = scram.asMap().equals(scramCredentials.asMap()) ? version : version + 1;
         return new MetadataImage(
-                next, brokers, topics, nextProducerId, committedOffsets, classicGroups, consumerGroups, scram);
+                next, brokers, topics, nextProducerId, committedOffsets, classicGroups, consumerGroups, scram, acls);
+    }
+
+    /** This image with other ACLs, one version later (brokers hold them). */
+    private MetadataImage withAcls(AclSet next) {
+        return next == acls
+                ? this
+                : new MetadataImage(
+                        version + 1,
+                        brokers,
+                        topics,
+                        nextProducerId,
+                        committedOffsets,
+                        classicGroups,
+                        consumerGroups,
+                        scramCredentials,
+                        next);
     }
 
     private MetadataImage withTopic(Topic t) {
@@ -696,7 +752,8 @@ public record MetadataImage(
                 committedOffsets,
                 classicGroups,
                 consumerGroups,
-                scramCredentials);
+                scramCredentials,
+                acls);
     }
 
     private MetadataImage withPartition(Topic t, int index, PartitionState p) {

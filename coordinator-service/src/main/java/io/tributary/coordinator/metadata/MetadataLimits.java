@@ -30,6 +30,11 @@ package io.tributary.coordinator.metadata;
  *     a change giving a credential to a new user beyond it is refused, to a user who has one never.
  *     Every credential is in every voter's and broker's memory, in every snapshot and in a broker's
  *     full metadata answer (about 300 bytes of JSON for a user with both mechanisms)
+ * @param maxAcls the most ACLs that may be stored at once (default 100,000; Kafka has no bound);
+ *     a CreateAcls beyond it is refused for each ACL past it, deletions never are. Every ACL is in
+ *     every voter's and broker's memory (in the broker's authorizer index), in every snapshot and in
+ *     a broker's full metadata answer (about 150 bytes of JSON each: 100,000 ACLs are about 15 MB,
+ *     within the broker's 64 MiB answer bound)
  */
 public record MetadataLimits(
         int maxCommandBytes,
@@ -40,7 +45,11 @@ public record MetadataLimits(
         int maxOffsetMetadataBytes,
         int maxClassicGroups,
         int maxConsumerGroups,
-        int maxScramUsers) {
+        int maxScramUsers,
+        int maxAcls) {
+
+    /** The default of {@link #maxAcls}. */
+    public static final int DEFAULT_MAX_ACLS = 100_000;
 
     /** The default of {@link #maxScramUsers}. */
     public static final int DEFAULT_MAX_SCRAM_USERS = 10_000;
@@ -93,6 +102,33 @@ public record MetadataLimits(
         if (maxScramUsers < 1) {
             throw new IllegalArgumentException("maxScramUsers must be 1 or more, got " + maxScramUsers);
         }
+        if (maxAcls < 1) {
+            throw new IllegalArgumentException("maxAcls must be 1 or more, got " + maxAcls);
+        }
+    }
+
+    /** Limits with the default bound on ACLs. */
+    public MetadataLimits(
+            int maxCommandBytes,
+            int maxPartitionsPerTopic,
+            int maxProducerIdsPerBlock,
+            int maxGroupsWithOffsets,
+            int maxOffsetsPerGroup,
+            int maxOffsetMetadataBytes,
+            int maxClassicGroups,
+            int maxConsumerGroups,
+            int maxScramUsers) {
+        this(
+                maxCommandBytes,
+                maxPartitionsPerTopic,
+                maxProducerIdsPerBlock,
+                maxGroupsWithOffsets,
+                maxOffsetsPerGroup,
+                maxOffsetMetadataBytes,
+                maxClassicGroups,
+                maxConsumerGroups,
+                maxScramUsers,
+                DEFAULT_MAX_ACLS);
     }
 
     /** Limits with the default bound on SCRAM users. */

@@ -3,6 +3,11 @@ package io.tributary.coordinator.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.tributary.common.security.acl.AclBinding;
+import io.tributary.common.security.acl.AclOperation;
+import io.tributary.common.security.acl.AclPatternType;
+import io.tributary.common.security.acl.AclPermission;
+import io.tributary.common.security.acl.AclResourceType;
 import io.tributary.coordinator.metadata.Endpoint;
 import io.tributary.coordinator.metadata.MetadataCommand;
 import io.tributary.coordinator.metadata.MetadataImage;
@@ -50,6 +55,32 @@ class MetadataHistoryTest {
         assertThat(changes.brokers()).isEmpty();
         assertThat(changes.topics()).extracting(Topic::name).containsExactly("b");
         assertThat(changes.deletedTopics()).containsExactly("a");
+    }
+
+    @Test
+    void aDeltaCarriesEveryAclWhenOneChangedAndNoneOtherwise() throws Exception {
+        MetadataHistory history = new MetadataHistory(100);
+        MetadataImage image = register(MetadataImage.EMPTY, 0);
+        history.observe(image);
+        AclBinding acl = new AclBinding(
+                AclResourceType.TOPIC,
+                "t",
+                AclPatternType.LITERAL,
+                "User:u",
+                "*",
+                AclOperation.READ,
+                AclPermission.ALLOW);
+        image = image.apply(new MetadataCommand.CreateAcls(List.of(acl)));
+        history.observe(image);
+        long afterAcl = image.version();
+        image = create(image, "a");
+        history.observe(image);
+
+        assertThat(history.changesSince(afterAcl - 1, Duration.ZERO).acls())
+                .hasValueSatisfying(acls -> assertThat(acls.asSet()).containsExactly(acl));
+        assertThat(history.changesSince(afterAcl, Duration.ZERO).acls()).isEmpty();
+        assertThat(history.full().acls())
+                .hasValueSatisfying(acls -> assertThat(acls.size()).isOne());
     }
 
     @Test

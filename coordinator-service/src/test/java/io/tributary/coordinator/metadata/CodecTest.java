@@ -167,9 +167,9 @@ class CodecTest {
     @Test
     void unknownVersionAndTypeAreRejected() {
         byte[] bytes = CommandCodec.encode(new DeleteTopic("t"));
-        bytes[0] = 8;
+        bytes[0] = 9;
         byte[] badVersion = bytes.clone();
-        assertThatThrownBy(() -> CommandCodec.decode(badVersion)).hasMessageContaining("version 8");
+        assertThatThrownBy(() -> CommandCodec.decode(badVersion)).hasMessageContaining("version 9");
         bytes[0] = 1;
         bytes[1] = 42;
         byte[] badType = bytes.clone();
@@ -338,52 +338,18 @@ class CodecTest {
     void anImageHasTheDocumentedBytes() {
         MetadataImage image = new MetadataImage(7, new TreeMap<>(), new TreeMap<>(), 0x0102);
         byte[] body = {
-            0x54,
-            0x52,
-            0x42,
-            0x4D, // magic "TRBM"
-            7, // format version
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            7, // metadata version
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            1,
-            2, // next producer id
-            0,
-            0,
-            0,
-            0, // brokers
-            0,
-            0,
-            0,
-            0, // topics
-            0,
-            0,
-            0,
-            0, // groups
-            0,
-            0,
-            0,
-            0, // classic groups
-            0,
-            0,
-            0,
-            0, // consumer groups
+            0x54, 0x52, 0x42, 0x4D, // magic "TRBM"
+            8, // format version
+            0, 0, 0, 0, 0, 0, 0, 7, // metadata version
+            0, 0, 0, 0, 0, 0, 1, 2, // next producer id
+            0, 0, 0, 0, // brokers
+            0, 0, 0, 0, // topics
+            0, 0, 0, 0, // groups
+            0, 0, 0, 0, // classic groups
+            0, 0, 0, 0, // consumer groups
             0, // SCRAM not bootstrapped
-            0,
-            0,
-            0,
-            0 // SCRAM users
+            0, 0, 0, 0, // SCRAM users
+            0, 0, 0, 0 // ACLs
         };
         assertThat(ImageCodec.encode(image)).isEqualTo(withCrc(body));
     }
@@ -397,11 +363,19 @@ class CodecTest {
                 .array();
     }
 
+    /** A version-7 image (before ACLs): version 8's bytes of an image without any, less their count. */
+    static byte[] asVersionSeven(byte[] version8) {
+        byte[] body = Arrays.copyOf(version8, version8.length - 4 - 4);
+        body[4] = 7;
+        return withCrc(body);
+    }
+
     /**
-     * A version-6 image (before SCRAM credentials): version 7's bytes of an image without any and not
-     * bootstrapped, less the flag and the count.
+     * A version-6 image (before SCRAM credentials): version 8's bytes of an image without any (nor
+     * ACLs) and not bootstrapped, less the flag and the counts.
      */
-    static byte[] asVersionSix(byte[] version7) {
+    static byte[] asVersionSix(byte[] version8) {
+        byte[] version7 = asVersionSeven(version8);
         byte[] body = Arrays.copyOf(version7, version7.length - 4 - 1 - 4);
         body[4] = 6;
         return withCrc(body);

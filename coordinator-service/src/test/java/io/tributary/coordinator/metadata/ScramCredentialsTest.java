@@ -266,7 +266,8 @@ class ScramCredentialsTest {
                 .hasMessageContaining("out of order");
     }
 
-    private static int indexOf(byte[] bytes, byte[] pattern) {
+    /** Where {@code pattern} first starts in {@code bytes}. */
+    static int indexOf(byte[] bytes, byte[] pattern) {
         for (int i = 0; i + pattern.length <= bytes.length; i++) {
             if (Arrays.equals(bytes, i, i + pattern.length, pattern, 0, pattern.length)) {
                 return i;

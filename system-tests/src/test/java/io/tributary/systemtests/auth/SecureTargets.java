@@ -36,6 +36,30 @@ final class SecureTargets implements AutoCloseable {
     static final String USER = "alice";
     static final String PASSWORD = "alice-secret";
 
+    /** With {@link Security#AUTHORIZER}: the super user (a PLAIN user like {@link #USER}). */
+    static final String ADMIN = "admin";
+
+    static final String ADMIN_PASSWORD = "admin-secret";
+
+    /**
+     * The super users with {@link Security#AUTHORIZER}, the same on both: the admin, and {@code
+     * User:ANONYMOUS}, the principal of each target's PLAINTEXT listener (Kafka's inter-broker and
+     * controller connections, Tributary's internal listener), as Kafka requires for a PLAINTEXT
+     * inter-broker listener.
+     */
+    static final String SUPER_USERS = "User:" + ADMIN + ";User:ANONYMOUS";
+
+    /** What the targets check beyond authentication. */
+    enum Security {
+        /** No authorizer: every authenticated client may do everything. */
+        AUTHENTICATION_ONLY,
+        /**
+         * The ACL authorizer ({@code StandardAuthorizer} on Kafka), {@link #SUPER_USERS}, {@code
+         * allow.everyone.if.no.acl.found=false}; PLAIN users {@link #USER} and {@link #ADMIN}.
+         */
+        AUTHORIZER
+    }
+
     /** The mechanisms both listeners enable; neither has SCRAM users. */
     static final String MECHANISMS = "PLAIN,SCRAM-SHA-512";
 
@@ -79,21 +103,30 @@ final class SecureTargets implements AutoCloseable {
      * Makes the TLS material and starts Kafka and, when {@code withTributary}, Tributary at once.
      */
     static SecureTargets start(boolean withTributary) throws Exception {
+        return start(withTributary, Security.AUTHENTICATION_ONLY);
+    }
+
+    /** {@link #start(boolean)} with {@code security} on both targets. */
+    static SecureTargets start(boolean withTributary, Security security) throws Exception {
         Path dir = Files.createTempDirectory("systest-secure-");
         TestCertificates certificates = new TestCertificates(dir);
         certificates.ca("ca");
         certificates.signedServer("ca", "broker", "CN=localhost,O=Tributary test");
         Files.writeString(dir.resolve("tls.key"), certificates.privateKeyPem("broker.p12", "broker"));
         Files.writeString(dir.resolve("tls.crt"), certificates.chainPem("broker.p12", "broker"));
-        Files.writeString(dir.resolve("users.properties"), USER + "=" + PASSWORD + "\n");
+        Files.writeString(
+                dir.resolve("users.properties"),
+                USER + "=" + PASSWORD + "\n"
+                        + (security == Security.AUTHORIZER ? ADMIN + "=" + ADMIN_PASSWORD + "\n" : ""));
         Files.writeString(dir.resolve("cluster.secret"), CLUSTER_SECRET + "\n");
         int kafkaPort = freePort();
         int tributaryPort = freePort();
         try (var starters = Executors.newVirtualThreadPerTaskExecutor()) {
             CompletableFuture<KafkaBroker> kafka =
-                    CompletableFuture.supplyAsync(() -> call(() -> startKafka(dir, kafkaPort)), starters);
+                    CompletableFuture.supplyAsync(() -> call(() -> startKafka(dir, kafkaPort, security)), starters);
             CompletableFuture<ScriptedCluster> tributary = withTributary
-                    ? CompletableFuture.supplyAsync(() -> call(() -> startTributary(dir, tributaryPort)), starters)
+                    ? CompletableFuture.supplyAsync(
+                            () -> call(() -> startTributary(dir, tributaryPort, security)), starters)
                     : CompletableFuture.completedFuture(null);
             try {
                 CompletableFuture.allOf(kafka, tributary).join();
@@ -115,33 +148,39 @@ final class SecureTargets implements AutoCloseable {
         }
     }
 
-    private static KafkaBroker startKafka(Path dir, int port) throws Exception {
+    private static KafkaBroker startKafka(Path dir, int port, Security security) throws Exception {
         String password = TestCertificates.PASSWORD;
-        return KafkaBroker.start(
-                Map.of(
-                        "listener.security.protocol.map",
-                        "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL",
-                        "sasl.enabled.mechanisms",
-                        MECHANISMS,
-                        "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
-                        "org.apache.kafka.common.security.scram.ScramLoginModule required;",
-                        "listener.name.sasl_ssl.plain.sasl.jaas.config",
-                        "org.apache.kafka.common.security.plain.PlainLoginModule required user_" + USER + "=\""
-                                + PASSWORD + "\";",
-                        "ssl.keystore.type",
-                        "PKCS12",
-                        "ssl.keystore.location",
-                        dir.resolve("broker.p12").toString(),
-                        "ssl.keystore.password",
-                        password,
-                        "ssl.key.password",
-                        password,
-                        "ssl.client.auth",
-                        "none"),
-                List.of("SASL_SSL://127.0.0.1:" + port));
+        Map<String, String> settings = new java.util.HashMap<>(Map.of(
+                "listener.security.protocol.map",
+                "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL",
+                "sasl.enabled.mechanisms",
+                MECHANISMS,
+                "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required;",
+                "listener.name.sasl_ssl.plain.sasl.jaas.config",
+                "org.apache.kafka.common.security.plain.PlainLoginModule required user_" + USER + "=\""
+                        + PASSWORD + "\""
+                        + (security == Security.AUTHORIZER ? " user_" + ADMIN + "=\"" + ADMIN_PASSWORD + "\"" : "")
+                        + ";",
+                "ssl.keystore.type",
+                "PKCS12",
+                "ssl.keystore.location",
+                dir.resolve("broker.p12").toString(),
+                "ssl.keystore.password",
+                password,
+                "ssl.key.password",
+                password,
+                "ssl.client.auth",
+                "none"));
+        if (security == Security.AUTHORIZER) {
+            settings.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+            settings.put("super.users", SUPER_USERS);
+            settings.put("allow.everyone.if.no.acl.found", "false");
+        }
+        return KafkaBroker.start(settings, List.of("SASL_SSL://127.0.0.1:" + port));
     }
 
-    private static ScriptedCluster startTributary(Path dir, int port) throws Exception {
+    private static ScriptedCluster startTributary(Path dir, int port, Security security) throws Exception {
         List<Integer> basePorts = List.of(8080, 8081, 9092, 8091, 9191, 9291);
         String javaOptions = String.join(
                 " ",
@@ -155,7 +194,11 @@ final class SecureTargets implements AutoCloseable {
                 "-Dtributary.broker.ssl.keystore.certificate.chain.location=" + dir.resolve("tls.crt"),
                 "-Dtributary.broker.ssl.client.auth=none",
                 "-Dtributary.coordinator.control.secret-file=" + dir.resolve("cluster.secret"),
-                "-Dtributary.broker.cluster.secret-file=" + dir.resolve("cluster.secret"));
+                "-Dtributary.broker.cluster.secret-file=" + dir.resolve("cluster.secret"),
+                security == Security.AUTHORIZER
+                        ? "-Dtributary.broker.authorizer.enabled=true -Dtributary.broker.super.users=" + SUPER_USERS
+                                + " -Dtributary.broker.allow.everyone.if.no.acl.found=false"
+                        : "");
         ScriptedCluster cluster = ScriptedCluster.create(
                 Files.createDirectories(dir.resolve("tributary")),
                 "secure-listeners-tributary-logs",

@@ -62,8 +62,8 @@ public record AclBinding(
             return Optional.of("Could not parse principal from `" + principal + "` "
                     + "(no colon is present separating the principal type from the principal name)");
         }
-        if (host == null) {
-            return Optional.of("Invalid null host");
+        if (host == null || host.isEmpty()) {
+            return Optional.of("Host pattern cannot be null or empty");
         }
         return Optional.empty();
     }
