@@ -2,6 +2,7 @@ package io.tributary.common.security.internal;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -29,6 +30,22 @@ public record InternalLogin(String user, String password) {
     static InternalLogin derive(String user, byte[] key) {
         byte[] mac = ClusterSecret.hmac(key, PASSWORD_LABEL.getBytes(StandardCharsets.UTF_8));
         return new InternalLogin(user, Base64.getEncoder().encodeToString(mac));
+    }
+
+    /**
+     * The kafka-clients settings that log a client in as this user on a {@code SASL_PLAINTEXT}
+     * listener with SCRAM-SHA-512 ({@code security.protocol}, {@code sasl.mechanism}, {@code
+     * sasl.jaas.config}).
+     */
+    public Map<String, String> kafkaClientProperties() {
+        return Map.of(
+                "security.protocol",
+                "SASL_PLAINTEXT",
+                "sasl.mechanism",
+                ScramSocketLogin.MECHANISM,
+                "sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user + "\" password=\""
+                        + password + "\";");
     }
 
     @Override
