@@ -27,14 +27,23 @@ import java.util.concurrent.Executors;
  * <p>Kafka reads its key store as PKCS12 and its users from the listener's JAAS entry
  * ({@code user_alice="..."}); Tributary reads the same key and chain as PEM files ({@code
  * ssl.keystore.type=PEM}, the key in {@code tls.key} and the chain in {@code tls.crt}, as
- * cert-manager writes them) and its users from {@code sasl.plain.users.file}. Tributary's control
- * plane is authenticated: its coordinator and broker share a cluster secret ({@link
- * #CLUSTER_SECRET}).
+ * cert-manager writes them) and its users from {@code sasl.plain.users.file}. Tributary's internal
+ * traffic is authenticated: its coordinator and broker share a cluster secret ({@link
+ * #CLUSTER_SECRET}), which signs the control plane's calls and makes the broker's internal listener
+ * and the coordinator's Kafka listener require SCRAM logins.
  */
 final class SecureTargets implements AutoCloseable {
 
     static final String USER = "alice";
     static final String PASSWORD = "alice-secret";
+
+    /**
+     * Tributary's gateway's SCRAM user (a bootstrap user of the coordinator), with which it logs in
+     * to the broker's internal listener.
+     */
+    static final String GATEWAY_USER = "gateway";
+
+    static final String GATEWAY_PASSWORD = "gateway-secret";
 
     /** The mechanisms both listeners enable; neither has SCRAM users. */
     static final String MECHANISMS = "PLAIN,SCRAM-SHA-512";
@@ -68,6 +77,25 @@ final class SecureTargets implements AutoCloseable {
      */
     String tributaryControlPlane() {
         return tributary == null ? null : "http://127.0.0.1:" + (8091 + tributary.portOffset()) + "/internal/v1";
+    }
+
+    /**
+     * Tributary's broker's internal Kafka listener ({@code tributary.kafka.*}, registered as {@code
+     * PLAINTEXT}; with the cluster secret it requires a SCRAM login), or -1 when Tributary does not
+     * run.
+     */
+    int tributaryInternalPort() {
+        return tributary == null ? -1 : 9092 + tributary.portOffset();
+    }
+
+    /** Tributary's coordinator's Kafka listener (the brokers forward group requests to it), or -1. */
+    int tributaryCoordinatorKafkaPort() {
+        return tributary == null ? -1 : 9191 + tributary.portOffset();
+    }
+
+    /** Tributary's gateway's HTTP address ({@code http://127.0.0.1:<port>}), or null. */
+    String tributaryGateway() {
+        return tributary == null ? null : "http://127.0.0.1:" + (8080 + tributary.portOffset());
     }
 
     /** The test CA's certificate, PEM: what a client trusts. */
@@ -155,12 +183,22 @@ final class SecureTargets implements AutoCloseable {
                 "-Dtributary.broker.ssl.keystore.certificate.chain.location=" + dir.resolve("tls.crt"),
                 "-Dtributary.broker.ssl.client.auth=none",
                 "-Dtributary.coordinator.control.secret-file=" + dir.resolve("cluster.secret"),
-                "-Dtributary.broker.cluster.secret-file=" + dir.resolve("cluster.secret"));
+                "-Dtributary.broker.cluster.secret-file=" + dir.resolve("cluster.secret"),
+                "-Dtributary.coordinator.security.bootstrap-scram-users[0].name=" + GATEWAY_USER,
+                "-Dtributary.coordinator.security.bootstrap-scram-users[0].password=" + GATEWAY_PASSWORD);
+        // The gateway logs in to the broker's internal listener as a SCRAM user (its JAAS line has
+        // spaces, which TRIBUTARY_JAVA_OPTS cannot carry: Spring's JSON variable can).
+        String gatewayLogin = """
+                {"tributary.gateway.client-properties.security.protocol": "SASL_PLAINTEXT",
+                 "tributary.gateway.client-properties.sasl.mechanism": "SCRAM-SHA-512",
+                 "tributary.gateway.client-properties.sasl.jaas.config":
+                   "org.apache.kafka.common.security.scram.ScramLoginModule required username=\\"%s\\" password=\\"%s\\";"}
+                """.formatted(GATEWAY_USER, GATEWAY_PASSWORD);
         ScriptedCluster cluster = ScriptedCluster.create(
                 Files.createDirectories(dir.resolve("tributary")),
                 "secure-listeners-tributary-logs",
                 basePorts,
-                Map.of("TRIBUTARY_JAVA_OPTS", javaOptions));
+                Map.of("TRIBUTARY_JAVA_OPTS", javaOptions, "SPRING_APPLICATION_JSON", gatewayLogin));
         cluster.upOrClean("--coordinators", "1", "--brokers", "1");
         return cluster;
     }
