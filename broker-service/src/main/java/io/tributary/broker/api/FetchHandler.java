@@ -11,9 +11,11 @@ import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaRequest;
+import io.tributary.common.protocol.RequestAuthorizer;
 import io.tributary.common.protocol.RequestHandler;
 import io.tributary.common.security.acl.AclOperation;
 import io.tributary.common.security.acl.AclResourceType;
+import io.tributary.common.security.internal.InternalUsers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,6 +38,8 @@ import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.FetchMetadata;
 import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Fetch (API 1), versions 4 to 18: reads each partition from the fetch offset and answers with
@@ -63,7 +67,8 @@ import org.apache.kafka.common.requests.FetchResponse;
  *       end in this log) and no records, as in Kafka; the fetcher truncates and fetches again.
  *   <li>Per partition: {@code UNKNOWN_TOPIC_ID} (v13+), {@code TOPIC_AUTHORIZATION_FAILED} (with an
  *       authorizer: a consumer without READ on the topic, a follower without CLUSTER_ACTION on the
- *       cluster), {@code UNKNOWN_TOPIC_OR_PARTITION}, {@code
+ *       cluster; with or without one: a broker's principal, {@code User:tributary-broker-<id>},
+ *       fetching with another replica id), {@code UNKNOWN_TOPIC_OR_PARTITION}, {@code
  *       NOT_LEADER_OR_FOLLOWER} (with the current leader, v12+), {@code FENCED_LEADER_EPOCH} /
  *       {@code UNKNOWN_LEADER_EPOCH}, {@code OFFSET_OUT_OF_RANGE} (with the log start offset and
  *       high watermark).
@@ -76,6 +81,8 @@ public final class FetchHandler implements RequestHandler {
     public static final ApiVersionRange VERSIONS = ApiVersionRange.of(ApiKeys.FETCH, 4, 18);
 
     private static final int NO_EPOCH = -1;
+
+    private static final Logger auditLog = LoggerFactory.getLogger(RequestAuthorizer.AUDIT_LOGGER);
 
     private final PartitionAccess access;
     private final Duration maxWaitBound;
@@ -107,6 +114,22 @@ public final class FetchHandler implements RequestHandler {
     @Override
     public ApiVersionRange versions() {
         return VERSIONS;
+    }
+
+    /**
+     * Whether the caller may fetch as replica {@code replicaId}: a broker ({@code
+     * User:tributary-broker-<id>}) only as itself; a refusal is an audit line.
+     */
+    private static boolean fetchesAsItself(KafkaRequest request, int replicaId) {
+        if (InternalUsers.mayFetchAsReplica(request.connection().principal(), replicaId)) {
+            return true;
+        }
+        auditLog.info(
+                "denied: principal={} host={} api=FETCH replica_id={}: a broker fetches only as its own replica",
+                request.connection().principal(),
+                request.connection().remoteAddress().getAddress().getHostAddress(),
+                replicaId);
+        return false;
     }
 
     /** One requested partition and what it has so far. */
@@ -167,8 +190,11 @@ public final class FetchHandler implements RequestHandler {
                 new FetchResponseData().setErrorCode(Errors.NONE.code()).setSessionId(FetchMetadata.INVALID_SESSION_ID);
         List<Slot> slots = new ArrayList<>();
         // A follower needs CLUSTER_ACTION on the cluster, a consumer READ on each topic; either way
-        // Kafka refuses per partition (TOPIC_AUTHORIZATION_FAILED), after an unknown topic id.
+        // Kafka refuses per partition (TOPIC_AUTHORIZATION_FAILED), after an unknown topic id. A
+        // broker's principal fetches only as its own replica, answered as a follower without
+        // CLUSTER_ACTION (Kafka binds no principal to a replica id).
         boolean replicaAllowed = fromFollower
+                && fetchesAsItself(request, replicaId)
                 && acls.allowed(
                         request.connection(),
                         AclOperation.CLUSTER_ACTION,

@@ -28,10 +28,12 @@ import org.springframework.core.env.Environment;
  * as a Kafka broker without {@code authorizer.class.name}; the ACL APIs answer {@code
  * SECURITY_DISABLED}.
  *
- * <p>Every listener is checked, the internal one too: its clients (other brokers' replica fetchers,
- * the gateway, tools on the internal port) are {@code User:ANONYMOUS} until it is authenticated, so
- * a cluster with the authorizer on lists {@code User:ANONYMOUS} among its super users, as Kafka with
- * a PLAINTEXT inter-broker listener must.
+ * <p>Every listener is checked, the internal one too. Without the cluster secret its clients (other
+ * brokers' replica fetchers, the gateway, tools on the internal port) are {@code User:ANONYMOUS},
+ * so a cluster with the authorizer on lists {@code User:ANONYMOUS} among its super users, as Kafka
+ * with a PLAINTEXT inter-broker listener must. With the secret they log in: brokers as {@code
+ * tributary-broker-<id>}, super users by their own ({@code InternalUsers}), the gateway and tools
+ * as the SCRAM users they are given.
  */
 @Configuration(proxyBeanMethods = false)
 class AccessControlConfiguration {

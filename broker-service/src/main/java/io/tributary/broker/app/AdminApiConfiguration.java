@@ -102,8 +102,10 @@ public class AdminApiConfiguration {
     }
 
     @Bean
-    CoordinatorGroupsClient coordinatorGroupsClient(MetadataView metadata, ClusterProperties cluster) {
-        return new CoordinatorGroupsClient(cluster.coordinatorGroupsClientConfig(), metadata.brokerId());
+    CoordinatorGroupsClient coordinatorGroupsClient(
+            MetadataView metadata, ClusterProperties cluster, InternalAuthConfiguration.InternalLogins logins) {
+        return new CoordinatorGroupsClient(
+                cluster.coordinatorGroupsClientConfig(), metadata.brokerId(), logins.broker());
     }
 
     @Bean

@@ -7,6 +7,7 @@ import io.tributary.broker.cluster.MetadataFollower;
 import io.tributary.common.security.internal.BrokerKey;
 import io.tributary.common.security.internal.ClusterSecret;
 import io.tributary.common.security.tls.TrustStores;
+import io.tributary.common.security.internal.InternalLogin;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
@@ -64,7 +65,9 @@ import org.springframework.validation.annotation.Validated;
  *     every control-plane call (docs/control-plane.md, Authentication); unset with {@code keyFile}
  *     unset, calls go unsigned
  * @param keyFile instead of the secret, only this broker's key (base64), so that this broker cannot
- *     act for another; at most one of the two is set
+ *     act for another; at most one of the two is set. With either, the broker's internal Kafka
+ *     listener requires a SCRAM login, and the broker logs in to other brokers' and the
+ *     coordinators' ({@link InternalAuthConfiguration})
  * @param sslTruststoreLocation the authorities of {@code https://} coordinators' certificates
  *     ({@code tributary.broker.coordinators} entries may be {@code https://host:port}); unset: the
  *     JDK's default authorities
@@ -202,6 +205,14 @@ public record ClusterProperties(
                                 sslTruststoreLocation,
                                 sslTruststoreType,
                                 sslTruststorePassword == null ? null : sslTruststorePassword.toCharArray()));
+    }
+
+    /**
+     * This broker's login on the internal Kafka listeners (other brokers', the coordinators'),
+     * derived from its key; empty when neither a secret nor a key file is set.
+     */
+    Optional<InternalLogin> kafkaLogin(int brokerId) {
+        return Optional.ofNullable(brokerKey(brokerId)).map(BrokerKey::kafkaLogin);
     }
 
     /** This broker's control-plane key, read now; null when neither a secret nor a key file is set. */

@@ -30,6 +30,7 @@ class ReplicationConfiguration {
             ControlPlane controlPlane,
             MetadataView metadataView,
             ReplicationProperties properties,
+            InternalAuthConfiguration.InternalLogins logins,
             MeterRegistry registry) {
         Replication replication = new Replication(
                         replicaManager,
@@ -37,7 +38,8 @@ class ReplicationConfiguration {
                         metadataView::isActive,
                         properties.toConfig(),
                         Clock.systemUTC(),
-                        new MicrometerReplicationMetrics(registry))
+                        new MicrometerReplicationMetrics(registry),
+                        logins.broker())
                 .start();
         Gauge.builder(
                         "tributary.broker.replica.fetchers",

@@ -1,17 +1,17 @@
 package io.tributary.broker.cluster;
 
 import io.tributary.broker.cluster.ControlPlane.GroupCoordinator;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
+import io.tributary.common.protocol.KafkaFrames;
+import io.tributary.common.security.internal.InternalLogin;
+import io.tributary.common.security.internal.ScramSocketLogin;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -29,8 +29,10 @@ import org.apache.kafka.common.requests.SyncGroupRequest;
  * and every other group API ({@link #forward}: consumers' joins, heartbeats and commits, admin
  * requests; over a few reused connections). A coordinator that lost its leadership answers
  * NOT_COORDINATOR, on which the caller looks the coordinator up again.
- * Framing is Kafka's (a 4-byte big-endian length, then the header and body as kafka-clients
- * serializes them); the response is parsed by kafka-clients, which checks the correlation id.
+ * Framing is Kafka's ({@link KafkaFrames}: a 4-byte big-endian length, then the header and body as
+ * kafka-clients serializes them); the response is parsed by kafka-clients, which checks the
+ * correlation id. When the cluster's internal traffic is authenticated, each connection first logs
+ * in as {@code tributary-broker-<id>}; the coordinator then trusts the broker's own ACL checks.
  *
  * <p>How long an answer may take ({@link #readTimeout}): the configured read timeout, except for
  * the classic group protocol's two long polls. The coordinator answers a JoinGroup only when the
@@ -88,12 +90,24 @@ public final class CoordinatorGroupsClient {
 
     private final Config config;
     private final String clientId;
+    private final Optional<InternalLogin> login;
     private final AtomicInteger correlationIds = new AtomicInteger();
 
-    /** @param localBrokerId this broker's id, in the client id {@code tributary-broker-<id>} */
+    /** A client of a coordinator listener without SASL. */
     public CoordinatorGroupsClient(Config config, int localBrokerId) {
+        this(config, localBrokerId, Optional.empty());
+    }
+
+    /**
+     * @param localBrokerId this broker's id, in the client id {@code tributary-broker-<id>}
+     * @param login when present, each new connection logs in with it (SCRAM-SHA-512, {@link
+     *     ScramSocketLogin}) before its first request, within the read timeout; a refused login
+     *     fails the call as an unreachable coordinator does
+     */
+    public CoordinatorGroupsClient(Config config, int localBrokerId, Optional<InternalLogin> login) {
         this.config = Objects.requireNonNull(config, "config");
         this.clientId = "tributary-broker-" + localBrokerId;
+        this.login = Objects.requireNonNull(login, "login");
     }
 
     /** This client's bounds. */
@@ -247,6 +261,10 @@ public final class CoordinatorGroupsClient {
                     new InetSocketAddress(coordinator.host(), coordinator.port()),
                     Math.toIntExact(config.connectTimeout().toMillis()));
             socket.setTcpNoDelay(true);
+            if (login.isPresent()) {
+                socket.setSoTimeout(Math.toIntExact(config.readTimeout().toMillis()));
+                ScramSocketLogin.login(socket, login.get(), clientId, config.maxResponseBytes());
+            }
             return socket;
         } catch (IOException e) {
             close(socket);
@@ -261,24 +279,6 @@ public final class CoordinatorGroupsClient {
     private AbstractResponse roundTrip(
             Socket socket, AbstractRequest request, RequestHeader header, Duration readTimeout) throws IOException {
         socket.setSoTimeout(Math.toIntExact(readTimeout.toMillis()));
-        ByteBuffer payload = request.serializeWithHeader(header);
-        OutputStream out = new BufferedOutputStream(socket.getOutputStream());
-        byte[] frameOut = new byte[4 + payload.remaining()];
-        ByteBuffer.wrap(frameOut).putInt(payload.remaining()).put(payload.duplicate());
-        out.write(frameOut);
-        out.flush();
-        DataInputStream in = new DataInputStream(socket.getInputStream());
-        int size = in.readInt();
-        if (size < 0 || size > config.maxResponseBytes()) {
-            throw new IOException(
-                    "response frame of " + size + " bytes; at most " + config.maxResponseBytes() + " accepted");
-        }
-        byte[] frame = new byte[size];
-        in.readFully(frame);
-        try {
-            return AbstractResponse.parseResponse(ByteBuffer.wrap(frame), header);
-        } catch (RuntimeException e) {
-            throw new IOException("the coordinator's answer does not parse: " + e.getMessage(), e);
-        }
+        return KafkaFrames.roundTrip(socket, request, header, config.maxResponseBytes());
     }
 }

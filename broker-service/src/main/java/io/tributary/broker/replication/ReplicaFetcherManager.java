@@ -4,6 +4,7 @@ import io.tributary.broker.cluster.BrokerEndpoint;
 import io.tributary.broker.cluster.BrokerInfo;
 import io.tributary.broker.cluster.ClusterImage;
 import io.tributary.broker.cluster.PartitionInfo;
+import io.tributary.common.security.internal.InternalLogin;
 import java.time.InstantSource;
 import java.util.Collection;
 import java.util.HashMap;
@@ -39,12 +40,20 @@ public final class ReplicaFetcherManager implements AutoCloseable {
     private final Map<Integer, ReplicaFetcher> fetchers = new HashMap<>();
     private boolean closed;
 
+    /**
+     * Fetchers over sockets to the leaders' internal listeners, logging in with {@code login} when
+     * present (the listeners then require SASL).
+     */
     public ReplicaFetcherManager(
-            int localBrokerId, ReplicationConfig config, InstantSource clock, ReplicationMetrics metrics) {
+            int localBrokerId,
+            ReplicationConfig config,
+            InstantSource clock,
+            ReplicationMetrics metrics,
+            Optional<InternalLogin> login) {
         this(
                 localBrokerId,
                 config,
-                SocketLeaderChannel.connector(localBrokerId, config.connectTimeout(), config.socketTimeout()),
+                SocketLeaderChannel.connector(localBrokerId, config.connectTimeout(), config.socketTimeout(), login),
                 clock,
                 metrics);
     }

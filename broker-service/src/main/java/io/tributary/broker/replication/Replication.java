@@ -2,9 +2,11 @@ package io.tributary.broker.replication;
 
 import io.tributary.broker.cluster.ClusterImage;
 import io.tributary.broker.cluster.ControlPlane;
+import io.tributary.common.security.internal.InternalLogin;
 import java.time.InstantSource;
 import java.util.Collection;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -37,22 +39,27 @@ public final class Replication implements ReplicaManager.ReplicationListener, Au
             BooleanSupplier active,
             ReplicationConfig config,
             InstantSource clock) {
-        this(replicas, controlPlane, active, config, clock, ReplicationMetrics.NONE);
+        this(replicas, controlPlane, active, config, clock, ReplicationMetrics.NONE, Optional.empty());
     }
 
+    /**
+     * @param login how this broker's fetchers log in to the leaders' internal listeners; empty when
+     *     those listeners are {@code PLAINTEXT}
+     */
     public Replication(
             ReplicaManager replicas,
             ControlPlane controlPlane,
             BooleanSupplier active,
             ReplicationConfig config,
             InstantSource clock,
-            ReplicationMetrics metrics) {
+            ReplicationMetrics metrics,
+            Optional<InternalLogin> login) {
         this(
                 replicas,
                 controlPlane,
                 active,
                 config,
-                new ReplicaFetcherManager(replicas.brokerId(), config, clock, metrics),
+                new ReplicaFetcherManager(replicas.brokerId(), config, clock, metrics, login),
                 Executors.newVirtualThreadPerTaskExecutor(),
                 metrics);
     }

@@ -1,49 +1,59 @@
 package io.tributary.broker.replication;
 
 import io.tributary.broker.cluster.BrokerEndpoint;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
+import io.tributary.common.protocol.KafkaFrames;
+import io.tributary.common.security.internal.InternalLogin;
+import io.tributary.common.security.internal.ScramSocketLogin;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Optional;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 
 /**
- * A {@link LeaderChannel} over one blocking TCP socket, speaking Kafka's framing: each request is a
- * 4-byte big-endian length, then the request header and body as kafka-clients serializes them; each
- * response the same, parsed by kafka-clients (which checks the correlation id). Correlation ids
- * count up from 1 per connection; the client id is {@code tributary-replica-<broker id>}.
+ * A {@link LeaderChannel} over one blocking TCP socket, speaking Kafka's framing ({@link
+ * KafkaFrames}): each request is a 4-byte big-endian length, then the request header and body as
+ * kafka-clients serializes them; each response the same, parsed by kafka-clients (which checks the
+ * correlation id). Correlation ids count up from 1 per connection; the client id is {@code
+ * tributary-replica-<broker id>}. With a login (the cluster secret or the broker's key is set),
+ * the socket logs in with SCRAM-SHA-512 right after it connects ({@link ScramSocketLogin}), as
+ * {@code tributary-broker-<id>}; a refused login fails the connect.
  *
  * <p>Used by one fetcher thread; {@link #close} may come from another thread and makes a blocked
  * read fail.
  */
 final class SocketLeaderChannel implements LeaderChannel {
 
+    /** The largest answer read during the login (SaslHandshake and SaslAuthenticate answers are small). */
+    static final int MAX_LOGIN_RESPONSE_BYTES = 64 * 1024;
+
     private final Socket socket;
-    private final DataInputStream in;
-    private final OutputStream out;
     private final String clientId;
     private int nextCorrelationId = 1;
 
-    private SocketLeaderChannel(Socket socket, String clientId) throws IOException {
+    private SocketLeaderChannel(Socket socket, String clientId) {
         this.socket = socket;
-        this.in = new DataInputStream(socket.getInputStream());
-        this.out = new BufferedOutputStream(socket.getOutputStream());
         this.clientId = clientId;
     }
 
-    /** A connector opening sockets with these timeouts, as broker {@code localBrokerId}. */
-    static LeaderChannel.Connector connector(int localBrokerId, Duration connectTimeout, Duration readTimeout) {
-        return endpoint -> open(endpoint, "tributary-replica-" + localBrokerId, connectTimeout, readTimeout);
+    /**
+     * A connector opening sockets with these timeouts, as broker {@code localBrokerId}, logging in
+     * with {@code login} when present.
+     */
+    static LeaderChannel.Connector connector(
+            int localBrokerId, Duration connectTimeout, Duration readTimeout, Optional<InternalLogin> login) {
+        return endpoint -> open(endpoint, "tributary-replica-" + localBrokerId, connectTimeout, readTimeout, login);
     }
 
     static SocketLeaderChannel open(
-            BrokerEndpoint endpoint, String clientId, Duration connectTimeout, Duration readTimeout)
+            BrokerEndpoint endpoint,
+            String clientId,
+            Duration connectTimeout,
+            Duration readTimeout,
+            Optional<InternalLogin> login)
             throws IOException {
         Socket socket = new Socket();
         try {
@@ -52,6 +62,9 @@ final class SocketLeaderChannel implements LeaderChannel {
                     Math.toIntExact(connectTimeout.toMillis()));
             socket.setSoTimeout(Math.toIntExact(readTimeout.toMillis()));
             socket.setTcpNoDelay(true);
+            if (login.isPresent()) {
+                ScramSocketLogin.login(socket, login.get(), clientId, MAX_LOGIN_RESPONSE_BYTES);
+            }
             return new SocketLeaderChannel(socket, clientId);
         } catch (IOException | RuntimeException e) {
             socket.close();
@@ -62,18 +75,7 @@ final class SocketLeaderChannel implements LeaderChannel {
     @Override
     public AbstractResponse send(AbstractRequest request, int maxResponseBytes) throws IOException {
         RequestHeader header = new RequestHeader(request.apiKey(), request.version(), clientId, nextCorrelationId++);
-        ByteBuffer payload = request.serializeWithHeader(header);
-        byte[] frameOut = new byte[4 + payload.remaining()];
-        ByteBuffer.wrap(frameOut).putInt(payload.remaining()).put(payload.duplicate());
-        out.write(frameOut);
-        out.flush();
-        int size = in.readInt();
-        if (size < 0 || size > maxResponseBytes) {
-            throw new IOException("response frame of " + size + " bytes; at most " + maxResponseBytes + " accepted");
-        }
-        byte[] frame = new byte[size];
-        in.readFully(frame);
-        return AbstractResponse.parseResponse(ByteBuffer.wrap(frame), header);
+        return KafkaFrames.roundTrip(socket, request, header, maxResponseBytes);
     }
 
     @Override

@@ -16,6 +16,7 @@ import io.tributary.common.security.acl.AclOperation;
 import io.tributary.common.security.acl.AclPatternType;
 import io.tributary.common.security.acl.AclPermission;
 import io.tributary.common.security.acl.AclResourceType;
+import io.tributary.common.security.acl.KafkaPrincipal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -99,10 +100,7 @@ class DataPathAuthorizationTest {
     }
 
     private Errors fetched(int replicaId, Fetch partition) {
-        FetchResponse response = fixture.call(
-                fetch, fetchRequest(12, replicaId, 0, 0, Integer.MAX_VALUE, partition), FetchResponse.class);
-        return Errors.forCode(
-                response.data().responses().getFirst().partitions().getFirst().errorCode());
+        return fetchedAs(fetch, KafkaPrincipal.ANONYMOUS, replicaId, partition);
     }
 
     @Test
@@ -132,6 +130,32 @@ class DataPathAuthorizationTest {
         assertThat(fetched(1, new Fetch("replicated", REPLICATED, 0, 0))).isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED);
         allow(AclResourceType.CLUSTER, AclResourceType.CLUSTER_NAME, AclOperation.CLUSTER_ACTION);
         assertThat(fetched(1, new Fetch("replicated", REPLICATED, 0, 0))).isEqualTo(Errors.NONE);
+    }
+
+    @Test
+    void aBrokerIsAllowedToFetchAsAFollowerWithoutAclsButOnlyAsItself() {
+        KafkaPrincipal broker1 = KafkaPrincipal.user("tributary-broker-1");
+        Fetch replicated = new Fetch("replicated", REPLICATED, 0, 0);
+
+        assertThat(fetchedAs(fetch, broker1, 1, replicated)).isEqualTo(Errors.NONE);
+        assertThat(fetchedAs(fetch, broker1, 0, replicated)).isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED);
+        // without an authorizer too: a broker never acts for another
+        FetchHandler open = new FetchHandler(
+                fixture.replicas, fixture.metadata, Duration.ofSeconds(30), DataPathMetrics.NONE, AccessControl.OPEN);
+        assertThat(fetchedAs(open, broker1, 0, replicated)).isEqualTo(Errors.TOPIC_AUTHORIZATION_FAILED);
+        assertThat(fetchedAs(open, broker1, 1, replicated)).isEqualTo(Errors.NONE);
+        // another principal with CLUSTER_ACTION may fetch as any replica, as in Kafka
+        assertThat(fetchedAs(open, KafkaPrincipal.user("admin"), 0, replicated)).isEqualTo(Errors.NONE);
+    }
+
+    private Errors fetchedAs(FetchHandler handler, KafkaPrincipal principal, int replicaId, Fetch partition) {
+        FetchResponse response = fixture.call(
+                handler,
+                fetchRequest(12, replicaId, 0, 0, Integer.MAX_VALUE, partition),
+                FetchResponse.class,
+                principal);
+        return Errors.forCode(
+                response.data().responses().getFirst().partitions().getFirst().errorCode());
     }
 
     @Test

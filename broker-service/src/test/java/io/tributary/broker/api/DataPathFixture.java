@@ -17,6 +17,7 @@ import io.tributary.broker.testing.FixedMetadataView;
 import io.tributary.common.protocol.ConnectionInfo;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.security.acl.KafkaPrincipal;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -167,8 +168,14 @@ final class DataPathFixture implements AutoCloseable {
 
     /** Calls {@code handler} with {@code request} as the listener would. */
     <T extends AbstractResponse> T call(RequestHandler handler, AbstractRequest request, Class<T> type) {
+        return call(handler, request, type, KafkaPrincipal.ANONYMOUS);
+    }
+
+    /** As {@link #call}, on a connection authenticated as {@code principal}. */
+    <T extends AbstractResponse> T call(
+            RequestHandler handler, AbstractRequest request, Class<T> type, KafkaPrincipal principal) {
         var header = new RequestHeader(request.apiKey(), request.version(), "test", ++correlationId);
-        var connection = new ConnectionInfo("test-1", new InetSocketAddress("127.0.0.1", 40000), "test");
+        var connection = new ConnectionInfo("test-1", new InetSocketAddress("127.0.0.1", 40000), "test", principal);
         return type.cast(handler.handle(new KafkaRequest(header, request, connection)));
     }
 

@@ -12,10 +12,20 @@ import io.tributary.broker.cluster.MetadataFollower;
 import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.ProducerStateConfig;
 import io.tributary.broker.log.index.IndexStore;
+import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.KafkaProtocolServer;
+import io.tributary.common.protocol.ListenerSecurity;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.ProtocolServerConfig;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.security.acl.AclAuthorizer;
+import io.tributary.common.security.acl.KafkaPrincipal;
+import io.tributary.common.security.internal.ClusterSecret;
+import io.tributary.common.security.internal.InternalUsers;
+import io.tributary.common.security.sasl.CredentialLookup;
+import io.tributary.common.security.sasl.SaslSettings;
+import io.tributary.common.security.sasl.ScramCredentialData;
+import io.tributary.common.security.sasl.ScramKeys;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -60,6 +70,19 @@ final class ReplicationTestBroker implements AutoCloseable {
         this.config = config;
     }
 
+    /**
+     * The cluster secret, when the cluster's internal traffic is authenticated: the listener then
+     * requires a SCRAM login (the brokers' credentials as the coordinators write them), a follower
+     * fetch needs CLUSTER_ACTION (a closed authorizer: only internal principals have it) and the
+     * fetchers log in as {@code tributary-broker-<id>}.
+     */
+    private ClusterSecret secret;
+
+    ReplicationTestBroker withSecret(ClusterSecret secret) {
+        this.secret = secret;
+        return this;
+    }
+
     ReplicationTestBroker start() {
         store = IndexStore.open(dir.resolve("index"));
         replicas = new ReplicaManager(
@@ -82,18 +105,59 @@ final class ReplicationTestBroker implements AutoCloseable {
                 InstantSource.system());
         List<RequestHandler> handlers = new java.util.ArrayList<>(List.of(
                 new ProduceHandler(replicas, follower, Duration.ofSeconds(30), DataPathMetrics.NONE),
-                new FetchHandler(replicas, follower, Duration.ofSeconds(30), DataPathMetrics.NONE),
+                new FetchHandler(
+                        replicas,
+                        follower,
+                        Duration.ofSeconds(30),
+                        DataPathMetrics.NONE,
+                        secret == null
+                                ? AccessControl.OPEN
+                                : AccessControl.of(() ->
+                                        AclAuthorizer.empty(new AclAuthorizer.Settings(java.util.Set.of(), false)))),
                 new ListOffsetsHandler(replicas, follower),
                 new OffsetForLeaderEpochHandler(replicas, follower)));
         handlers.addAll(extraHandlers.apply(this));
         server = new KafkaProtocolServer(
                 ProtocolServerConfig.defaults("broker-" + id, "127.0.0.1", 0),
                 handlers,
-                new ProtocolMetrics(new SimpleMeterRegistry(), "broker-" + id));
+                new ProtocolMetrics(new SimpleMeterRegistry(), "broker-" + id),
+                secret == null
+                        ? ListenerSecurity.PLAINTEXT
+                        : new ListenerSecurity(
+                                null, new SaslSettings(List.of("SCRAM-SHA-512"), new DerivedCredentials(secret))));
         server.start();
-        replication = new Replication(replicas, coordinator, follower::isActive, config, Clock.systemUTC()).start();
+        replication = new Replication(
+                        replicas,
+                        coordinator,
+                        follower::isActive,
+                        config,
+                        Clock.systemUTC(),
+                        ReplicationMetrics.NONE,
+                        Optional.ofNullable(secret).map(s -> s.brokerKey(id).kafkaLogin()))
+                .start();
         follower.start(List.of(new BrokerEndpoint("PLAINTEXT", "127.0.0.1", server.port())));
         return this;
+    }
+
+    /** Each broker's SCRAM-SHA-512 credential made from its derived password, as the coordinators store it. */
+    private record DerivedCredentials(ClusterSecret secret) implements CredentialLookup {
+        private static final byte[] SALT = "a test salt".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+        @Override
+        public Optional<ScramCredentialData> scram(String mechanism, String user) {
+            java.util.OptionalInt broker = InternalUsers.brokerId(KafkaPrincipal.user(user));
+            if (!mechanism.equals("SCRAM-SHA-512") || broker.isEmpty()) {
+                return Optional.empty();
+            }
+            String password = secret.brokerKey(broker.getAsInt()).kafkaLogin().password();
+            return Optional.of(
+                    ScramKeys.fromPassword(ScramKeys.SCRAM_SHA_512, password, SALT, ScramKeys.MIN_ITERATIONS));
+        }
+
+        @Override
+        public boolean checkPlain(String user, char[] password) {
+            return false;
+        }
     }
 
     int port() {

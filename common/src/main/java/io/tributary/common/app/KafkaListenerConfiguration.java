@@ -2,6 +2,7 @@ package io.tributary.common.app;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tributary.common.protocol.KafkaProtocolServer;
+import io.tributary.common.protocol.ListenerSecurity;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.RequestAuthorizer;
 import io.tributary.common.protocol.RequestHandler;
@@ -15,8 +16,9 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The Kafka-protocol listener of a service: every {@link RequestHandler} bean is registered, and
- * ApiVersions advertises exactly those; behind the service's {@link RequestAuthorizer} bean, if it
- * has one. The health indicator {@code kafkaListener} is UP while the
+ * ApiVersions advertises exactly those, behind the service's {@link RequestAuthorizer} bean if it
+ * has one; it is {@code PLAINTEXT} unless the service defines a {@link KafkaListenerSecurity} bean.
+ * The health indicator {@code kafkaListener} is UP while the
  * listener accepts connections; the services put it in their readiness group.
  */
 @Configuration(proxyBeanMethods = false)
@@ -31,14 +33,17 @@ public class KafkaListenerConfiguration {
             KafkaListenerProperties properties,
             ObjectProvider<RequestHandler> handlers,
             ObjectProvider<RequestAuthorizer> authorizer,
+            ObjectProvider<KafkaListenerSecurity> security,
             MeterRegistry registry) {
         List<RequestHandler> registered = handlers.orderedStream().toList();
         RequestAuthorizer guard = authorizer.getIfAvailable();
         if (guard != null) {
             registered = guard.guard(registered);
         }
+        ListenerSecurity secured = security.getIfAvailable(() -> new KafkaListenerSecurity(ListenerSecurity.PLAINTEXT))
+                .security();
         var server = new KafkaProtocolServer(
-                properties.toConfig(LISTENER_NAME), registered, new ProtocolMetrics(registry, LISTENER_NAME));
+                properties.toConfig(LISTENER_NAME), registered, new ProtocolMetrics(registry, LISTENER_NAME), secured);
         return new KafkaListenerLifecycle(server);
     }
 

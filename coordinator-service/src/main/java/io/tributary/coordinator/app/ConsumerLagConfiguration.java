@@ -1,10 +1,13 @@
 package io.tributary.coordinator.app;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.tributary.common.security.internal.ClusterSecret;
+import io.tributary.coordinator.api.ControlPlaneProperties;
 import io.tributary.coordinator.lag.AdminLogEndOffsets;
 import io.tributary.coordinator.lag.ConsumerLagMonitor;
 import io.tributary.coordinator.lag.LogEndOffsets;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
+import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -12,7 +15,8 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Wires the consumer lag metric: log end offsets through a kafka-clients {@link Admin} against the
- * live brokers of the metadata image, the lag on this voter while it leads, the gauge refreshed
+ * live brokers of the metadata image (logged in as {@code tributary-coordinator} when the cluster
+ * secret is set, since the brokers' internal listeners then require it), the lag on this voter while it leads, the gauge refreshed
  * every {@code tributary.coordinator.lag.refresh-interval}.
  */
 @Configuration(proxyBeanMethods = false)
@@ -20,8 +24,17 @@ import org.springframework.context.annotation.Configuration;
 class ConsumerLagConfiguration {
 
     @Bean(destroyMethod = "close")
-    LogEndOffsets lagLogEndOffsets(ConsumerLagProperties lag) {
-        return new AdminLogEndOffsets(lag.requestTimeout(), Admin::create);
+    LogEndOffsets lagLogEndOffsets(ConsumerLagProperties lag, ControlPlaneProperties control) {
+        if (control.secretFile() == null) {
+            return new AdminLogEndOffsets(lag.requestTimeout(), Admin::create);
+        }
+        // The brokers' internal listeners then require a login: the coordinators' own.
+        Map<String, String> login =
+                ClusterSecret.read(control.secretFile()).coordinatorLogin().kafkaClientProperties();
+        return new AdminLogEndOffsets(lag.requestTimeout(), properties -> {
+            properties.putAll(login);
+            return Admin.create(properties);
+        });
     }
 
     @Bean

@@ -7,12 +7,8 @@ import io.tributary.coordinator.security.ScramBootstrap;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 
 /**
  * Writes the bootstrap SCRAM credentials once: every {@code interval} while this voter's image is not
@@ -24,7 +20,7 @@ import org.springframework.context.SmartLifecycle;
  *
  * <p>Thread-safety: one scheduler thread; start and stop under this object's lock.
  */
-class ScramBootstrapLoop implements SmartLifecycle {
+class ScramBootstrapLoop extends FixedDelayTask {
 
     private static final Logger log = LoggerFactory.getLogger(ScramBootstrapLoop.class);
 
@@ -34,19 +30,18 @@ class ScramBootstrapLoop implements SmartLifecycle {
     private final ScramBootstrap bootstrap;
     private final MetadataRaftNode node;
     private final MetadataClient client;
-    private final Duration interval;
     private final SecureRandom random = new SecureRandom();
-    private ScheduledExecutorService scheduler;
 
     ScramBootstrapLoop(ScramBootstrap bootstrap, MetadataRaftNode node, MetadataClient client, Duration interval) {
+        super("scram-bootstrap", interval);
         this.bootstrap = bootstrap;
         this.node = node;
         this.client = client;
-        this.interval = interval;
     }
 
     /** One attempt; whether the image is bootstrapped (then the loop is done). */
-    boolean tick() {
+    @Override
+    boolean step() {
         if (node.stateMachine().image().scramCredentials().bootstrapped()) {
             return true;
         }
@@ -85,39 +80,6 @@ class ScramBootstrapLoop implements SmartLifecycle {
             }
             return;
         }
-        scheduler = Executors.newSingleThreadScheduledExecutor(
-                Thread.ofPlatform().name("scram-bootstrap").daemon().factory());
-        ScheduledExecutorService own = scheduler;
-        own.scheduleWithFixedDelay(
-                () -> {
-                    try {
-                        if (tick()) {
-                            own.shutdown();
-                        }
-                    } catch (RuntimeException e) {
-                        log.error("SCRAM bootstrap failed", e);
-                    }
-                },
-                0,
-                interval.toMillis(),
-                TimeUnit.MILLISECONDS);
-    }
-
-    @Override
-    public synchronized void stop() {
-        if (scheduler != null) {
-            scheduler.shutdownNow();
-            scheduler = null;
-        }
-    }
-
-    @Override
-    public synchronized boolean isRunning() {
-        return scheduler != null && !scheduler.isShutdown();
-    }
-
-    @Override
-    public int getPhase() {
-        return RaftLifecycle.PHASE + 1;
+        super.start();
     }
 }

@@ -1,5 +1,6 @@
 package io.tributary.coordinator.security;
 
+import io.tributary.common.security.internal.InternalUsers;
 import io.tributary.common.security.sasl.ScramCredentialData;
 import io.tributary.common.security.sasl.ScramKeys;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterScramCredentials;
@@ -27,7 +28,10 @@ import org.apache.kafka.common.protocol.Errors;
  *       DUPLICATE_RESOURCE} and none of its alterations is written.
  *   <li>An empty name is {@code UNACCEPTABLE_CREDENTIAL}; an unknown mechanism code {@code
  *       UNSUPPORTED_SASL_MECHANISM}; a name longer than {@link ScramRules#maxUserNameLength()} {@code
- *       UNACCEPTABLE_CREDENTIAL} (Tributary's bound).
+ *       UNACCEPTABLE_CREDENTIAL} (Tributary's bound); a reserved name ({@link InternalUsers#reserved}:
+ *       {@code tributary-broker-*} and {@code tributary-coordinator}, whose credentials the
+ *       coordinators write themselves, {@link InternalCredentials}) {@code UNACCEPTABLE_CREDENTIAL},
+ *       deletions included (Tributary's rule: Kafka reserves no name).
  *   <li>A deletion of a credential that is not stored is {@code RESOURCE_NOT_FOUND}.
  *   <li>An upsertion with iterations outside {@link ScramRules#minIterations()}..{@link
  *       ScramRules#maxIterations()} is {@code UNACCEPTABLE_CREDENTIAL}; one without keys (the broker
@@ -160,6 +164,15 @@ public final class ScramAlterations {
         }
         if (ScramKeys.name(mechanism).isEmpty()) {
             return Optional.of(new Result(user, Errors.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism"));
+        }
+        if (InternalUsers.reserved(user)) {
+            return Optional.of(new Result(
+                    user,
+                    Errors.UNACCEPTABLE_CREDENTIAL,
+                    "the user name %s is reserved for Tributary's brokers and coordinators (names starting with %s,"
+                                    .formatted(user, InternalUsers.BROKER_PREFIX)
+                            + " and " + InternalUsers.COORDINATOR + "); their credentials are written by the"
+                            + " coordinators"));
         }
         if (user.length() > rules.maxUserNameLength()) {
             return Optional.of(new Result(

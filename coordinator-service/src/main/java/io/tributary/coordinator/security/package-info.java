@@ -13,7 +13,16 @@
  *
  *  tributary.coordinator.security.bootstrap-scram-users ──► ScramBootstrap ──► one
  *      BootstrapScramCredentials command, applied once in the cluster's life
+ *
+ *  cluster secret + registered brokers ──► InternalCredentials (leader, every heartbeat interval)
+ *      ──► AlterScramCredentials for tributary-coordinator and tributary-broker-<id> when missing
+ *          or not made from the secret
+ *
+ *  Kafka listener (SASL, with the secret) ──► ImageCredentials ──► the image's credentials
  * </pre>
+ *
+ * <p>The internal users' names are reserved ({@code ScramAlterations} refuses them): only the
+ * leader's {@link io.tributary.coordinator.security.InternalCredentials} writes them.
  *
  * <p>Invariants: no password and no salted password is ever in a command, an image or a log line
  * (only salts, stored keys, server keys and iterations); every bound ({@link

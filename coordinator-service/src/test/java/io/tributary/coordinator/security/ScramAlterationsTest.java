@@ -64,6 +64,33 @@ class ScramAlterationsTest {
     }
 
     @Test
+    void theInternalUsersNamesAreReservedForUpsertionsAndDeletions() {
+        Plan plan = alterations.plan(
+                stored("tributary-broker-1"),
+                List.of(new Deletion("tributary-broker-1", ScramKeys.SCRAM_SHA_256)),
+                List.of(
+                        upsert("tributary-broker-2", 2, 4096),
+                        upsert("tributary-coordinator", 2, 4096),
+                        upsert("tributary-brokers", 2, 4096)));
+
+        assertThat(errors(plan))
+                .containsOnly(
+                        Map.entry("tributary-broker-1", Errors.UNACCEPTABLE_CREDENTIAL),
+                        Map.entry("tributary-broker-2", Errors.UNACCEPTABLE_CREDENTIAL),
+                        Map.entry("tributary-coordinator", Errors.UNACCEPTABLE_CREDENTIAL),
+                        Map.entry("tributary-brokers", Errors.NONE));
+        assertThat(plan.results())
+                .filteredOn(r -> r.user().equals("tributary-broker-2"))
+                .extracting(Result::message)
+                .containsExactly("the user name tributary-broker-2 is reserved for Tributary's brokers and"
+                        + " coordinators (names starting with tributary-broker-, and tributary-coordinator); their"
+                        + " credentials are written by the coordinators");
+        assertThat(plan.command())
+                .contains(new AlterScramCredentials(
+                        List.of(), List.of(new ScramUpsertion("tributary-brokers", 2, CREDENTIAL))));
+    }
+
+    @Test
     void aUserNamedTwiceIsDuplicateResourceWhateverTheMechanismsAndNothingOfItIsWritten() {
         Plan plan = alterations.plan(
                 stored("d"),

@@ -55,6 +55,9 @@ class ScramBootstrapTest {
                 .hasMessageContaining("Username must not be empty");
         assertThatThrownBy(() -> new ScramBootstrap(List.of(user("toolong", "SCRAM-SHA-512", "p", 4096)), rules))
                 .hasMessageContaining("the limit is 5");
+        assertThatThrownBy(() -> new ScramBootstrap(
+                        List.of(user("tributary-coordinator", "SCRAM-SHA-512", "p", 4096)), ScramRules.DEFAULTS))
+                .hasMessageContaining("is reserved");
         assertThatThrownBy(() -> new ScramBootstrap(List.of(user("a", "SCRAM-SHA-512", "p", 100)), rules))
                 .hasMessageContaining("Too few iterations");
         assertThatThrownBy(() -> new ScramBootstrap(List.of(user("a", "SCRAM-SHA-512", "", 4096)), rules))

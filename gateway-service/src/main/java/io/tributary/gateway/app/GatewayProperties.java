@@ -4,6 +4,7 @@ import jakarta.validation.constraints.NotEmpty;
 import jakarta.validation.constraints.NotNull;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
@@ -21,6 +22,12 @@ import org.springframework.validation.annotation.Validated;
  *     bounds how long a new connection may take to send its request line and headers
  *     ({@code server.tomcat.connection-timeout}, when set, wins)
  * @param bodyReadTimeout the longest a read of a request body may wait for the client's next bytes
+ * @param clientProperties further kafka-clients settings of every client the gateway makes (admin,
+ *     producers, consumers), for those the gateway does not set itself: how it logs in to the
+ *     brokers, e.g. {@code security.protocol=SASL_PLAINTEXT}, {@code sasl.mechanism=SCRAM-SHA-512}
+ *     and {@code sasl.jaas.config} when the brokers' internal listener requires SASL (the cluster
+ *     secret is set); where the gateway sets a key itself (bootstrap servers, client id, timeouts,
+ *     serializers...), its own value wins
  */
 @Validated
 @ConfigurationProperties("tributary.gateway")
@@ -28,10 +35,12 @@ public record GatewayProperties(
         @DefaultValue("127.0.0.1:9092") @NotEmpty List<String> bootstrapServers,
         @DefaultValue("15s") @NotNull Duration clusterTimeout,
         @DefaultValue("10s") @NotNull Duration writeTimeout,
-        @DefaultValue("60s") @NotNull Duration bodyReadTimeout) {
+        @DefaultValue("60s") @NotNull Duration bodyReadTimeout,
+        Map<String, String> clientProperties) {
 
     public GatewayProperties {
         bootstrapServers = List.copyOf(bootstrapServers);
+        clientProperties = clientProperties == null ? Map.of() : Map.copyOf(clientProperties);
         if (clusterTimeout != null && (clusterTimeout.isNegative() || clusterTimeout.isZero())) {
             throw new IllegalArgumentException("tributary.gateway.cluster-timeout must be positive");
         }

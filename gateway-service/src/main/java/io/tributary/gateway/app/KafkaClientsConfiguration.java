@@ -393,8 +393,12 @@ class KafkaClientsConfiguration {
         return new TopicsController(admin, catalog, gateway.clusterTimeout());
     }
 
+    /**
+     * The settings every client shares: the operator's {@code client-properties} (its login), then
+     * the gateway's own, which win (the callers add theirs after these).
+     */
     private static Map<String, Object> common(GatewayProperties gateway, String clientId) {
-        Map<String, Object> config = new HashMap<>();
+        Map<String, Object> config = new HashMap<>(gateway.clientProperties());
         config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, String.join(",", gateway.bootstrapServers()));
         config.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
         config.put(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, (int)

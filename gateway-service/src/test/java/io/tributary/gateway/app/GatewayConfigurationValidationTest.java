@@ -42,6 +42,13 @@ class GatewayConfigurationValidationTest {
     }
 
     @Test
+    void clientPropertiesReachTheKafkaClientsKeysWithDotsIncluded() {
+        // kafka-clients refuses an unknown security protocol when the admin client is made, at start
+        assertThatThrownBy(() -> start("--tributary.gateway.client-properties.security.protocol=SASL_NOPE"))
+                .hasStackTraceContaining("SASL_NOPE");
+    }
+
+    @Test
     void aZeroConsumerPoolStopsStartupNamingTheProperty() {
         assertThatThrownBy(() -> start("--tributary.gateway.fetch.consumers=0"))
                 .hasStackTraceContaining("tributary.gateway.fetch")

@@ -1,10 +1,18 @@
 package io.tributary.systemtests.auth;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import io.tributary.common.protocol.KafkaFrames;
 import io.tributary.common.security.internal.ClusterSecret;
 import io.tributary.common.security.internal.ControlPlaneSignature;
+import io.tributary.common.security.internal.InternalLogin;
+import io.tributary.common.security.internal.ScramSocketLogin;
 import io.tributary.systemtests.kafka.KafkaTargets;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -32,6 +40,14 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnacceptableCredentialException;
+import org.apache.kafka.common.message.DescribeClusterRequestData;
+import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.requests.DescribeClusterRequest;
+import org.apache.kafka.common.requests.DescribeClusterResponse;
+import org.apache.kafka.common.requests.ListGroupsRequest;
+import org.apache.kafka.common.requests.ListGroupsResponse;
+import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -315,6 +331,95 @@ class SecureListenersIT {
         assertThat(ok.body())
                 .as("the broker registered through the signed control plane")
                 .contains("\"brokers\":[{");
+    }
+
+    /**
+     * Tributary's own: with the cluster secret the broker's internal listener and the coordinator's
+     * Kafka listener answer nothing to an unauthenticated client, nor to another cluster's broker
+     * login; broker 0's login (its credential written by the coordinator, checked by each listener
+     * against its image) is accepted by both; group requests a client makes on the SASL_SSL listener
+     * are forwarded to the coordinator as broker 0; and the brokers' user names are reserved.
+     */
+    @Test
+    void tributarysInternalKafkaListenersRequireTheClusterLogins() throws Exception {
+        int internal = targets.tributaryInternalPort();
+        Assumptions.assumeTrue(internal > 0, "Tributary is not among the targets");
+        int coordinator = targets.tributaryCoordinatorKafkaPort();
+
+        assertThatThrownBy(() -> describeCluster(internal, null))
+                .as("an unauthenticated request on the broker's internal listener")
+                .isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> listGroups(coordinator, null))
+                .as("an unauthenticated group request on the coordinator's Kafka listener")
+                .isInstanceOf(IOException.class);
+        InternalLogin foreign = ClusterSecret.of("another cluster's secret, 32 bytes or more")
+                .brokerKey(0)
+                .kafkaLogin();
+        assertThatThrownBy(() -> describeCluster(internal, foreign))
+                .isInstanceOf(ScramSocketLogin.LoginFailedException.class)
+                .hasMessageContaining("SASL_AUTHENTICATION_FAILED");
+
+        InternalLogin broker0 =
+                ClusterSecret.of(SecureTargets.CLUSTER_SECRET).brokerKey(0).kafkaLogin();
+        await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .untilAsserted(() -> assertThat(
+                                describeCluster(internal, broker0).data().errorCode())
+                        .isZero());
+        assertThat(listGroups(coordinator, broker0).data().errorCode()).isZero();
+
+        SecureTargets.Target tributary = targets.all().getLast();
+        try (Admin admin = Admin.create(sasl(tributary, SecureTargets.USER, SecureTargets.PASSWORD))) {
+            assertThat(admin.listConsumerGroups().all().get(60, TimeUnit.SECONDS))
+                    .as("ListGroups forwarded to the coordinator by the logged-in broker")
+                    .isNotNull();
+            var reserved = admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(
+                            "tributary-broker-9", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192), "x")))
+                    .all();
+            assertThatThrownBy(() -> reserved.get(60, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(UnacceptableCredentialException.class);
+        }
+        // The gateway logs in as its SCRAM user (tributary.gateway.client-properties.*).
+        URI topics = URI.create(targets.tributaryGateway() + "/v1/topics");
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+                HttpResponse<String> listed =
+                        http.send(HttpRequest.newBuilder(topics).build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
+            });
+        }
+    }
+
+    /** A raw connection to 127.0.0.1:{@code port}, logged in as {@code login} unless null. */
+    private static Socket connect(int port, InternalLogin login) throws IOException {
+        Socket socket = new Socket();
+        try {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+            socket.setSoTimeout(15_000);
+            if (login != null) {
+                ScramSocketLogin.login(socket, login, "secure-listeners-it", 1 << 20);
+            }
+            return socket;
+        } catch (IOException | RuntimeException e) {
+            socket.close();
+            throw e;
+        }
+    }
+
+    private static DescribeClusterResponse describeCluster(int port, InternalLogin login) throws IOException {
+        try (Socket socket = connect(port, login)) {
+            var request = new DescribeClusterRequest.Builder(new DescribeClusterRequestData()).build((short) 0);
+            return (DescribeClusterResponse) KafkaFrames.roundTrip(
+                    socket, request, new RequestHeader(request.apiKey(), (short) 0, "secure-listeners-it", 1), 1 << 20);
+        }
+    }
+
+    private static ListGroupsResponse listGroups(int port, InternalLogin login) throws IOException {
+        try (Socket socket = connect(port, login)) {
+            var request = new ListGroupsRequest.Builder(new ListGroupsRequestData()).build((short) 4);
+            return (ListGroupsResponse) KafkaFrames.roundTrip(
+                    socket, request, new RequestHeader(request.apiKey(), (short) 4, "secure-listeners-it", 1), 1 << 20);
+        }
     }
 
     /** GET {@code uri}, signed as broker 0 with {@code secret}'s key (unsigned when null). */

@@ -27,9 +27,10 @@ import java.util.concurrent.Executors;
  * <p>Kafka reads its key store as PKCS12 and its users from the listener's JAAS entry
  * ({@code user_alice="..."}); Tributary reads the same key and chain as PEM files ({@code
  * ssl.keystore.type=PEM}, the key in {@code tls.key} and the chain in {@code tls.crt}, as
- * cert-manager writes them) and its users from {@code sasl.plain.users.file}. Tributary's control
- * plane is authenticated: its coordinator and broker share a cluster secret ({@link
- * #CLUSTER_SECRET}).
+ * cert-manager writes them) and its users from {@code sasl.plain.users.file}. Tributary's internal
+ * traffic is authenticated: its coordinator and broker share a cluster secret ({@link
+ * #CLUSTER_SECRET}), which signs the control plane's calls and makes the broker's internal listener
+ * and the coordinator's Kafka listener require SCRAM logins.
  */
 final class SecureTargets implements AutoCloseable {
 
@@ -42,12 +43,13 @@ final class SecureTargets implements AutoCloseable {
     static final String ADMIN_PASSWORD = "admin-secret";
 
     /**
-     * The super users with {@link Security#AUTHORIZER}, the same on both: the admin, and {@code
-     * User:ANONYMOUS}, the principal of each target's PLAINTEXT listener (Kafka's inter-broker and
-     * controller connections, Tributary's internal listener), as Kafka requires for a PLAINTEXT
-     * inter-broker listener.
+     * The super users with {@link Security#AUTHORIZER}, the same on both: the admin, {@code
+     * User:ANONYMOUS}, the principal of Kafka's PLAINTEXT inter-broker and controller connections
+     * (as Kafka requires for a PLAINTEXT inter-broker listener; Tributary's internal listener
+     * requires logins, and its brokers count as super users by their own), and Tributary's gateway
+     * ({@link #GATEWAY_USER}, no user on Kafka).
      */
-    static final String SUPER_USERS = "User:" + ADMIN + ";User:ANONYMOUS";
+    static final String SUPER_USERS = "User:" + ADMIN + ";User:ANONYMOUS;User:" + GATEWAY_USER;
 
     /** What the targets check beyond authentication. */
     enum Security {
@@ -59,6 +61,14 @@ final class SecureTargets implements AutoCloseable {
          */
         AUTHORIZER
     }
+
+    /**
+     * Tributary's gateway's SCRAM user (a bootstrap user of the coordinator), with which it logs in
+     * to the broker's internal listener.
+     */
+    static final String GATEWAY_USER = "gateway";
+
+    static final String GATEWAY_PASSWORD = "gateway-secret";
 
     /** The mechanisms both listeners enable; neither has SCRAM users. */
     static final String MECHANISMS = "PLAIN,SCRAM-SHA-512";
@@ -92,6 +102,25 @@ final class SecureTargets implements AutoCloseable {
      */
     String tributaryControlPlane() {
         return tributary == null ? null : "http://127.0.0.1:" + (8091 + tributary.portOffset()) + "/internal/v1";
+    }
+
+    /**
+     * Tributary's broker's internal Kafka listener ({@code tributary.kafka.*}, registered as {@code
+     * PLAINTEXT}; with the cluster secret it requires a SCRAM login), or -1 when Tributary does not
+     * run.
+     */
+    int tributaryInternalPort() {
+        return tributary == null ? -1 : 9092 + tributary.portOffset();
+    }
+
+    /** Tributary's coordinator's Kafka listener (the brokers forward group requests to it), or -1. */
+    int tributaryCoordinatorKafkaPort() {
+        return tributary == null ? -1 : 9191 + tributary.portOffset();
+    }
+
+    /** Tributary's gateway's HTTP address ({@code http://127.0.0.1:<port>}), or null. */
+    String tributaryGateway() {
+        return tributary == null ? null : "http://127.0.0.1:" + (8080 + tributary.portOffset());
     }
 
     /** The test CA's certificate, PEM: what a client trusts. */
@@ -195,15 +224,25 @@ final class SecureTargets implements AutoCloseable {
                 "-Dtributary.broker.ssl.client.auth=none",
                 "-Dtributary.coordinator.control.secret-file=" + dir.resolve("cluster.secret"),
                 "-Dtributary.broker.cluster.secret-file=" + dir.resolve("cluster.secret"),
+                "-Dtributary.coordinator.security.bootstrap-scram-users[0].name=" + GATEWAY_USER,
+                "-Dtributary.coordinator.security.bootstrap-scram-users[0].password=" + GATEWAY_PASSWORD,
                 security == Security.AUTHORIZER
                         ? "-Dtributary.broker.authorizer.enabled=true -Dtributary.broker.super.users=" + SUPER_USERS
                                 + " -Dtributary.broker.allow.everyone.if.no.acl.found=false"
                         : "");
+        // The gateway logs in to the broker's internal listener as a SCRAM user (its JAAS line has
+        // spaces, which TRIBUTARY_JAVA_OPTS cannot carry: Spring's JSON variable can).
+        String gatewayLogin = """
+                {"tributary.gateway.client-properties.security.protocol": "SASL_PLAINTEXT",
+                 "tributary.gateway.client-properties.sasl.mechanism": "SCRAM-SHA-512",
+                 "tributary.gateway.client-properties.sasl.jaas.config":
+                   "org.apache.kafka.common.security.scram.ScramLoginModule required username=\\"%s\\" password=\\"%s\\";"}
+                """.formatted(GATEWAY_USER, GATEWAY_PASSWORD);
         ScriptedCluster cluster = ScriptedCluster.create(
                 Files.createDirectories(dir.resolve("tributary")),
                 "secure-listeners-tributary-logs",
                 basePorts,
-                Map.of("TRIBUTARY_JAVA_OPTS", javaOptions));
+                Map.of("TRIBUTARY_JAVA_OPTS", javaOptions, "SPRING_APPLICATION_JSON", gatewayLogin));
         cluster.upOrClean("--coordinators", "1", "--brokers", "1");
         return cluster;
     }

@@ -1,5 +1,6 @@
 package io.tributary.common.security.acl;
 
+import io.tributary.common.security.internal.InternalUsers;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -50,6 +51,16 @@ public final class AclAuthorizer {
     public record Settings(Set<KafkaPrincipal> superUsers, boolean allowEveryoneIfNoAclFound) {
         public Settings {
             superUsers = Set.copyOf(superUsers);
+        }
+
+        /**
+         * Whether {@code principal} is allowed everything: one of {@link #superUsers}, or one of
+         * Tributary's own processes ({@link InternalUsers#isInternal}: a broker fetching as a
+         * follower or forwarding group requests, a coordinator reading log end offsets), as Kafka's
+         * brokers are listed in {@code super.users}.
+         */
+        public boolean isSuperUser(KafkaPrincipal principal) {
+            return superUsers.contains(principal) || InternalUsers.isInternal(principal);
         }
     }
 
@@ -126,7 +137,7 @@ public final class AclAuthorizer {
      */
     public Decision authorize(
             KafkaPrincipal principal, String host, AclOperation operation, AclResourceType type, String name) {
-        if (settings.superUsers().contains(principal)) {
+        if (settings.isSuperUser(principal)) {
             return SUPER_USER;
         }
         TypeIndex index = byType.get(type);

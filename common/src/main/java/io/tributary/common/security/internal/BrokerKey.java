@@ -66,6 +66,15 @@ public final class BrokerKey {
         return Base64.getEncoder().encodeToString(key);
     }
 
+    /**
+     * The SCRAM login this broker uses on other brokers' and the coordinators' Kafka listeners:
+     * user {@code tributary-broker-<id>}, password {@code base64(HMAC-SHA256(this key,
+     * "tributary-kafka-login"))} ({@link InternalLogin#derive}).
+     */
+    public InternalLogin kafkaLogin() {
+        return InternalLogin.derive(InternalUsers.broker(brokerId), key);
+    }
+
     /** HMAC-SHA256 of {@code message} under this key. */
     byte[] mac(byte[] message) {
         return ClusterSecret.hmac(key, message);

@@ -72,6 +72,16 @@ public final class ClusterSecret {
         return new BrokerKey(brokerId, hmac(secret, BROKER_KEY_LABEL + brokerId));
     }
 
+    /**
+     * The SCRAM login of the coordinators on the brokers' Kafka listeners: user {@code
+     * tributary-coordinator}, password {@code base64(HMAC-SHA256(K, "tributary-kafka-login"))}
+     * where {@code K = HMAC-SHA256(the secret's bytes, "tributary-coordinator")} (as a broker's
+     * key is derived, with the coordinators' user name as the message).
+     */
+    public InternalLogin coordinatorLogin() {
+        return InternalLogin.derive(InternalUsers.COORDINATOR, hmac(secret, InternalUsers.COORDINATOR));
+    }
+
     static byte[] hmac(byte[] key, String message) {
         return hmac(key, message.getBytes(StandardCharsets.UTF_8));
     }
