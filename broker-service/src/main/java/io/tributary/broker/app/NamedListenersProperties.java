@@ -12,8 +12,8 @@ import org.springframework.validation.annotation.Validated;
 /**
  * The broker's named Kafka listeners, with Kafka's own setting names under {@code
  * tributary.broker.}: {@code listeners}, {@code advertised.listeners}, {@code
- * listener.security.protocol.map}, {@code ssl.*}, {@code sasl.*} and {@code
- * listener.name.<name>.<ssl or sasl key>} (see {@link KafkaListenersConfig} for what each means and
+ * listener.security.protocol.map}, {@code ssl.*}, {@code sasl.*}, {@code connections.max.reauth.ms}
+ * and {@code listener.name.<name>.<key>} (see {@link KafkaListenersConfig} for what each means and
  * the broker's README for the table). Spring binds them as maps of Kafka keys, handed to {@link
  * KafkaListenersConfig} whole, which refuses unknown keys.
  *
@@ -24,6 +24,7 @@ import org.springframework.validation.annotation.Validated;
  *     without {@code listener.})
  * @param ssl the global {@code ssl.*} settings (keys without {@code ssl.})
  * @param sasl the global {@code sasl.*} settings (keys without {@code sasl.})
+ * @param connections the global {@code connections.max.reauth.ms} (key {@code max.reauth.ms})
  * @param securityFileCheckInterval how often at most the TLS files and PLAIN users files are
  *     checked for changes (at a new connection, and a PLAIN login); not one of Kafka's settings
  */
@@ -35,6 +36,7 @@ public record NamedListenersProperties(
         Map<String, String> listener,
         Map<String, String> ssl,
         Map<String, String> sasl,
+        Map<String, String> connections,
         @DefaultValue("30s") @NotNull Duration securityFileCheckInterval) {
 
     /** How the keys are spelled in this service's configuration. */
@@ -45,6 +47,7 @@ public record NamedListenersProperties(
         listener = listener == null ? Map.of() : Map.copyOf(listener);
         ssl = ssl == null ? Map.of() : Map.copyOf(ssl);
         sasl = sasl == null ? Map.of() : Map.copyOf(sasl);
+        connections = connections == null ? Map.of() : Map.copyOf(connections);
         if (securityFileCheckInterval != null && securityFileCheckInterval.isNegative()) {
             throw new IllegalArgumentException(
                     PREFIX + "security-file-check-interval must not be negative, got " + securityFileCheckInterval);
@@ -61,6 +64,7 @@ public record NamedListenersProperties(
         listener.forEach((k, v) -> config.put("listener." + k, v));
         ssl.forEach((k, v) -> config.put("ssl." + k, v));
         sasl.forEach((k, v) -> config.put("sasl." + k, v));
+        connections.forEach((k, v) -> config.put("connections." + k, v));
         return config;
     }
 }

@@ -59,6 +59,25 @@ class NamedListenersPropertiesTest {
     }
 
     @Test
+    void reauthenticationAndOAuthBearerKeysBindGloballyAndPerListenerMechanism() {
+        NamedListenersProperties properties = bind(Map.of(
+                "tributary.broker.listeners", "CLIENT://127.0.0.1:9392",
+                "tributary.broker.listener.security.protocol.map", "CLIENT:SASL_PLAINTEXT",
+                "tributary.broker.connections.max.reauth.ms", "3600000",
+                "tributary.broker.sasl.oauthbearer.jwks.endpoint.url", "https://idp.example.com/jwks",
+                "tributary.broker.listener.name.client.oauthbearer.connections.max.reauth.ms", "60000"));
+
+        assertThat(properties.kafkaConfig())
+                .containsEntry("connections.max.reauth.ms", "3600000")
+                .containsEntry("sasl.oauthbearer.jwks.endpoint.url", "https://idp.example.com/jwks")
+                .containsEntry("listener.name.client.oauthbearer.connections.max.reauth.ms", "60000");
+        ListenerSpec client = KafkaListenersConfig.parse(properties.kafkaConfig(), NamedListenersProperties.PREFIX)
+                .getFirst();
+        assertThat(client.setting("connections.max.reauth.ms")).contains("3600000");
+        assertThat(client.setting("oauthbearer.connections.max.reauth.ms")).contains("60000");
+    }
+
+    @Test
     void withoutListenersThereAreNoNamedListeners() {
         NamedListenersProperties properties = bind(Map.of("tributary.broker.id", "3"));
         assertThat(properties.kafkaConfig()).isEmpty();

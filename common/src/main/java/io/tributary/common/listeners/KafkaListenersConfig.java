@@ -1,5 +1,6 @@
 package io.tributary.common.listeners;
 
+import io.tributary.common.security.sasl.SaslSettings;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -9,6 +10,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Named listeners from settings with Kafka's names, read as a Kafka broker reads its {@code
@@ -24,7 +27,9 @@ import java.util.TreeSet;
  *       set it replaces the default
  *   <li>the TLS and SASL settings of {@link #LISTENER_KEYS}, global ({@code ssl.keystore.location})
  *       or for one listener ({@code listener.name.<lower-case name>.ssl.keystore.location}), the
- *       listener's form replacing the global one key by key, as in Kafka
+ *       listener's form replacing the global one key by key, as in Kafka; the keys of {@link
+ *       #MECHANISM_KEYS} also for one mechanism of one listener ({@code
+ *       listener.name.<name>.<lower-case mechanism>.<key>})
  * </ul>
  *
  * <p>Every mistake stops startup with a message naming the setting: an entry that is not {@code
@@ -42,23 +47,47 @@ public final class KafkaListenersConfig {
     private static final String PER_LISTENER = "listener.name.";
 
     /**
-     * The settings a listener may have, globally or per listener: Kafka's own, and two of
-     * Tributary's ({@code ssl.keystore.certificate.chain.location}, {@code sasl.plain.users.file}).
+     * The settings of one SASL mechanism that a listener may also have as {@code
+     * listener.name.<name>.<lower-case mechanism>.<key>} (Kafka's form, e.g. {@code
+     * listener.name.client.oauthbearer.connections.max.reauth.ms}), replacing the listener's and
+     * the global value for that mechanism.
      */
-    public static final Set<String> LISTENER_KEYS = Set.of(
-            "ssl.keystore.location",
-            "ssl.keystore.type",
-            "ssl.keystore.password",
-            "ssl.key.password",
-            "ssl.keystore.certificate.chain.location",
-            "ssl.truststore.location",
-            "ssl.truststore.type",
-            "ssl.truststore.password",
-            "ssl.client.auth",
-            "ssl.enabled.protocols",
-            "ssl.principal.mapping.rules",
-            "sasl.enabled.mechanisms",
-            "sasl.plain.users.file");
+    public static final Set<String> MECHANISM_KEYS = Set.of(
+            "connections.max.reauth.ms",
+            "sasl.oauthbearer.jwks.endpoint.url",
+            "sasl.oauthbearer.jwks.endpoint.refresh.ms",
+            "sasl.oauthbearer.jwks.endpoint.retry.backoff.ms",
+            "sasl.oauthbearer.jwks.endpoint.retry.backoff.max.ms",
+            "sasl.oauthbearer.expected.issuer",
+            "sasl.oauthbearer.expected.audience",
+            "sasl.oauthbearer.allow.unverified.issuer",
+            "sasl.oauthbearer.allow.unverified.audience",
+            "sasl.oauthbearer.clock.skew.seconds",
+            "sasl.oauthbearer.sub.claim.name",
+            "sasl.oauthbearer.scope.claim.name");
+
+    /**
+     * The settings a listener may have, globally or per listener: Kafka's own (with {@link
+     * #MECHANISM_KEYS}), and two of Tributary's ({@code ssl.keystore.certificate.chain.location},
+     * {@code sasl.plain.users.file}).
+     */
+    public static final Set<String> LISTENER_KEYS = Stream.concat(
+                    MECHANISM_KEYS.stream(),
+                    Stream.of(
+                            "ssl.keystore.location",
+                            "ssl.keystore.type",
+                            "ssl.keystore.password",
+                            "ssl.key.password",
+                            "ssl.keystore.certificate.chain.location",
+                            "ssl.truststore.location",
+                            "ssl.truststore.type",
+                            "ssl.truststore.password",
+                            "ssl.client.auth",
+                            "ssl.enabled.protocols",
+                            "ssl.principal.mapping.rules",
+                            "sasl.enabled.mechanisms",
+                            "sasl.plain.users.file"))
+            .collect(Collectors.toUnmodifiableSet());
 
     private KafkaListenersConfig() {}
 
@@ -145,10 +174,21 @@ public final class KafkaListenersConfig {
                 throw new IllegalArgumentException("%s%s: there is no listener %s in %s%s"
                         .formatted(prefix, key, name.toUpperCase(Locale.ROOT), prefix, LISTENERS));
             }
-            if (dot < 0 || !LISTENER_KEYS.contains(rest.substring(dot + 1))) {
+            if (dot < 0 || !isListenerKey(rest.substring(dot + 1))) {
                 throw unknown(prefix, key);
             }
         }
+    }
+
+    /** A key of {@link #LISTENER_KEYS}, or one of {@link #MECHANISM_KEYS} after a mechanism's name. */
+    private static boolean isListenerKey(String key) {
+        if (LISTENER_KEYS.contains(key)) {
+            return true;
+        }
+        int dot = key.indexOf('.');
+        return dot > 0
+                && SaslSettings.SUPPORTED.contains(key.substring(0, dot).toUpperCase(Locale.ROOT))
+                && MECHANISM_KEYS.contains(key.substring(dot + 1));
     }
 
     /** Kafka's default map, or the configured one. */
@@ -191,7 +231,8 @@ public final class KafkaListenersConfig {
                 ? " (JAAS is not read: PLAIN users come from sasl.plain.users.file, SCRAM users from the cluster)"
                 : "";
         return new IllegalArgumentException(("%s%s is not a listener setting%s; known: %s, %s, %s and, globally or as"
-                        + " listener.name.<name>.<key>, %s")
+                        + " listener.name.<name>.<key>, %s (those of %s also as"
+                        + " listener.name.<name>.<mechanism>.<key>)")
                 .formatted(
                         prefix,
                         key,
@@ -199,6 +240,7 @@ public final class KafkaListenersConfig {
                         LISTENERS,
                         ADVERTISED_LISTENERS,
                         PROTOCOL_MAP,
-                        new TreeSet<>(LISTENER_KEYS)));
+                        new TreeSet<>(LISTENER_KEYS),
+                        new TreeSet<>(MECHANISM_KEYS)));
     }
 }

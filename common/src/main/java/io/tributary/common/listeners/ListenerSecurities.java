@@ -1,6 +1,7 @@
 package io.tributary.common.listeners;
 
 import io.tributary.common.protocol.ListenerSecurity;
+import io.tributary.common.security.oauth.JwtValidator;
 import io.tributary.common.security.sasl.CredentialLookup;
 import io.tributary.common.security.sasl.PlainUsersFile;
 import io.tributary.common.security.sasl.SaslSettings;
@@ -11,8 +12,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * Turns a {@link ListenerSpec}'s settings into the {@link ListenerSecurity} the protocol server
@@ -20,7 +24,9 @@ import java.util.Locale;
  * {@code JKS}, which reads PKCS12 files too; {@code ssl.client.auth} {@code none}; {@code
  * ssl.enabled.protocols} {@code TLSv1.3,TLSv1.2}; {@code ssl.principal.mapping.rules} {@code
  * DEFAULT}). Kafka's default {@code sasl.enabled.mechanisms} is GSSAPI, which Tributary does not
- * offer, so a SASL listener must name its mechanisms. Plain Java.
+ * offer, so a SASL listener must name its mechanisms. OAUTHBEARER's token validation and each
+ * mechanism's {@code connections.max.reauth.ms} are read by {@link OAuthBearerListenerSettings}.
+ * Plain Java.
  */
 public final class ListenerSecurities {
 
@@ -120,8 +126,22 @@ public final class ListenerSecurities {
                 .<CredentialLookup>map(file ->
                         CredentialLookup.split(new PlainUsersFile(Path.of(file), fileCheckInterval, clock), users))
                 .orElse(users);
+        for (String mechanism : mechanisms) {
+            if (!SaslSettings.SUPPORTED.contains(mechanism)) {
+                throw new IllegalArgumentException(
+                        "listener %s: %ssasl.enabled.mechanisms: SASL mechanism %s is not supported; supported: %s"
+                                .formatted(spec.name(), prefix, mechanism, SaslSettings.SUPPORTED));
+            }
+        }
+        Optional<JwtValidator> oauthBearer = mechanisms.contains(SaslSettings.OAUTHBEARER)
+                ? Optional.of(OAuthBearerListenerSettings.validator(spec, clock, prefix))
+                : Optional.empty();
+        Map<String, Duration> maxReauth = new HashMap<>();
+        for (String mechanism : mechanisms) {
+            maxReauth.put(mechanism, OAuthBearerListenerSettings.maxReauth(spec, mechanism, prefix));
+        }
         try {
-            return new SaslSettings(mechanisms, credentials);
+            return new SaslSettings(mechanisms, credentials, oauthBearer, maxReauth);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
                     "listener %s: %ssasl.enabled.mechanisms: %s".formatted(spec.name(), prefix, e.getMessage()), e);

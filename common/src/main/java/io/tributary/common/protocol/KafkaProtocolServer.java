@@ -40,7 +40,6 @@ import javax.net.ssl.SSLSocket;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.network.Send;
 import org.apache.kafka.common.protocol.ApiKeys;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
@@ -379,14 +378,21 @@ public final class KafkaProtocolServer implements AutoCloseable {
                     return reject(info, FrameRejection.MALFORMED, e.getMessage());
                 }
                 try {
-                    if (session != null
-                            && (!session.authenticated()
-                                    || isSaslExchange(decoded.header().apiKey()))
-                            && !(decoded.body() instanceof ApiVersionsRequest
-                                    && session.state() == SaslSession.State.HANDSHAKE)) {
-                        return authenticate(decoded, info, out, sample);
+                    SaslSession.Route route = session == null ? SaslSession.Route.SERVE : session.route(decoded.body());
+                    if (route == SaslSession.Route.EXPIRED) {
+                        // KIP-368: as Kafka, closed without an answer once the session expired.
+                        metrics.sessionExpired();
+                        log.info(
+                                "Closing connection {} from {} on {}: its SASL session expired before {}",
+                                id,
+                                info.remoteAddress(),
+                                config.name(),
+                                decoded.header().apiKey().name);
+                        return false;
                     }
-                    return answer(decoded, info, out, sample);
+                    return route == SaslSession.Route.EXCHANGE
+                            ? authenticate(decoded, info, out, sample)
+                            : answer(decoded, info, out, sample);
                 } catch (RuntimeException e) {
                     // kafka-clients could not build or encode an answer for a request it parsed (a
                     // hostile body such as an acks=0 produce without records): treat it as malformed.
@@ -436,15 +442,19 @@ public final class KafkaProtocolServer implements AutoCloseable {
                 KafkaCodec.Decoded decoded, ConnectionInfo info, SocketTransferableChannel out, Timer.Sample sample)
                 throws IOException {
             SaslSession.Step step = session.handle(decoded.body());
+            metrics.reauthentication(step.reauthentication());
             ApiKeys api = decoded.header().apiKey();
             if (step.response() == null) {
                 metrics.requestCompleted(api, sample, Map.of());
                 log.info(
-                        "Closing connection {} from {} on {}: unexpected Kafka request of type {} during SASL handshake",
+                        "Closing connection {} from {} on {}: unexpected Kafka request of type {} in SASL state {}",
                         id,
                         info.remoteAddress(),
                         config.name(),
-                        api.name);
+                        api.name,
+                        step.reauthentication() == SaslSession.Reauthentication.FAILED
+                                ? "re-authentication with another mechanism"
+                                : "handshake");
                 return false;
             }
             write(decoded, step.response(), out);
@@ -496,24 +506,6 @@ public final class KafkaProtocolServer implements AutoCloseable {
     }
 
     /**
-     * What a request gets: its response, and the error codes to count for it. The response is null
-     * only for a failed request that Kafka answers with nothing at all (an acks=0 produce).
-     */
-    private record Answer(AbstractResponse response, Map<Errors, Integer> errorCounts) {
-
-        static Answer of(AbstractResponse response) {
-            return new Answer(response, response.errorCounts());
-        }
-
-        static Answer failed(AbstractRequest request, Throwable error) {
-            AbstractResponse response = KafkaCodec.errorResponse(request, error);
-            return response == null
-                    ? new Answer(null, KafkaCodec.errorCounts(request, error))
-                    : new Answer(response, response.errorCounts());
-        }
-    }
-
-    /**
      * The principal of a TLS connection without SASL, as Kafka's default principal builder: {@code
      * User:} and the name {@code mapper} makes of the client certificate's subject as RFC 2253 writes
      * it ({@code User:CN=client,O=example} with the default rules), or {@code User:ANONYMOUS} when
@@ -535,10 +527,6 @@ public final class KafkaProtocolServer implements AutoCloseable {
     /** How many times changed TLS files could not be loaded (the previous ones kept); 0 without TLS. */
     public long tlsReloadFailures() {
         return tls == null ? 0 : tls.reloadFailures();
-    }
-
-    private static boolean isSaslExchange(ApiKeys api) {
-        return api == ApiKeys.SASL_HANDSHAKE || api == ApiKeys.SASL_AUTHENTICATE;
     }
 
     private Answer dispatch(KafkaCodec.Decoded decoded, ConnectionInfo info) {

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.tributary.common.security.sasl.SaslSession;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,6 +26,10 @@ import org.apache.kafka.common.protocol.Errors;
  *       turned away for being over {@code maxConnections}, counters
  *   <li>{@code tributary.protocol.frames.rejected{reason}}: connections closed for a bad frame
  *       ({@code negative_size}, {@code oversized}, {@code malformed}, {@code truncated}), counter
+ *   <li>{@code tributary.protocol.sasl.reauthentications{result}}: SASL re-authentications (KIP-368)
+ *       that ended, {@code success} or {@code failure}, counter
+ *   <li>{@code tributary.protocol.sasl.sessions.expired}: connections closed because a request came
+ *       after their SASL session expired without re-authentication, counter
  * </ul>
  *
  * Thread-safe.
@@ -48,6 +53,9 @@ public final class ProtocolMetrics {
     private final AtomicInteger activeConnections = new AtomicInteger();
     private final Counter accepted;
     private final Counter refused;
+    private final Counter reauthenticated;
+    private final Counter reauthenticationFailed;
+    private final Counter expired;
     private final Map<ApiKeys, Counter> requests = new ConcurrentHashMap<>();
     private final Map<ApiKeys, Timer> latency = new ConcurrentHashMap<>();
     private final Map<String, Counter> errors = new ConcurrentHashMap<>();
@@ -70,6 +78,20 @@ public final class ProtocolMetrics {
                 .register(registry);
         refused = Counter.builder("tributary.protocol.connections.refused")
                 .description("Kafka-protocol connections closed at once because the listener was at maxConnections")
+                .tag("listener", listener)
+                .register(registry);
+        reauthenticated = Counter.builder("tributary.protocol.sasl.reauthentications")
+                .description("SASL re-authentications on open connections (KIP-368)")
+                .tag("listener", listener)
+                .tag("result", "success")
+                .register(registry);
+        reauthenticationFailed = Counter.builder("tributary.protocol.sasl.reauthentications")
+                .description("SASL re-authentications on open connections (KIP-368)")
+                .tag("listener", listener)
+                .tag("result", "failure")
+                .register(registry);
+        expired = Counter.builder("tributary.protocol.sasl.sessions.expired")
+                .description("Connections closed because a request came after their SASL session expired")
                 .tag("listener", listener)
                 .register(registry);
         for (FrameRejection reason : FrameRejection.values()) {
@@ -95,6 +117,22 @@ public final class ProtocolMetrics {
 
     void connectionRefused() {
         refused.increment();
+    }
+
+    /** Counts a re-authentication's end (KIP-368): Kafka's successful/failed-reauthentication-total. */
+    void reauthentication(SaslSession.Reauthentication outcome) {
+        switch (outcome) {
+            case SUCCEEDED -> reauthenticated.increment();
+            case FAILED -> reauthenticationFailed.increment();
+            case NONE -> {
+                // not a re-authentication's end
+            }
+        }
+    }
+
+    /** A connection closed because its SASL session expired: Kafka's expired-connections-killed-count. */
+    void sessionExpired() {
+        expired.increment();
     }
 
     void frameRejected(FrameRejection reason) {

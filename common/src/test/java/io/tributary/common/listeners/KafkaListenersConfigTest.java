@@ -63,6 +63,34 @@ class KafkaListenersConfigTest {
     }
 
     @Test
+    void mechanismSettingsMayBeGivenForOneMechanismOfOneListener() {
+        List<ListenerSpec> specs = parse(Map.of(
+                "listeners", "CLIENT://:9093",
+                "listener.security.protocol.map", "CLIENT:SASL_PLAINTEXT",
+                "connections.max.reauth.ms", "600000",
+                "listener.name.client.oauthbearer.connections.max.reauth.ms", "30000",
+                "listener.name.client.oauthbearer.sasl.oauthbearer.expected.audience", "kafka",
+                "sasl.oauthbearer.jwks.endpoint.url", "file:/etc/jwks.json"));
+        ListenerSpec client = specs.get(0);
+        assertThat(client.setting("connections.max.reauth.ms")).contains("600000");
+        assertThat(client.setting("oauthbearer.connections.max.reauth.ms")).contains("30000");
+        assertThat(client.setting("oauthbearer.sasl.oauthbearer.expected.audience"))
+                .contains("kafka");
+        assertThat(client.setting("sasl.oauthbearer.jwks.endpoint.url")).contains("file:/etc/jwks.json");
+        assertThatThrownBy(() -> parse(Map.of(
+                        "listeners", "CLIENT://:9093",
+                        "listener.security.protocol.map", "CLIENT:SASL_PLAINTEXT",
+                        "listener.name.client.gssapi.connections.max.reauth.ms", "1000")))
+                .hasMessageContaining(
+                        "listener.name.client.gssapi.connections.max.reauth.ms is not a listener setting");
+        assertThatThrownBy(() -> parse(Map.of(
+                        "listeners", "CLIENT://:9093",
+                        "listener.security.protocol.map", "CLIENT:SASL_PLAINTEXT",
+                        "listener.name.client.oauthbearer.ssl.client.auth", "none")))
+                .hasMessageContaining("is not a listener setting");
+    }
+
+    @Test
     void eachMistakeIsRefusedNamingTheSetting() {
         assertThatThrownBy(() -> parse(Map.of("listeners", "SASL_SSL:9093")))
                 .hasMessageContaining("tributary.broker.listeners: 'SASL_SSL:9093' is not NAME://host:port");

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * A real Apache Kafka broker (KRaft, broker and controller in one JVM, single node) run as a child
@@ -60,6 +61,16 @@ public final class KafkaBroker implements AutoCloseable {
      */
     public static KafkaBroker start(Map<String, String> extraSettings, List<String> extraListeners)
             throws IOException, InterruptedException {
+        return start(extraSettings, extraListeners, List.of());
+    }
+
+    /**
+     * {@link #start(Map, List)} with more options for the broker's JVM, after the heap options: system
+     * properties such as {@code -Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=...}.
+     */
+    public static KafkaBroker start(
+            Map<String, String> extraSettings, List<String> extraListeners, List<String> extraJvmOptions)
+            throws IOException, InterruptedException {
         KafkaNode.libs();
         Path home = Files.createTempDirectory("tributary-test-kafka-");
         int brokerPort = KafkaNode.freePort();
@@ -82,7 +93,8 @@ public final class KafkaBroker implements AutoCloseable {
                     home,
                     settings,
                     KafkaNode.randomClusterId(),
-                    List.of("-Xms256m", "-Xmx512m"),
+                    Stream.concat(Stream.of("-Xms256m", "-Xmx512m"), extraJvmOptions.stream())
+                            .toList(),
                     brokerPort);
             broker = new KafkaBroker(node, bootstrap);
         } catch (IOException | RuntimeException | InterruptedException e) {

@@ -9,15 +9,22 @@ import io.tributary.common.security.internal.ClusterSecret;
 import io.tributary.common.security.internal.ControlPlaneSignature;
 import io.tributary.common.security.internal.InternalLogin;
 import io.tributary.common.security.internal.ScramSocketLogin;
+import io.tributary.common.testing.FileTokenLogin;
+import io.tributary.common.testing.KafkaTestConnection;
+import io.tributary.common.testing.TestJwts;
 import io.tributary.systemtests.kafka.KafkaTargets;
+import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,15 +46,25 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnacceptableCredentialException;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.ListGroupsRequestData;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.DescribeClusterRequest;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
 import org.apache.kafka.common.requests.ListGroupsRequest;
 import org.apache.kafka.common.requests.ListGroupsResponse;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.SaslAuthenticateRequest;
+import org.apache.kafka.common.requests.SaslAuthenticateResponse;
+import org.apache.kafka.common.requests.SaslHandshakeRequest;
+import org.apache.kafka.common.requests.SaslHandshakeResponse;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -58,9 +75,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * SASL_SSL with PLAIN on Apache Kafka and on Tributary, configured the same way ({@link
- * SecureTargets}), driven by kafka-clients: what a client observes (records, the error it gets)
- * must be the same on both. One start of each target for the whole class. Tributary runs when
+ * SASL_SSL with PLAIN and SCRAM, and SASL_PLAINTEXT with OAUTHBEARER (KIP-768 JWT validation,
+ * re-authentication every 2 s), on Apache Kafka and on Tributary, configured the same way ({@link
+ * SecureTargets}), driven by kafka-clients: what a client observes (records, the error it gets, a
+ * session's lifetime and its end) must be the same on both. One start of each target for the whole class. Tributary runs when
  * {@code tributary} is among {@code tributary.systest.targets}; Kafka, the reference, always.
  */
 class SecureListenersIT {
@@ -94,15 +112,42 @@ class SecureListenersIT {
     private static void assertSameOutcome(String expected, Scenario scenario) {
         Map<String, List<String>> outcomes = new LinkedHashMap<>();
         for (SecureTargets.Target target : targets.all()) {
-            List<String> outcome = new ArrayList<>();
-            try {
-                scenario.run(target, outcome);
-            } catch (Exception | AssertionError e) {
-                outcome.add("scenario failed: " + e);
-            }
-            outcomes.put(target.name(), outcome);
-            log.info("{} outcome: {}", target.name(), outcome);
+            outcomes.put(target.name(), outcome(target, scenario));
         }
+        compare(expected, outcomes);
+    }
+
+    /**
+     * {@link #assertSameOutcome}, the targets at the same time (for scenarios that wait on the
+     * clock, such as sessions expiring): each target's scenario on its own thread.
+     */
+    private static void assertSameOutcomeAtOnce(String expected, Scenario scenario) throws InterruptedException {
+        Map<String, List<String>> outcomes = new LinkedHashMap<>();
+        List<Thread> threads = new ArrayList<>();
+        for (SecureTargets.Target target : targets.all()) {
+            outcomes.put(target.name(), new ArrayList<>());
+            threads.add(Thread.ofVirtual()
+                    .name("scenario-" + target.name())
+                    .start(() -> outcomes.get(target.name()).addAll(outcome(target, scenario))));
+        }
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        compare(expected, outcomes);
+    }
+
+    private static List<String> outcome(SecureTargets.Target target, Scenario scenario) {
+        List<String> outcome = new ArrayList<>();
+        try {
+            scenario.run(target, outcome);
+        } catch (Exception | AssertionError e) {
+            outcome.add("scenario failed: " + e);
+        }
+        log.info("{} outcome: {}", target.name(), outcome);
+        return outcome;
+    }
+
+    private static void compare(String expected, Map<String, List<String>> outcomes) {
         List<String> reference = outcomes.get("KAFKA");
         assertThat(reference)
                 .as("Kafka's outcome, the reference (logs: %s)", targets.logsHint())
@@ -434,5 +479,143 @@ class SecureListenersIT {
         try (HttpClient http = HttpClient.newHttpClient()) {
             return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         }
+    }
+
+    /** A client of the OAUTH listener logging in with {@code token} (kafka-clients' OAUTHBEARER login module). */
+    private static Properties oauth(SecureTargets.Target target, String token) throws IOException {
+        Properties properties = client(target, "SASL_PLAINTEXT");
+        properties.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, target.oauthBootstrap());
+        properties.putAll(FileTokenLogin.clientConfig(targets.tokenFile(token)));
+        return properties;
+    }
+
+    /** A token of the listeners' key for {@code audience}, expiring at {@code expires}. */
+    private static String token(String sub, String audience, Instant expires) {
+        Map<String, Object> claims = TestJwts.claims(sub, SecureTargets.JWT_ISSUER, audience, Instant.now());
+        claims.put("exp", expires.getEpochSecond());
+        return SecureTargets.JWT_KEY.sign(claims);
+    }
+
+    @Test
+    void anOAuthBearerTokenLogsInAndRefusedTokensGetKafkasInvalidToken() {
+        Instant inAnHour = Instant.now().plusSeconds(3600);
+        assertSameOutcome("valid token: ok, brokers 1", (target, outcome) -> {
+            outcome.add("valid token: "
+                    + describeCluster(oauth(target, token("carol", SecureTargets.JWT_AUDIENCE, inAnHour))));
+            outcome.add("expired token: "
+                    + describeCluster(oauth(
+                            target,
+                            token(
+                                    "carol",
+                                    SecureTargets.JWT_AUDIENCE,
+                                    Instant.now().minusSeconds(600)))));
+            outcome.add(
+                    "another audience: " + describeCluster(oauth(target, token("carol", "another-cluster", inAnHour))));
+            Map<String, Object> claims =
+                    TestJwts.claims("carol", SecureTargets.JWT_ISSUER, SecureTargets.JWT_AUDIENCE, Instant.now());
+            outcome.add("unknown key: "
+                    + describeCluster(oauth(
+                            target, TestJwts.Signer.create("ES256", "stranger").sign(claims))));
+        });
+    }
+
+    /** The sum of a client's metrics named {@code name} (the network layer's, one per client). */
+    private static double clientMetric(Map<MetricName, ? extends Metric> metrics, String name) {
+        return metrics.entrySet().stream()
+                .filter(e -> e.getKey().name().equals(name))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
+                .sum();
+    }
+
+    @Test
+    void anOAuthBearerProducerKeepsProducingAcrossReauthentications() throws InterruptedException {
+        String topic = "oauth-events";
+        for (SecureTargets.Target target : targets.all()) {
+            try (Admin admin = Admin.create(sasl(target, SecureTargets.USER, SecureTargets.PASSWORD))) {
+                admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)))
+                        .all()
+                        .get(60, TimeUnit.SECONDS);
+            } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                throw new AssertionError("cannot create " + topic + " on " + target.name(), e);
+            }
+        }
+        assertSameOutcomeAtOnce("re-authenticated at least twice while producing", (target, outcome) -> {
+            Properties producerConfig = oauth(
+                    target,
+                    token("carol", SecureTargets.JWT_AUDIENCE, Instant.now().plusSeconds(3600)));
+            producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
+            producerConfig.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "60000");
+            try (var producer = new KafkaProducer<>(producerConfig, new StringSerializer(), new StringSerializer())) {
+                int sent = 0;
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (clientMetric(producer.metrics(), "successful-reauthentication-total") < 2
+                        && System.nanoTime() < deadline) {
+                    producer.send(new ProducerRecord<>(topic, 0, "k", "v" + sent))
+                            .get(60, TimeUnit.SECONDS);
+                    sent++;
+                    Thread.sleep(100);
+                }
+                outcome.add(
+                        clientMetric(producer.metrics(), "successful-reauthentication-total") >= 2
+                                ? "re-authenticated at least twice while producing"
+                                : "fewer than two re-authentications in 30 s");
+                outcome.add("failed re-authentications: "
+                        + (long) clientMetric(producer.metrics(), "failed-reauthentication-total"));
+                producer.send(new ProducerRecord<>(topic, 0, "k", "last")).get(60, TimeUnit.SECONDS);
+                outcome.add("produced after the re-authentications");
+            }
+        });
+    }
+
+    @Test
+    void aSessionLeftToExpireIsClosedAtItsNextRequest() throws InterruptedException {
+        assertSameOutcomeAtOnce("closed after the session expired", (target, outcome) -> {
+            int port = Integer.parseInt(
+                    target.oauthBootstrap().substring(target.oauthBootstrap().lastIndexOf(':') + 1));
+            try (var connection = KafkaTestConnection.open(port)) {
+                SaslHandshakeResponse handshake = connection.roundTrip(
+                        new SaslHandshakeRequest.Builder(new SaslHandshakeRequestData().setMechanism("OAUTHBEARER"))
+                                .build((short) 1),
+                        SaslHandshakeResponse.class);
+                outcome.add("handshake: " + Errors.forCode(handshake.data().errorCode()));
+                String first = "n,,\u0001auth=Bearer "
+                        + token(
+                                "carol",
+                                SecureTargets.JWT_AUDIENCE,
+                                Instant.now().plusSeconds(3600)) + "\u0001\u0001";
+                SaslAuthenticateResponse authenticated = connection.roundTrip(
+                        new SaslAuthenticateRequest.Builder(new SaslAuthenticateRequestData()
+                                        .setAuthBytes(first.getBytes(StandardCharsets.UTF_8)))
+                                .build((short) 2),
+                        SaslAuthenticateResponse.class);
+                outcome.add(
+                        "authenticate: " + Errors.forCode(authenticated.data().errorCode()) + ", session_lifetime_ms "
+                                + authenticated.data().sessionLifetimeMs());
+                long authenticatedAt = System.nanoTime();
+                // A request every 100 ms: answered while the session lasts, then the connection closes.
+                int answered = 0;
+                long deadline = authenticatedAt + Duration.ofSeconds(30).toNanos();
+                boolean closed = false;
+                while (!closed && System.nanoTime() < deadline) {
+                    RequestHeader header = connection.send(new ApiVersionsRequest.Builder().build((short) 3));
+                    try {
+                        connection.receive(header);
+                        answered++;
+                        Thread.sleep(100);
+                    } catch (EOFException | SocketException e) {
+                        closed = true;
+                    }
+                }
+                long lived =
+                        Duration.ofNanos(System.nanoTime() - authenticatedAt).toMillis();
+                outcome.add("requests answered within the session: " + (answered > 0));
+                outcome.add(
+                        !closed
+                                ? "still open 30 s later"
+                                : lived >= SecureTargets.OAUTH_MAX_REAUTH_MS
+                                        ? "closed after the session expired"
+                                        : "closed before the session expired");
+            }
+        });
     }
 }

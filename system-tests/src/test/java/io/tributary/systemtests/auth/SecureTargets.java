@@ -2,6 +2,7 @@ package io.tributary.systemtests.auth;
 
 import io.tributary.common.testing.KafkaBroker;
 import io.tributary.common.testing.TestCertificates;
+import io.tributary.common.testing.TestJwts;
 import io.tributary.systemtests.ScriptedCluster;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -9,6 +10,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -31,6 +33,13 @@ import java.util.concurrent.Executors;
  * traffic is authenticated: its coordinator and broker share a cluster secret ({@link
  * #CLUSTER_SECRET}), which signs the control plane's calls and makes the broker's internal listener
  * and the coordinator's Kafka listener require SCRAM logins.
+ *
+ * <p>Each also has an {@code OAUTH} listener, SASL_PLAINTEXT with OAUTHBEARER only and KIP-768's
+ * broker-side validation: tokens signed by {@link #JWT_KEY}, whose JWKS is the file {@code
+ * jwks.json}, with {@link #JWT_ISSUER} and {@link #JWT_AUDIENCE}, and sessions of at most {@link
+ * #OAUTH_MAX_REAUTH_MS} ({@code listener.name.oauth.oauthbearer.connections.max.reauth.ms}). Kafka
+ * needs its validator named ({@code sasl.server.callback.handler.class}), a JAAS entry, and the
+ * JWKS URL allowed by a system property; Tributary needs neither.
  */
 final class SecureTargets implements AutoCloseable {
 
@@ -41,6 +50,14 @@ final class SecureTargets implements AutoCloseable {
     static final String ADMIN = "admin";
 
     static final String ADMIN_PASSWORD = "admin-secret";
+
+    /**
+     * Tributary's gateway's SCRAM user (a bootstrap user of the coordinator), with which it logs in
+     * to the broker's internal listener.
+     */
+    static final String GATEWAY_USER = "gateway";
+
+    static final String GATEWAY_PASSWORD = "gateway-secret";
 
     /**
      * The super users with {@link Security#AUTHORIZER}, the same on both: the admin, {@code
@@ -62,19 +79,16 @@ final class SecureTargets implements AutoCloseable {
         AUTHORIZER
     }
 
-    /**
-     * Tributary's gateway's SCRAM user (a bootstrap user of the coordinator), with which it logs in
-     * to the broker's internal listener.
-     */
-    static final String GATEWAY_USER = "gateway";
-
-    static final String GATEWAY_PASSWORD = "gateway-secret";
-
     /** The mechanisms both listeners enable; neither has SCRAM users. */
     static final String MECHANISMS = "PLAIN,SCRAM-SHA-512";
 
-    /** One secured target: its name in outcomes, its SASL_SSL bootstrap address. */
-    record Target(String name, String bootstrap) {}
+    static final String JWT_ISSUER = "https://issuer.test";
+    static final String JWT_AUDIENCE = "secure-listeners-it";
+    static final long OAUTH_MAX_REAUTH_MS = 2000;
+    static final TestJwts.Signer JWT_KEY = TestJwts.Signer.create("RS256", "it-key");
+
+    /** One secured target: its name in outcomes, its SASL_SSL and its OAUTH bootstrap addresses. */
+    record Target(String name, String bootstrap, String oauthBootstrap) {}
 
     private final Path dir;
     private final KafkaBroker kafka;
@@ -148,14 +162,18 @@ final class SecureTargets implements AutoCloseable {
                 USER + "=" + PASSWORD + "\n"
                         + (security == Security.AUTHORIZER ? ADMIN + "=" + ADMIN_PASSWORD + "\n" : ""));
         Files.writeString(dir.resolve("cluster.secret"), CLUSTER_SECRET + "\n");
+        Files.writeString(dir.resolve("jwks.json"), TestJwts.jwks(JWT_KEY));
         int kafkaPort = freePort();
         int tributaryPort = freePort();
+        int kafkaOAuthPort = freePort();
+        int tributaryOAuthPort = freePort();
         try (var starters = Executors.newVirtualThreadPerTaskExecutor()) {
-            CompletableFuture<KafkaBroker> kafka =
-                    CompletableFuture.supplyAsync(() -> call(() -> startKafka(dir, kafkaPort, security)), starters);
+            CompletableFuture<KafkaBroker> kafka = CompletableFuture.supplyAsync(
+                    () -> call(() -> startKafka(dir, kafkaPort, kafkaOAuthPort, security)), starters);
             CompletableFuture<ScriptedCluster> tributary = withTributary
                     ? CompletableFuture.supplyAsync(
-                            () -> call(() -> startTributary(dir, tributaryPort, security)), starters)
+                            () -> call(() -> startTributary(dir, tributaryPort, tributaryOAuthPort, security)),
+                            starters)
                     : CompletableFuture.completedFuture(null);
             try {
                 CompletableFuture.allOf(kafka, tributary).join();
@@ -169,26 +187,46 @@ final class SecureTargets implements AutoCloseable {
                 throw new IllegalStateException("could not start the secured targets: " + e.getCause(), e);
             }
             List<Target> targets = new ArrayList<>();
-            targets.add(new Target("KAFKA", "127.0.0.1:" + kafkaPort));
+            targets.add(new Target("KAFKA", "127.0.0.1:" + kafkaPort, "127.0.0.1:" + kafkaOAuthPort));
             if (withTributary) {
-                targets.add(new Target("TRIBUTARY", "127.0.0.1:" + tributaryPort));
+                targets.add(new Target("TRIBUTARY", "127.0.0.1:" + tributaryPort, "127.0.0.1:" + tributaryOAuthPort));
             }
             return new SecureTargets(dir, kafka.join(), tributary.join(), targets);
         }
     }
 
-    private static KafkaBroker startKafka(Path dir, int port, Security security) throws Exception {
+    /** The JWKS as the {@code file:} URL both read (Kafka allows exactly this URL). */
+    private static String jwksUrl(Path dir) {
+        return dir.resolve("jwks.json").toUri().toString();
+    }
+
+    private static KafkaBroker startKafka(Path dir, int port, int oauthPort, Security security) throws Exception {
         String password = TestCertificates.PASSWORD;
-        Map<String, String> settings = new java.util.HashMap<>(Map.of(
+        Map<String, String> settings = new HashMap<>(Map.of(
+                "listener.name.oauth.sasl.enabled.mechanisms",
+                "OAUTHBEARER",
+                "listener.name.oauth.oauthbearer.sasl.jaas.config",
+                "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;",
+                "listener.name.oauth.oauthbearer.sasl.server.callback.handler.class",
+                "org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler",
+                "listener.name.oauth.oauthbearer.sasl.oauthbearer.jwks.endpoint.url",
+                jwksUrl(dir),
+                "sasl.oauthbearer.expected.issuer",
+                JWT_ISSUER,
+                "sasl.oauthbearer.expected.audience",
+                JWT_AUDIENCE,
+                "listener.name.oauth.oauthbearer.connections.max.reauth.ms",
+                Long.toString(OAUTH_MAX_REAUTH_MS)));
+        settings.putAll(Map.of(
                 "listener.security.protocol.map",
-                "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL",
+                "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL,OAUTH:SASL_PLAINTEXT",
                 "sasl.enabled.mechanisms",
                 MECHANISMS,
                 "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
                 "org.apache.kafka.common.security.scram.ScramLoginModule required;",
                 "listener.name.sasl_ssl.plain.sasl.jaas.config",
-                "org.apache.kafka.common.security.plain.PlainLoginModule required user_" + USER + "=\""
-                        + PASSWORD + "\""
+                "org.apache.kafka.common.security.plain.PlainLoginModule required user_" + USER + "=\"" + PASSWORD
+                        + "\""
                         + (security == Security.AUTHORIZER ? " user_" + ADMIN + "=\"" + ADMIN_PASSWORD + "\"" : "")
                         + ";",
                 "ssl.keystore.type",
@@ -206,16 +244,25 @@ final class SecureTargets implements AutoCloseable {
             settings.put("super.users", SUPER_USERS);
             settings.put("allow.everyone.if.no.acl.found", "false");
         }
-        return KafkaBroker.start(settings, List.of("SASL_SSL://127.0.0.1:" + port));
+        return KafkaBroker.start(
+                settings,
+                List.of("SASL_SSL://127.0.0.1:" + port, "OAUTH://127.0.0.1:" + oauthPort),
+                List.of("-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=" + jwksUrl(dir)));
     }
 
-    private static ScriptedCluster startTributary(Path dir, int port, Security security) throws Exception {
+    private static ScriptedCluster startTributary(Path dir, int port, int oauthPort, Security security)
+            throws Exception {
         List<Integer> basePorts = List.of(8080, 8081, 9092, 8091, 9191, 9291);
         String javaOptions = String.join(
                 " ",
                 "-Xmx384m",
-                "-Dtributary.broker.listeners=SASL_SSL://127.0.0.1:" + port,
-                "-Dtributary.broker.listener.security.protocol.map=SASL_SSL:SASL_SSL",
+                "-Dtributary.broker.listeners=SASL_SSL://127.0.0.1:" + port + ",OAUTH://127.0.0.1:" + oauthPort,
+                "-Dtributary.broker.listener.security.protocol.map=SASL_SSL:SASL_SSL,OAUTH:SASL_PLAINTEXT",
+                "-Dtributary.broker.listener.name.oauth.sasl.enabled.mechanisms=OAUTHBEARER",
+                "-Dtributary.broker.listener.name.oauth.oauthbearer.sasl.oauthbearer.jwks.endpoint.url=" + jwksUrl(dir),
+                "-Dtributary.broker.sasl.oauthbearer.expected.issuer=" + JWT_ISSUER,
+                "-Dtributary.broker.sasl.oauthbearer.expected.audience=" + JWT_AUDIENCE,
+                "-Dtributary.broker.listener.name.oauth.oauthbearer.connections.max.reauth.ms=" + OAUTH_MAX_REAUTH_MS,
                 "-Dtributary.broker.sasl.enabled.mechanisms=" + MECHANISMS,
                 "-Dtributary.broker.sasl.plain.users.file=" + dir.resolve("users.properties"),
                 "-Dtributary.broker.ssl.keystore.type=PEM",
@@ -264,6 +311,13 @@ final class SecureTargets implements AutoCloseable {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }
+    }
+
+    /** A file holding {@code token}, for a client's {@code FileTokenLogin}. */
+    Path tokenFile(String token) throws IOException {
+        Path file = Files.createTempFile(dir, "token-", ".jwt");
+        Files.writeString(file, token);
+        return file;
     }
 
     /** Where the processes' logs are, for failure messages. */
