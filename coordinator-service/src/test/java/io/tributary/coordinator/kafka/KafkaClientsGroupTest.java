@@ -167,10 +167,15 @@ class KafkaClientsGroupTest {
             b.poll(Duration.ofMillis(50));
             Set<TopicPartition> union = new HashSet<>(a.assignment());
             union.addAll(b.assignment());
+            ClassicGroupDescription group = service.classic().describe(GROUP).orElseThrow();
+            // Both members have taken in the group's last generation: a cooperative rebalance takes
+            // two, and a member learns the second at its next poll.
             return a.assignment().size() == 2
                     && b.assignment().size() == 2
                     && union.equals(all())
-                    && service.classic().describe(GROUP).orElseThrow().state() == ClassicGroupState.STABLE;
+                    && group.state() == ClassicGroupState.STABLE
+                    && a.groupMetadata().generationId() == group.generationId()
+                    && b.groupMetadata().generationId() == group.generationId();
         });
     }
 
