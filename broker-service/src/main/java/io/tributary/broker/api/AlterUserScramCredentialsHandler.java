@@ -51,6 +51,8 @@ public final class AlterUserScramCredentialsHandler implements RequestHandler {
 
     private static final Logger log = LoggerFactory.getLogger(AlterUserScramCredentialsHandler.class);
 
+    private static final Logger audit = LoggerFactory.getLogger("io.tributary.security.audit");
+
     private final MetadataView metadata;
     private final ControlPlane controlPlane;
     private final AdminApiConfig config;
@@ -85,6 +87,9 @@ public final class AlterUserScramCredentialsHandler implements RequestHandler {
         try {
             ScramWrite write = controlPlane.alterScramCredentials(deletions, upsertions);
             for (ControlPlane.ScramResult r : write.results()) {
+                if (r.error().equals(Errors.NONE.name())) {
+                    auditChange(request, r.user(), deletions, upsertions);
+                }
                 response.results()
                         .add(new AlterUserScramCredentialsResult()
                                 .setUser(r.user())
@@ -113,6 +118,32 @@ public final class AlterUserScramCredentialsHandler implements RequestHandler {
             }
         }
         return new AlterUserScramCredentialsResponse(response);
+    }
+
+    /**
+     * One audit line ({@code io.tributary.security.audit}) per user whose credentials changed: who
+     * changed them, from where, and which mechanisms were upserted or deleted (never a key).
+     */
+    private static void auditChange(
+            KafkaRequest request, String user, List<ScramDeletion> deletions, List<ScramUpsertion> upsertions) {
+        List<String> changes = new ArrayList<>();
+        for (ScramDeletion d : deletions) {
+            if (d.user().equals(user)) {
+                changes.add("deleted " + ScramKeys.name(d.mechanism()).orElse("mechanism " + d.mechanism()));
+            }
+        }
+        for (ScramUpsertion u : upsertions) {
+            if (u.user().equals(user)) {
+                changes.add("upserted " + ScramKeys.name(u.mechanism()).orElse("mechanism " + u.mechanism()) + " ("
+                        + u.iterations() + " iterations)");
+            }
+        }
+        audit.info(
+                "scram credentials altered: principal={} host={} user={} {}",
+                request.connection().principal(),
+                request.connection().remoteAddress().getAddress().getHostAddress(),
+                user,
+                changes);
     }
 
     /** The upsertion with its keys, or without keys when they cannot be derived. */

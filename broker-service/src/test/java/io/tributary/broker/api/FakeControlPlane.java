@@ -249,6 +249,20 @@ final class FakeControlPlane implements ControlPlane {
         return new PartitionInfo(partition, replicas, replicas.getFirst(), 0, replicas, 0);
     }
 
+    /** Accepts every alteration (no per-user checks: those are the coordinators'), one new version. */
+    @Override
+    public synchronized ScramWrite alterScramCredentials(
+            List<ScramDeletion> deletions, List<ScramUpsertion> upsertions) {
+        maybeFail();
+        java.util.Set<String> users = new java.util.LinkedHashSet<>();
+        deletions.forEach(d -> users.add(d.user()));
+        upsertions.forEach(u -> users.add(u.user()));
+        writes.incrementAndGet();
+        return new ScramWrite(
+                ++version,
+                users.stream().map(u -> new ScramResult(u, "NONE", null)).toList());
+    }
+
     @Override
     public synchronized AclCreation createAcls(List<AclBinding> creations) {
         maybeFail();
