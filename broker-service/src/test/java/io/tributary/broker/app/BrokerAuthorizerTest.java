@@ -80,7 +80,9 @@ class BrokerAuthorizerTest {
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                 "127.0.0.1:" + kafkaListener.server().port(),
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
-                "20000"));
+                "20000",
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                "10000"));
     }
 
     @Test
