@@ -102,10 +102,9 @@ public class AdminApiConfiguration {
     }
 
     @Bean
-    CoordinatorGroupsClient coordinatorGroupsClient(
-            MetadataView metadata, ClusterProperties cluster, InternalAuthConfiguration.InternalLogins logins) {
+    CoordinatorGroupsClient coordinatorGroupsClient(MetadataView metadata, ClusterProperties cluster) {
         return new CoordinatorGroupsClient(
-                cluster.coordinatorGroupsClientConfig(), metadata.brokerId(), logins.broker());
+                cluster.coordinatorGroupsClientConfig(), metadata.brokerId(), cluster.kafkaLogin(metadata.brokerId()));
     }
 
     @Bean

@@ -36,17 +36,11 @@ class InternalAuthConfiguration {
     /** The mechanisms of the internal listener, SCRAM-SHA-512 (the brokers' own) first. */
     static final List<String> MECHANISMS = List.of("SCRAM-SHA-512", "SCRAM-SHA-256");
 
-    /** How this broker logs in to the internal listeners: empty without a secret or key. */
-    record InternalLogins(Optional<InternalLogin> broker) {}
-
     @Bean
-    InternalLogins internalLogins(BrokerProperties broker, ClusterProperties cluster) {
-        return new InternalLogins(cluster.kafkaLogin(broker.id()));
-    }
-
-    @Bean
-    KafkaListenerSecurity internalListenerSecurity(InternalLogins logins, ClusterCredentials credentials) {
-        if (logins.broker().isEmpty()) {
+    KafkaListenerSecurity internalListenerSecurity(
+            BrokerProperties broker, ClusterProperties cluster, ClusterCredentials credentials) {
+        Optional<InternalLogin> login = cluster.kafkaLogin(broker.id());
+        if (login.isEmpty()) {
             log.warn("the internal Kafka listener (tributary.kafka.*) is open to anyone who reaches it: set"
                     + " tributary.broker.cluster.secret-file or key-file to require SCRAM logins");
             return new KafkaListenerSecurity(ListenerSecurity.PLAINTEXT);
@@ -54,7 +48,7 @@ class InternalAuthConfiguration {
         log.info(
                 "the internal Kafka listener requires a SASL login ({}); this broker logs in as {}",
                 MECHANISMS,
-                logins.broker().get().user());
+                login.get().user());
         return new KafkaListenerSecurity(new ListenerSecurity(null, new SaslSettings(MECHANISMS, credentials)));
     }
 }

@@ -30,7 +30,7 @@ class ReplicationConfiguration {
             ControlPlane controlPlane,
             MetadataView metadataView,
             ReplicationProperties properties,
-            InternalAuthConfiguration.InternalLogins logins,
+            ClusterProperties cluster,
             MeterRegistry registry) {
         Replication replication = new Replication(
                         replicaManager,
@@ -39,7 +39,7 @@ class ReplicationConfiguration {
                         properties.toConfig(),
                         Clock.systemUTC(),
                         new MicrometerReplicationMetrics(registry),
-                        logins.broker())
+                        cluster.kafkaLogin(metadataView.brokerId()))
                 .start();
         Gauge.builder(
                         "tributary.broker.replica.fetchers",

@@ -65,8 +65,9 @@ class SecurityConfiguration {
 
     /**
      * With the cluster secret, the Kafka listener ({@code tributary.kafka.*}: the brokers forward
-     * group requests to it) requires a SCRAM login against the image's credentials: the brokers log
-     * in as {@code tributary-broker-<id>}. Without it the listener is {@code PLAINTEXT}.
+     * group requests to it) requires a SCRAM login against the image's credentials of the internal
+     * users only ({@link ImageCredentials}): the brokers log in as {@code tributary-broker-<id>}.
+     * Without it the listener is {@code PLAINTEXT}.
      */
     @Bean
     KafkaListenerSecurity kafkaListenerSecurity(ControlPlaneProperties control, MetadataRaftNode node) {

@@ -1,5 +1,7 @@
 package io.tributary.coordinator.security;
 
+import io.tributary.common.security.acl.KafkaPrincipal;
+import io.tributary.common.security.internal.InternalUsers;
 import io.tributary.common.security.sasl.CredentialLookup;
 import io.tributary.common.security.sasl.ScramCredentialData;
 import io.tributary.common.security.sasl.ScramKeys;
@@ -9,9 +11,12 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * The cluster's SCRAM credentials as this coordinator's Kafka listener reads them: those of the
- * voter's latest applied metadata image, read on every lookup. SCRAM only: no PLAIN passwords (the
- * coordinators' listener offers SCRAM-SHA-512 and SCRAM-SHA-256, for the brokers' internal logins).
+ * The SCRAM credentials this coordinator's Kafka listener accepts: those of Tributary's own
+ * processes ({@link InternalUsers#isInternal}: the brokers, which forward their clients' group
+ * requests after their own ACL checks, and the coordinators) in the voter's latest applied metadata
+ * image, read on every lookup. A client's user is unknown here, even with a credential in the
+ * store: it reaches the groups through a broker, which checks its ACLs. SCRAM only: no PLAIN
+ * passwords.
  *
  * <p>Thread-safety: safe for concurrent use when {@code credentials} is (an image is immutable).
  */
@@ -26,6 +31,9 @@ public final class ImageCredentials implements CredentialLookup {
 
     @Override
     public Optional<ScramCredentialData> scram(String mechanism, String user) {
+        if (!InternalUsers.isInternal(KafkaPrincipal.user(user))) {
+            return Optional.empty();
+        }
         return ScramKeys.code(mechanism).flatMap(code -> credentials.get().get(user, code));
     }
 
@@ -36,6 +44,6 @@ public final class ImageCredentials implements CredentialLookup {
 
     @Override
     public String toString() {
-        return "the metadata image's SCRAM credentials";
+        return "the internal users' SCRAM credentials of the metadata image";
     }
 }
