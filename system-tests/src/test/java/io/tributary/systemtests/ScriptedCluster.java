@@ -39,6 +39,13 @@ public final class ScriptedCluster {
     private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(4);
     private static final Pattern PID_LINE = Pattern.compile("(?m)^pid=(\\d+)$");
 
+    /**
+     * Every port of every offset handed out in this JVM, never handed out again (a run creates a
+     * few dozen clusters of about twenty ports; the offsets leave room for hundreds). Guarded by
+     * itself.
+     */
+    private static final java.util.Set<Integer> PORTS_GIVEN = new java.util.HashSet<>();
+
     /** What one {@code bin/tributary} command did. */
     public record Result(int exitCode, String output) {}
 
@@ -309,13 +316,22 @@ public final class ScriptedCluster {
         }
     }
 
-    /** An offset below the ephemeral range at which every base port is free and clear of offset 0. */
+    /**
+     * An offset below the ephemeral range at which every base port is free and clear of offset 0,
+     * and none of whose ports another cluster of this JVM was given: Failsafe runs two test classes
+     * at a time (see {@code kafka.OnSharedTargets}), so two clusters may choose their offsets at the same time,
+     * and a port is only taken once {@code bin/tributary up} starts its process, seconds later.
+     */
     private static int choosePortOffset(List<Integer> basePorts) {
         var random = ThreadLocalRandom.current();
         for (int attempt = 0; attempt < 200; attempt++) {
             int offset = 100 * random.nextInt(20, 231);
-            if (allFree(basePorts, offset)) {
-                return offset;
+            synchronized (PORTS_GIVEN) {
+                if (basePorts.stream().noneMatch(port -> PORTS_GIVEN.contains(port + offset))
+                        && allFree(basePorts, offset)) {
+                    basePorts.forEach(port -> PORTS_GIVEN.add(port + offset));
+                    return offset;
+                }
             }
         }
         throw new IllegalStateException("no TRIBUTARY_PORT_OFFSET with free ports found in 200 attempts");

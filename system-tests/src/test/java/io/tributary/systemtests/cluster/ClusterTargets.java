@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * start is mostly JVMs warming up, so running both at once saves about the shorter one) and closed
  * together, by PID. Owned by the test class ({@code @BeforeAll}/{@code @AfterAll}), not shared with
  * the single-broker targets of {@code KafkaTargets}: only the classes that need several brokers pay
- * for them, and they are not up beside the other system tests' clusters. Scenarios that need these
+ * for them. Scenarios that need these
  * targets (the classic groups' and transactions' to come) go into the same class, or a {@code
  * @Nested} class of it, to share one start.
  *

@@ -13,7 +13,8 @@
  *
  * <p>Invariants: a scenario names brokers only by their role in its partition; it leaves every
  * process running when it ends (the comparison restarts what it stopped, also after a failure);
- * the Kafka reference must be up, or the class fails. The package sorts before {@code kafka}, so
- * these clusters are stopped before the single-broker targets of that package start.
+ * the Kafka reference must be up, or the class fails. Failsafe runs {@code MultiBrokerIT} beside the
+ * classes of package {@code kafka} and their single-broker targets (see {@code
+ * kafka.OnSharedTargets}).
  */
 package io.tributary.systemtests.cluster;

@@ -41,7 +41,6 @@ import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Differential ({@link Differential}): {@code AdminClient} against each target: create (and create again), describe with topic ids,
@@ -54,7 +53,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * target its own topics, nothing that depends on timing; the first one also starts the targets
  * (Apache Kafka beside the first Tributary cluster, see {@link KafkaTargets#get}).
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class AdminClientIT {
 
     /** Timestamps of the list-offsets topic's records, by offset: the largest is at offset 6. */

@@ -38,7 +38,6 @@ import org.apache.kafka.common.requests.InitProducerIdResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Differential: the same bad request against every enabled target, and what the client (or, for
@@ -46,7 +45,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * what Kafka does. Each test collects one outcome per target, asserts them all at once and names
  * every target's outcome in the failure.
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class BadRequestsIT {
 
     /** What one target did with one bad request, as a comparable string. */

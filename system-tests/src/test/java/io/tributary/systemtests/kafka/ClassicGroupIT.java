@@ -16,7 +16,6 @@ import java.util.UUID;
 import java.util.stream.LongStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,7 +58,7 @@ import org.slf4j.LoggerFactory;
  * stayed and how many rebalance callbacks the others saw; at the end the committed offset of every
  * partition and how many distinct records were consumed; never ids or times.
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class ClassicGroupIT {
 
     private static final Logger log = LoggerFactory.getLogger(ClassicGroupIT.class);

@@ -25,14 +25,13 @@ import org.apache.kafka.common.message.LeaveGroupRequestData.MemberIdentity;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Differential, as {@link ClassicGroupProtocolIT}: a classic group's membership over time — members
  * leaving (LeaveGroup at each version), the Empty group and its deletion, requests for a group
  * nobody created, and static members (group.instance.id) coming back.
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class ClassicGroupMembershipIT {
 
     /**

@@ -14,7 +14,6 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatRequest;
 import org.apache.kafka.common.requests.ConsumerGroupHeartbeatResponse;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Differential, as {@link ClassicGroupProtocolIT}: the two group protocols meeting in one group id
@@ -24,7 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * group.consumer.migration.policy} (bidirectional). Only errors, states and group types are written down: how a
  * converted group then reassigns is the coordinator's timing.
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class ClassicGroupMigrationIT {
 
     /**

@@ -15,7 +15,6 @@ import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Differential, over raw requests: the classic consumer group protocol (JoinGroup, SyncGroup,
@@ -30,7 +29,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * rebalance, a scenario waits ({@link #awaitJoining}) until the coordinator lists the joining
  * member before it sends anything that depends on it.
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class ClassicGroupProtocolIT {
 
     static final short JOIN = 9;

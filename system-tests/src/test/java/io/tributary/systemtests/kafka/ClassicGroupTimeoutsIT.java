@@ -10,7 +10,6 @@ import java.util.Map;
 import org.apache.kafka.common.protocol.Errors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Differential, as {@link ClassicGroupProtocolIT}: what the coordinator does when a classic member
@@ -25,7 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * for a timeout, so the targets' waits overlap rather than add up, and the load of the others does
  * not come near the timeouts (seconds, against requests that take milliseconds).
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class ClassicGroupTimeoutsIT {
 
     /** Kafka's minimum session timeout ({@code group.min.session.timeout.ms}). */

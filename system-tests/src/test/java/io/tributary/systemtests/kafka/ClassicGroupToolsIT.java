@@ -28,7 +28,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,7 +61,7 @@ import org.slf4j.LoggerFactory;
  * Without kcat or python3-confluent-kafka the tests fail naming the Debian package ({@code
  * bin/test} installs both).
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class ClassicGroupToolsIT {
 
     private static final Logger log = LoggerFactory.getLogger(ClassicGroupToolsIT.class);

@@ -24,7 +24,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * ListOffsets. The targets' cleaners run every {@code 250 ms} ({@code log.cleaner.backoff.ms} on
  * Kafka, {@code tributary.broker.log-cleaner.backoff} on Tributary, set on the shared targets).
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class CompactionIT {
 
     private static final Logger log = LoggerFactory.getLogger(CompactionIT.class);

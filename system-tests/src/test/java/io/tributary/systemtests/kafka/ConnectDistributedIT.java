@@ -38,7 +38,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,7 +86,7 @@ import org.slf4j.LoggerFactory;
  * heartbeat. Workers' logs:
  * {@code target/connect-distributed-it/<target>-<run>/worker-*}.
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class ConnectDistributedIT {
 
     private static final Logger log = LoggerFactory.getLogger(ConnectDistributedIT.class);

@@ -21,7 +21,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Differential: Kafka's own {@code kafka-consumer-groups.sh} ({@code ConsumerGroupCommand}, from
@@ -36,7 +35,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * out: the tool then prints the exception's message, and Tributary's differs in wording, "group g
  * not found" against Kafka's "Group g not found.", a difference not yet traced.)
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class ConsumerGroupCommandIT {
 
     private static final int PARTITIONS = 3;

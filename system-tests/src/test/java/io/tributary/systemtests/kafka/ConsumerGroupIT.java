@@ -16,7 +16,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Differential ({@link Differential}): issue 8's group scenario with real {@code KafkaConsumer}s ({@code group.protocol=consumer},
@@ -48,7 +47,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * to 10 s ({@link ApacheKafkaTarget}); a target with a longer one makes this test slower, up to
  * {@link #PATIENCE}.
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class ConsumerGroupIT {
 
     static final int PARTITIONS = 12;

@@ -17,7 +17,6 @@ import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -29,7 +28,7 @@ import tools.jackson.databind.JsonNode;
  * names and ids, broker ids, timestamps the cluster chose). Problem bodies are compared whole,
  * {@code detail} included: an error the gateway maps from the broker must read the same.
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class GatewayConformanceIT {
 
     private static final String JSON = "application/json";

@@ -33,7 +33,6 @@ import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Differential: the admin operations on consumer groups, the same steps against every enabled
@@ -46,7 +45,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * from exactly those, the group is deleted (then unknown), and deleting an unknown group is {@code
  * GroupIdNotFoundException}.
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class GroupAdminIT {
 
     static final int PARTITIONS = 3;

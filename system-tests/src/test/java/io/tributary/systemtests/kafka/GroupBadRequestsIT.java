@@ -32,7 +32,6 @@ import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.OffsetFetchResponse;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Differential, as {@link BadRequestsIT}: bad requests about consumer groups, the same against every
@@ -40,7 +39,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * error codes for requests no client would send) must be Kafka's. The raw requests go to the
  * group's coordinator as FindCoordinator names it.
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class GroupBadRequestsIT {
 
     /** The rebalance timeout a raw member announces (what a consumer sends: max.poll.interval.ms). */

@@ -42,7 +42,6 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,7 +70,7 @@ import org.slf4j.LoggerFactory;
  * renumbered by cleaning), that no key appears twice once cleaned, and that the restore read fewer
  * records than the changelog's end offsets.
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class KTableRestoreIT {
 
     private static final Logger log = LoggerFactory.getLogger(KTableRestoreIT.class);

@@ -17,9 +17,9 @@ import org.slf4j.LoggerFactory;
  * cluster start is the slow part), and stopped, by PID, when the run ends whatever the outcome
  * (JUnit closes the root store's resources; a shutdown hook in each launcher is the last resort).
  *
- * <p>The test classes run in name order (src/test/resources/junit-platform.properties), so the
- * classes of this package run together at the end of the run and the targets are not up beside
- * the other system tests' clusters.
+ * <p>The classes that use these targets are marked {@link OnSharedTargets}: they run one after the
+ * other, in name order, in one thread, never two at once on the shared targets. The other system
+ * test classes, with clusters of their own, run beside them in another thread.
  *
  * <p>Which targets are enabled comes from the system property {@code tributary.systest.targets}
  * ({@code kafka}, {@code tributary}, {@code tributary_degraded}, comma-separated; the POM's {@code

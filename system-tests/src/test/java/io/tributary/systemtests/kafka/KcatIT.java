@@ -19,7 +19,6 @@ import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * is written down record by record ({@code partition offset key value}), and must be what it prints
  * against Apache Kafka ({@link Differential}). A missing kcat fails the tests, naming {@code bin/test}.
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class KcatIT {
 
     private static final int PARTITIONS = 3;

@@ -15,7 +15,6 @@ import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Differential: bad bytes on a broker's Kafka listener, over raw sockets: an oversized frame, a
@@ -26,7 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * what the Apache Kafka broker does ({@link Differential}): not "an error or a close" on every
  * target, but the same one as Kafka.
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class ListenerRobustnessIT {
 
     /** How the server ended the exchange with the bad bytes. */

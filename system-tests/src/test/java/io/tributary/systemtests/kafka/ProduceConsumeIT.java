@@ -28,7 +28,6 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Differential ({@link Differential}): the issue's main round trip, against each target: an idempotent producer ({@code acks=all})
@@ -41,7 +40,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * (offset, key, value, headers, timestamp relative to the first, timestamp type), and for the
  * acks=0/1 run whether the producer was told offsets and what the tiny-fetch consumer read.
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class ProduceConsumeIT {
 
     static final int RECORDS = 100_000;

@@ -19,7 +19,6 @@ import org.apache.kafka.clients.admin.UserScramCredentialsDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Differential ({@link Differential}): SCRAM credentials managed through the admin client
@@ -30,7 +29,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * exception class and message of a refusal), normalised: the users' random names become letters
  * and the bootstrap servers BOOTSTRAP. Every target's outcome must be Apache Kafka's.
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class ScramCredentialsIT {
 
     @Test

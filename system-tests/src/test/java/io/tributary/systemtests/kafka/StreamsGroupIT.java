@@ -50,7 +50,6 @@ import org.apache.kafka.streams.kstream.Produced;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,7 +77,7 @@ import org.slf4j.LoggerFactory;
  * group, what describing it as a consumer group gives, which topics have committed offsets, and the
  * deletes' outcomes. Never ids or timings.
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class StreamsGroupIT {
 
     private static final Logger log = LoggerFactory.getLogger(StreamsGroupIT.class);

@@ -27,7 +27,6 @@ import org.apache.kafka.common.requests.AlterConfigsResponse;
 import org.apache.kafka.common.requests.ApiError;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Topic configs (issue 17): every topic config Kafka 4.4 defines is either implemented with
@@ -47,7 +46,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Differential#assertSameOutcomeAtOnce}: a few requests and waits for metadata, each target its own
  * topics); the codec one, which produces and consumes, one target after the other.
  */
-@ExtendWith(KafkaTargets.class)
+@OnSharedTargets
 class TopicConfigsIT {
 
     /**
