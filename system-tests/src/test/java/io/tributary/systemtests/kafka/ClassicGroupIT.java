@@ -16,6 +16,7 @@ import java.util.UUID;
 import java.util.stream.LongStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,6 +60,10 @@ import org.slf4j.LoggerFactory;
  * partition and how many distinct records were consumed; never ids or times.
  */
 @OnSharedTargets
+// Alone, after every other class of the run: its static member must be restarted in a new child
+// JVM within the 10 s session (see staticRestarts); beside another class's cluster on two loaded
+// cores that start once took longer (the degraded target rebalanced the others).
+@Isolated
 class ClassicGroupIT {
 
     private static final Logger log = LoggerFactory.getLogger(ClassicGroupIT.class);
