@@ -340,8 +340,8 @@ class ClassicGroupProtocolIT {
                         out.add("new group, v" + v + ", " + c.getKey(), x.describeJoin(answer));
                         out.add(
                                 "  then the new group",
-                                answer.errorCode() == Errors.MEMBER_ID_REQUIRED.code()
-                                        ? holdingOnlyAPendingMember(q, fresh)
+                                answer.errorCode() != Errors.NONE.code()
+                                        ? refusedJoinsOnly(q, fresh)
                                         : briefly(q, fresh));
                     }
                     // v9 only: a join the Stable group accepts is MEMBER_ID_REQUIRED, where v3 would wait
@@ -384,12 +384,13 @@ class ClassicGroupProtocolIT {
     }
 
     /**
-     * A new group whose only join was answered MEMBER_ID_REQUIRED holds nothing but a pending member.
-     * Apache Kafka describes such a group as Empty in most runs and as Dead (GROUP_ID_NOT_FOUND) in
-     * some (seen in CI for a rebalance timeout of 0), so both count as the same outcome here; any
-     * other answer is kept as it is.
+     * A new group whose only join was refused (MEMBER_ID_REQUIRED: it holds nothing but a pending
+     * member; or an error: it holds nothing). Apache Kafka describes such a group as Empty in most
+     * runs and as Dead (GROUP_ID_NOT_FOUND) in some (seen in CI for a rebalance timeout of 0, and on
+     * a loaded machine for a v3 join without protocols), so both count as the same outcome here;
+     * any other answer is kept as it is.
      */
-    static String holdingOnlyAPendingMember(ClassicGroupMember q, String group) throws Exception {
+    static String refusedJoinsOnly(ClassicGroupMember q, String group) throws Exception {
         String seen = briefly(q, group);
         return seen.equals("NONE Empty members=0") || seen.equals("GROUP_ID_NOT_FOUND Dead members=0")
                 ? "empty or gone"
