@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -40,12 +41,14 @@ import java.util.stream.Collectors;
  *   D 3 41 1207      delivered: partition, offset, value
  *   C 3=42,7=10      committed: partition=next offset,...
  *   F 3=42 error     commit failed
+ *   H                holding before a commit, until killed (after "hold" on stdin)
  * </pre>
  *
  * A callback returns only after the parent has put the event into the {@link GroupHistory} and
  * answered {@code ok}: the event is in the shared log before the member can tell the coordinator
  * it gave a partition up, as for the members in the test's JVM. {@code leave} on stdin makes the
- * child close its consumer and exit.
+ * child close its consumer and exit; {@code hold} makes it stop
+ * after reporting its next poll's deliveries, before it commits them ({@link #crash}).
  *
  * <p>The same lines and acknowledgements make a member in another client library a child of this
  * kind too: {@link #startLibrdkafka} runs Debian's python3-confluent-kafka (librdkafka) with the
@@ -66,6 +69,9 @@ final class ChildGroupMember implements AutoCloseable {
     private final OutputStream input;
     private final Path stderr;
     private final BackgroundFailures.Task reader;
+
+    /** Counted down when the child reports that it holds before a commit ({@code H}). */
+    private final CountDownLatch holding = new CountDownLatch(1);
 
     /** Set before the test ends the child (crash, leave, close): any other end is a failure. */
     private volatile boolean ending;
@@ -177,15 +183,27 @@ final class ChildGroupMember implements AutoCloseable {
     }
 
     /**
-     * SIGKILL: no leave, no revocation, no commit. Returns once the process is gone and every line
-     * it wrote is in the history, then logs the crash.
+     * SIGKILL: no leave, no revocation, no commit. The child first holds ({@code hold}: it stops
+     * after reporting the deliveries of its next poll, before committing them), so that the kill
+     * cannot fall between a commit reaching the coordinator and its report reaching the history:
+     * the group's committed offsets are then exactly what the history says the member committed,
+     * and what it delivered since is for the next owner to deliver again. Returns once the process
+     * is gone and every line it wrote is in the history, then logs the crash; fails if the child
+     * did not hold within {@link Clients#PATIENCE} (it is killed all the same). Only the Java child
+     * holds: the librdkafka script has no {@code hold}, and its members are not crashed.
      */
-    void crash(GroupHistory history) throws InterruptedException {
+    void crash(GroupHistory history) throws IOException, InterruptedException {
+        send("hold");
+        boolean held = holding.await(Clients.PATIENCE.toSeconds(), TimeUnit.SECONDS);
         ending = true;
         process.destroyForcibly();
         process.waitFor();
         reader.join(Duration.ofSeconds(30));
         history.add(new GroupHistory.Crashed(name));
+        if (!held) {
+            throw new IllegalStateException(name + " did not hold before a commit within " + Clients.PATIENCE
+                    + " of being asked to (it was killed all the same); its standard error is in " + stderr);
+        }
     }
 
     /**
@@ -221,6 +239,10 @@ final class ChildGroupMember implements AutoCloseable {
             String line;
             while ((line = in.readLine()) != null) {
                 if (!line.startsWith(MARKER)) {
+                    continue;
+                }
+                if (line.equals(MARKER + "H")) {
+                    holding.countDown();
                     continue;
                 }
                 GroupHistory.Event event = parse(name, line.substring(MARKER.length()));
@@ -346,6 +368,21 @@ final class ChildGroupMember implements AutoCloseable {
                 while ((line = in.readLine()) != null) {
                     if (line.equals("leave")) {
                         member[0].leave();
+                    } else if (line.equals("hold")) {
+                        member[0].holdBeforeNextCommit(() -> {
+                            synchronized (out) {
+                                out.println(MARKER + "H");
+                                out.flush();
+                            }
+                            // Until the test kills this process.
+                            while (true) {
+                                try {
+                                    Thread.sleep(Long.MAX_VALUE);
+                                } catch (InterruptedException e) {
+                                    // still held
+                                }
+                            }
+                        });
                     } else {
                         acks.add(line);
                     }

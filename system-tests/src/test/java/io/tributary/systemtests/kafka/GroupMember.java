@@ -84,6 +84,7 @@ final class GroupMember implements Runnable {
     private final AtomicInteger assignedCallbacks = new AtomicInteger();
     private volatile int generationId = -1;
     private volatile boolean leaving;
+    private volatile Runnable hold;
     private volatile Throwable failure;
 
     /**
@@ -155,6 +156,16 @@ final class GroupMember implements Runnable {
     }
 
     /**
+     * Makes the loop run {@code action} once, right after it has reported the deliveries of its
+     * next poll and before it commits them; the action may block for good (a child about to be
+     * killed, {@link ChildGroupMember#crash}): a crash then falls at a known point, with every
+     * delivery reported and nothing committed that the history has not seen.
+     */
+    void holdBeforeNextCommit(Runnable action) {
+        hold = action;
+    }
+
+    /**
      * The consumer's generation (classic) or member epoch (KIP-848) after its latest poll ({@code
      * groupMetadata().generationId()}), -1 before its first: a rebalance moves it on.
      */
@@ -216,6 +227,11 @@ final class GroupMember implements Runnable {
                     uncommitted.put(
                             new TopicPartition(record.topic(), record.partition()),
                             new OffsetAndMetadata(record.offset() + 1));
+                }
+                Runnable action = hold;
+                if (action != null) {
+                    hold = null;
+                    action.run();
                 }
                 // Only what it still owns: the revocation callbacks dropped what it gave up.
                 uncommitted.keySet().retainAll(consumer.assignment());
