@@ -132,11 +132,12 @@ public final class CommandValidator {
     /**
      * The bound on SCRAM users: a change may not leave more users with credentials than {@link
      * MetadataLimits#maxScramUsers()} and more than before (a bound lowered later never blocks
-     * deletions or changes of existing users).
+     * deletions or changes of existing users). Tributary's own logins do not count ({@link
+     * ScramCredentials#clientUserCount()}): the coordinators write one per broker.
      */
     private void checkScramUsers(MetadataImage before, MetadataImage after) {
-        int users = after.scramCredentials().userCount();
-        if (users > limits.maxScramUsers() && users > before.scramCredentials().userCount()) {
+        int users = after.scramCredentials().clientUserCount();
+        if (users > limits.maxScramUsers() && users > before.scramCredentials().clientUserCount()) {
             throw new InvalidRequestException(
                     "%d users would have SCRAM credentials; the limit is %d".formatted(users, limits.maxScramUsers()));
         }

@@ -1,5 +1,7 @@
 package io.tributary.coordinator.metadata;
 
+import io.tributary.common.security.acl.KafkaPrincipal;
+import io.tributary.common.security.internal.InternalUsers;
 import io.tributary.common.security.sasl.ScramCredentialData;
 import io.tributary.common.security.sasl.ScramKeys;
 import io.tributary.coordinator.metadata.MetadataCommand.ScramDeletion;
@@ -62,6 +64,18 @@ public final class ScramCredentials {
     /** How many users have at least one credential. */
     public int userCount() {
         return users.size();
+    }
+
+    /**
+     * How many of them are the cluster's clients' users: {@link #userCount()} less Tributary's own
+     * processes' logins ({@link InternalUsers#isInternal}: {@code tributary-coordinator} and one
+     * {@code tributary-broker-<id>} per broker, which the coordinators write), so that a cluster's
+     * size never uses up the bound on its users.
+     */
+    public int clientUserCount() {
+        return (int) users.keySet().stream()
+                .filter(user -> !InternalUsers.isInternal(KafkaPrincipal.user(user)))
+                .count();
     }
 
     /** Whether the cluster's bootstrap credentials were written (whatever they were, none included). */

@@ -205,7 +205,7 @@ public final class ScramAlterations {
 
     /** Users with a credential once the deletions are applied. */
     private static int usersAfterDeletions(ScramCredentials stored, Iterable<Deletion> deletions) {
-        int users = stored.userCount();
+        int users = stored.clientUserCount(); // Tributary's own logins are not clients' users
         for (Deletion d : deletions) {
             if (freedBy(stored, d)) {
                 users--;

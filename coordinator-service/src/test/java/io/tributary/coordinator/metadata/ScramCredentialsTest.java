@@ -310,4 +310,32 @@ class ScramCredentialsTest {
                         .userCount())
                 .isEqualTo(2);
     }
+
+    @Test
+    void tributarysOwnLoginsDoNotCountTowardTheBound() {
+        MetadataLimits limits = new MetadataLimits(1 << 20, 10, 100, 2, 3, 4, 2, 2, 2);
+        CommandValidator validator = new CommandValidator(limits);
+        MetadataImage internal = MetadataImage.EMPTY.apply(alter(
+                List.of(),
+                List.of(
+                        upsert("tributary-coordinator", 2, "x"),
+                        upsert("tributary-broker-0", 2, "x"),
+                        upsert("tributary-broker-1", 2, "x"))));
+
+        MetadataImage two =
+                validator.validate(internal, alter(List.of(), List.of(upsert("a", 1, "x"), upsert("b", 1, "x"))));
+
+        assertThat(two.scramCredentials().userCount()).isEqualTo(5);
+        assertThat(two.scramCredentials().clientUserCount()).isEqualTo(2);
+        assertThat(validator
+                        .validate(two, alter(List.of(), List.of(upsert("tributary-broker-2", 2, "x"))))
+                        .scramCredentials()
+                        .clientUserCount())
+                .isEqualTo(2);
+        // A name that only looks internal is a client's user.
+        assertThatThrownBy(() ->
+                        validator.validate(two, alter(List.of(), List.of(upsert("tributary-broker-x", 1, "x")))))
+                .isInstanceOf(InvalidRequestException.class)
+                .hasMessageContaining("the limit is 2");
+    }
 }

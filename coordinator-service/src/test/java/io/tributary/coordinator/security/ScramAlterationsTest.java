@@ -184,6 +184,18 @@ class ScramAlterationsTest {
     }
 
     @Test
+    void tributarysOwnLoginsLeaveTheBoundToTheClientsUsers() {
+        ScramAlterations small = new ScramAlterations(new ScramRules(1, 30, 4096, 16384));
+
+        Plan plan = small.plan(
+                stored("tributary-coordinator", "tributary-broker-0", "tributary-broker-1"),
+                List.of(),
+                List.of(upsert("a", 1, 4096), upsert("b", 1, 4096)));
+
+        assertThat(errors(plan)).containsOnly(Map.entry("a", Errors.NONE), Map.entry("b", Errors.POLICY_VIOLATION));
+    }
+
+    @Test
     void deletingAUsersLastCredentialMakesRoomForANewUser() {
         ScramAlterations small = new ScramAlterations(new ScramRules(1, 10, 4096, 16384));
 
