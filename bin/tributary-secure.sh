@@ -8,7 +8,9 @@
 #   ca.pem               its certificate, what a client trusts (PEM)
 #   server.p12           the brokers' key and certificate chain, signed by the CA, for localhost,
 #                        127.0.0.1 and the addresses of TRIBUTARY_HOSTS (PKCS12)
-#   keystore.password    the password of ca.p12 and server.p12
+#   raft.p12             the coordinators' key and certificate for mutual TLS on the Raft port
+#                        (serverAuth and clientAuth, signed by the CA; PKCS12)
+#   keystore.password    the password of ca.p12, server.p12 and raft.p12
 #   truststore.p12       the CA's certificate for Java clients (PKCS12), and truststore.password
 #   cluster.secret       the cluster's internal secret (docs/control-plane.md, Authentication)
 #   admin.password       the super user `admin`'s password (SCRAM-SHA-512 and SCRAM-SHA-256)
@@ -39,6 +41,7 @@ secure_material() { # DIR JAVA_BIN HOST...
   chmod 700 "$dir"
   if [[ -s $dir/server.p12 && -s $dir/truststore.p12 && -s $dir/cluster.secret && -s $dir/admin.password &&
     -s $dir/gateway.password ]]; then
+    raft_material "$dir" "$keytool"
     return 0
   fi
   rm -f -- "$dir"/*
@@ -71,7 +74,30 @@ secure_material() { # DIR JAVA_BIN HOST...
       "${kt[@]}" -importcert -keystore "$dir/truststore.p12" -alias ca -file "$dir/ca.pem"
   } >"$log" 2>&1 || die "keytool could not make the TLS material (see $log)"
   rm -f -- "$dir/server.csr" "$dir/server.pem" "$log"
+  raft_material "$dir" "$keytool"
   chmod 600 "$dir"/*.p12
+}
+
+# The coordinators' certificate for mutual TLS on the Raft port (raft.p12, signed by the run's CA,
+# serverAuth and clientAuth), made beside material of an earlier run that lacks it.
+raft_material() { # DIR KEYTOOL
+  local dir=$1 password
+  [[ -s $dir/raft.p12 ]] && return 0
+  password=$(<"$dir/keystore.password")
+  local -a kt=("$2" -noprompt -storetype PKCS12 -storepass "$password" -keypass "$password")
+  local log=$dir/keytool.log
+  {
+    "${kt[@]}" -genkeypair -keystore "$dir/raft.p12" -alias raft -keyalg EC -groupname secp256r1 \
+      -dname "CN=tributary-coordinator,O=Tributary local cluster" -validity 825 &&
+      "${kt[@]}" -certreq -keystore "$dir/raft.p12" -alias raft -file "$dir/raft.csr" &&
+      "${kt[@]}" -gencert -keystore "$dir/ca.p12" -alias ca -infile "$dir/raft.csr" \
+        -outfile "$dir/raft.pem" -rfc -validity 825 -ext "san=dns:localhost,ip:127.0.0.1" \
+        -ext ku:c=digitalSignature,keyEncipherment -ext eku=serverAuth,clientAuth &&
+      "${kt[@]}" -importcert -keystore "$dir/raft.p12" -alias ca -file "$dir/ca.pem" &&
+      "${kt[@]}" -importcert -keystore "$dir/raft.p12" -alias raft -file "$dir/raft.pem"
+  } >"$log" 2>&1 || die "keytool could not make the Raft port's certificate (see $log)"
+  rm -f -- "$dir/raft.csr" "$dir/raft.pem" "$log"
+  chmod 600 "$dir/raft.p12"
 }
 
 # Writes the processes' secret settings and the clients' configs into DIR.
@@ -89,6 +115,10 @@ tributary.coordinator.security.bootstrap-scram-users[0].name=admin
 tributary.coordinator.security.bootstrap-scram-users[0].password=$admin
 tributary.coordinator.security.bootstrap-scram-users[1].name=gateway
 tributary.coordinator.security.bootstrap-scram-users[1].password=$gateway
+tributary.coordinator.raft.ssl.keystore.location=$dir/raft.p12
+tributary.coordinator.raft.ssl.keystore.password=$keystore
+tributary.coordinator.raft.ssl.truststore.location=$dir/truststore.p12
+tributary.coordinator.raft.ssl.truststore.password=$keystore
 EOF
     cat >"$dir/broker.properties" <<EOF
 # Made by bin/tributary up --secure: the brokers' secrets and the settings every broker shares.

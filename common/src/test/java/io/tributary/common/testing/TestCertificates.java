@@ -78,6 +78,19 @@ public final class TestCertificates {
      * 127.0.0.1 and localhost, in {@code <alias>.p12} with the chain (leaf, CA).
      */
     public Path signedServer(String ca, String alias, String dname) throws IOException, InterruptedException {
+        return signed(ca, alias, dname, "serverAuth");
+    }
+
+    /**
+     * As {@link #signedServer}, for a peer of mutual TLS: the certificate serves as a server's and
+     * as a client's ({@code extendedKeyUsage} serverAuth and clientAuth).
+     */
+    public Path signedPeer(String ca, String alias, String dname) throws IOException, InterruptedException {
+        return signed(ca, alias, dname, "serverAuth,clientAuth");
+    }
+
+    private Path signed(String ca, String alias, String dname, String keyUsage)
+            throws IOException, InterruptedException {
         String store = alias + ".p12";
         String san = "SAN=ip:127.0.0.1,dns:localhost";
         keyPair(alias, dname, store, "-ext", san);
@@ -100,7 +113,7 @@ public final class TestCertificates {
                 "-ext",
                 san,
                 "-ext",
-                "EKU=serverAuth");
+                "EKU=" + keyUsage);
         keytool(
                 "-importcert",
                 "-noprompt",

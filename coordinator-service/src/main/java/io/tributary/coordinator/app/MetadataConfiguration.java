@@ -6,6 +6,7 @@ import io.tributary.coordinator.liveness.BrokerLiveness;
 import io.tributary.coordinator.metadata.raft.MetadataClient;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
 import io.tributary.coordinator.metadata.raft.RaftNodeConfig;
+import io.tributary.coordinator.metadata.raft.RaftTransport;
 import java.net.InetSocketAddress;
 import java.time.InstantSource;
 import java.util.EnumMap;
@@ -27,7 +28,7 @@ import org.springframework.context.annotation.Configuration;
  * class only turns properties into core config records.
  */
 @Configuration(proxyBeanMethods = false)
-@EnableConfigurationProperties(MetadataProperties.class)
+@EnableConfigurationProperties({MetadataProperties.class, RaftTlsProperties.class})
 class MetadataConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(MetadataConfiguration.class);
@@ -66,9 +67,16 @@ class MetadataConfiguration {
                 metadata.logFlush());
     }
 
+    /**
+     * This coordinator's voter, on the transport {@code tributary.coordinator.raft.ssl.*} chooses
+     * (mutual TLS with a key store, plaintext without), which its own Raft client uses too.
+     */
     @Bean
-    MetadataRaftNode metadataRaftNode(CoordinatorProperties coordinator, MetadataProperties metadata) {
-        return new MetadataRaftNode(raftNodeConfig(coordinator, metadata));
+    MetadataRaftNode metadataRaftNode(
+            CoordinatorProperties coordinator, MetadataProperties metadata, RaftTlsProperties raftTls) {
+        RaftTransport transport = raftTls.transport();
+        log.info("Raft port {}:{}: {}", coordinator.raftHost(), coordinator.raftPort(), transport.describe());
+        return new MetadataRaftNode(raftNodeConfig(coordinator, metadata), transport);
     }
 
     @Bean
@@ -82,7 +90,7 @@ class MetadataConfiguration {
      * ({@code tributary_metadata_raft_write_seconds} in Prometheus, a histogram, tagged {@code
      * outcome=committed|rejected|failed}): from sending to the leader's reply once the entry is
      * committed and applied, retries included. While this voter leads, writes go to its own Raft
-     * division in-process (no transport hop); otherwise to the leader over Netty. A SyncGroup, an offset commit and a KIP-848
+     * division in-process (no transport hop); otherwise to the leader over the Raft transport (Netty, or gRPC with mutual TLS). A SyncGroup, an offset commit and a KIP-848
      * heartbeat that changes the group each wait for one such write.
      */
     @Bean(destroyMethod = "close")

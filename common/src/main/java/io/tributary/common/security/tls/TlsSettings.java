@@ -6,9 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
 
 /**
  * A TLS listener's settings, with Kafka's names in the descriptions.
@@ -137,6 +139,24 @@ public record TlsSettings(
      */
     public SSLContext sslContext() {
         try {
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(keyManagers(), trustManagers(), null);
+            return context;
+        } catch (GeneralSecurityException e) {
+            throw new IllegalArgumentException(
+                    "cannot build a TLS context from " + keyStore + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The key managers of the key store (this side's certificate chain and private key), read from
+     * the files now: for a TLS stack that takes them rather than an {@link SSLContext} (the
+     * coordinators' Raft transport).
+     *
+     * @throws IllegalArgumentException naming the file when the store cannot be read or opened
+     */
+    public KeyManager[] keyManagers() {
+        try {
             KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             if (PEM.equalsIgnoreCase(keyStoreType)) {
                 char[] entryPassword = keyPassword == null ? new char[0] : keyPassword;
@@ -148,16 +168,19 @@ public record TlsSettings(
                         TrustStores.load(keyStore, keyStoreType, keyStorePassword),
                         keyPassword == null ? keyStorePassword : keyPassword);
             }
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(
-                    keys.getKeyManagers(),
-                    TrustStores.trustManagers(trustStore, trustStoreType, trustStorePassword),
-                    null);
-            return context;
+            return keys.getKeyManagers();
         } catch (GeneralSecurityException e) {
             throw new IllegalArgumentException(
                     "cannot build a TLS context from " + keyStore + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The trust managers of the trust store (the authorities whose peers' certificates are
+     * accepted), or the JDK's default authorities when there is none; read from the files now.
+     */
+    public TrustManager[] trustManagers() {
+        return TrustStores.trustManagers(trustStore, trustStoreType, trustStorePassword);
     }
 
     /** Applies the server-side settings (protocol versions, client authentication) to an accepted socket. */

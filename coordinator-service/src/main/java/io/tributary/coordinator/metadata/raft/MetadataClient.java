@@ -15,9 +15,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -25,7 +25,6 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
@@ -109,6 +108,11 @@ public final class MetadataClient implements AutoCloseable {
         this(group, WriteObserver.NONE);
     }
 
+    /** A client of {@code group} over {@code transport} (the voters' {@link RaftTransport}). */
+    public MetadataClient(RaftGroup group, RaftTransport transport, Duration requestTimeout, int maxAttempts) {
+        this(group, requestTimeout, maxAttempts, DEFAULT_RETRY_PAUSE, WriteObserver.NONE, null, transport);
+    }
+
     /**
      * A client of {@code local}'s group that submits writes to {@code local} in-process while it
      * leads ({@link MetadataRaftNode#submitIfLeader}), and through the transport to the leader
@@ -123,7 +127,8 @@ public final class MetadataClient implements AutoCloseable {
                 DEFAULT_MAX_ATTEMPTS,
                 DEFAULT_RETRY_PAUSE,
                 observer,
-                Objects.requireNonNull(local, "local"));
+                Objects.requireNonNull(local, "local"),
+                local.transport());
     }
 
     public MetadataClient(RaftGroup group, WriteObserver observer) {
@@ -136,27 +141,33 @@ public final class MetadataClient implements AutoCloseable {
 
     public MetadataClient(
             RaftGroup group, Duration requestTimeout, int maxAttempts, Duration retryPause, WriteObserver observer) {
-        this(group, requestTimeout, maxAttempts, retryPause, observer, null);
+        this(group, requestTimeout, maxAttempts, retryPause, observer, null, RaftTransport.PLAIN);
     }
 
-    /** {@code local} may be null (no in-process writes); tests give it a group of other addresses. */
+    /**
+     * {@code local} may be null (no in-process writes); tests give it a group of other addresses.
+     * {@code transport} is the group's ({@link RaftTransport}: the voters' own).
+     */
     MetadataClient(
             RaftGroup group,
             Duration requestTimeout,
             int maxAttempts,
             Duration retryPause,
             WriteObserver observer,
-            MetadataRaftNode local) {
+            MetadataRaftNode local,
+            RaftTransport transport) {
         this.observer = Objects.requireNonNull(observer, "observer");
         this.local = local;
         this.requestTimeout = requestTimeout;
         RaftProperties properties = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.NETTY);
+        Parameters parameters = new Parameters();
+        transport.configureClient(properties, parameters);
         RaftClientConfigKeys.Rpc.setRequestTimeout(
                 properties, TimeDuration.valueOf(requestTimeout.toMillis(), TimeUnit.MILLISECONDS));
         this.client = RaftClient.newBuilder()
                 .setRaftGroup(group)
                 .setProperties(properties)
+                .setParameters(parameters)
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
                         maxAttempts, TimeDuration.valueOf(retryPause.toMillis(), TimeUnit.MILLISECONDS)))
                 .build();

@@ -9,14 +9,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.netty.NettyConfigKeys;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
@@ -26,7 +26,6 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
@@ -47,6 +46,7 @@ public final class MetadataRaftNode implements AutoCloseable {
     public static final String GROUP_NAME = "tributary-metadata";
 
     private final RaftNodeConfig config;
+    private final RaftTransport transport;
     private final RaftGroup group;
     private final MetadataStateMachine stateMachine;
     private final RaftServer server;
@@ -55,14 +55,20 @@ public final class MetadataRaftNode implements AutoCloseable {
 
     private final AtomicLong localCallIds = new AtomicLong();
 
+    /** A voter on the plaintext transport ({@link RaftTransport#PLAIN}). */
     public MetadataRaftNode(RaftNodeConfig config) {
+        this(config, RaftTransport.PLAIN);
+    }
+
+    /** A voter on {@code transport}, which every voter of the group and their clients share. */
+    public MetadataRaftNode(RaftNodeConfig config, RaftTransport transport) {
         this.config = config;
+        this.transport = Objects.requireNonNull(transport, "transport");
         this.group = group(config.peers());
         this.stateMachine = new MetadataStateMachine(new CommandValidator(config.limits()));
         RaftProperties properties = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(properties, SupportedRpcType.NETTY);
-        NettyConfigKeys.Server.setHost(properties, config.bindAddress().getHostString());
-        NettyConfigKeys.Server.setPort(properties, config.bindAddress().getPort());
+        Parameters parameters = new Parameters();
+        transport.configureServer(properties, parameters, config.bindAddress());
         RaftServerConfigKeys.setStorageDir(
                 properties, List.of(config.storageDir().toFile()));
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
@@ -99,6 +105,7 @@ public final class MetadataRaftNode implements AutoCloseable {
                     .setServerId(peerId(config.id()))
                     .setGroup(group)
                     .setProperties(properties)
+                    .setParameters(parameters)
                     .setStateMachine(stateMachine)
                     .setOption(startupOption(config, group))
                     .build();
@@ -134,6 +141,11 @@ public final class MetadataRaftNode implements AutoCloseable {
     /** Starts the voter (it recovers its snapshot and log, then joins the group). */
     public void start() throws IOException {
         server.start();
+    }
+
+    /** The transport of the Raft port, which this process's {@link MetadataClient} uses too. */
+    public RaftTransport transport() {
+        return transport;
     }
 
     public int id() {

@@ -2,13 +2,14 @@
  * The metadata state machine on Apache Ratis: {@link
  * io.tributary.coordinator.metadata.raft.MetadataStateMachine} applies committed commands to a
  * {@link io.tributary.coordinator.metadata.MetadataImage} and snapshots it; {@link
- * io.tributary.coordinator.metadata.raft.MetadataRaftNode} runs one voter (Netty transport); {@link
+ * io.tributary.coordinator.metadata.raft.MetadataRaftNode} runs one voter on a {@link
+ * io.tributary.coordinator.metadata.raft.RaftTransport} (plaintext Netty, or gRPC with mutual TLS); {@link
  * io.tributary.coordinator.metadata.raft.MetadataClient} submits commands (to this process's voter
  * in-process while it leads) and reads images. Core:
  * plain Java (Ratis is not Spring), no Spring (an architecture test enforces it).
  *
  * <pre>
- *  MetadataClient ──in-process (this voter leads) or Netty──► leader: startTransaction
+ *  MetadataClient ──in-process (this voter leads) or the transport──► leader: startTransaction
  *                                     (validate; reject without appending)
  *                                     │ append, replicate, commit
  *                                     ▼

@@ -45,7 +45,8 @@ class InProcessWriteTest {
                     2,
                     Duration.ofMillis(10),
                     (nanos, outcome) -> outcomes.add(outcome),
-                    leader)) {
+                    leader,
+                    leader.transport())) {
                 long index = local.submitForIndex(new StoreClassicGroup(Fixtures.classicGeneration("g", 1, "m1")));
 
                 assertThat(index).isPositive();
