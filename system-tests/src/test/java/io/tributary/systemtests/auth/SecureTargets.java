@@ -13,9 +13,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
  * An Apache Kafka broker and a Tributary cluster (one coordinator, one broker, the gateway), each
@@ -140,6 +143,28 @@ final class SecureTargets implements AutoCloseable {
     /** The test CA's certificate, PEM: what a client trusts. */
     Path caPem() {
         return dir.resolve("ca.pem");
+    }
+
+    /**
+     * A kafka-clients configuration for {@code target}'s SASL_SSL listener, logging in with PLAIN as
+     * {@code user} and trusting the test CA; admin calls time out after 30 s (a hang becomes a
+     * failure; not an assertion on speed).
+     */
+    Properties plainClient(Target target, String user, String password, String clientId) {
+        Properties properties = new Properties();
+        properties.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, target.bootstrap());
+        properties.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_SSL");
+        properties.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
+        properties.put("sasl.mechanism", "PLAIN");
+        properties.put(
+                "sasl.jaas.config",
+                "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + user + "\" password=\""
+                        + password + "\";");
+        properties.put("ssl.truststore.type", "PEM");
+        properties.put("ssl.truststore.location", caPem().toString());
+        properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
+        properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
+        return properties;
     }
 
     /**
