@@ -59,7 +59,7 @@ class AclsIT {
     @BeforeAll
     static void start() throws Exception {
         targets = SecureTargets.start(
-                KafkaTargets.isEnabled(KafkaTargets.Kind.TRIBUTARY), SecureTargets.Security.AUTHORIZER);
+                AclsIT.class, KafkaTargets.isEnabled(KafkaTargets.Kind.TRIBUTARY), SecureTargets.Security.AUTHORIZER);
     }
 
     @AfterAll

@@ -28,6 +28,7 @@ import java.util.Set;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.message.AlterClientQuotasRequestData;
 import org.apache.kafka.common.message.AlterConfigsRequestData;
 import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData;
 import org.apache.kafka.common.message.CreateAclsRequestData;
@@ -235,8 +236,9 @@ final class AdminApiRows {
                                                                 .setPartitionIndex(0))))
                                         .iterator())),
                 List.of(stage(on(GROUP, DELETE)), stage(on(TOPIC, READ)))));
-        // Client quotas (DESCRIBE_CLIENT_QUOTAS, ALTER_CLIENT_QUOTAS): their rows go here, in key order.
-        // DescribeClientQuotas' is ready; a row runs once every target advertises its API.
+        // Client quotas: a row runs once every target advertises its API, so these two have not run
+        // against Tributary yet (nor been checked against Kafka's answers): the first run that has
+        // Tributary serve them compares them with Kafka's.
         rows.add(row(
                 ApiKeys.DESCRIBE_CLIENT_QUOTAS,
                 CLUSTER_REFUSED,
@@ -245,6 +247,20 @@ final class AdminApiRows {
                         .setComponents(List.of())
                         .setStrict(false),
                 List.of(stage(on(CLUSTER, DESCRIBE_CONFIGS)))));
+        rows.add(row(
+                ApiKeys.ALTER_CLIENT_QUOTAS,
+                CLUSTER_REFUSED,
+                Set.of(),
+                (names, version) -> new AlterClientQuotasRequestData()
+                        .setEntries(List.of(new AlterClientQuotasRequestData.EntryData()
+                                .setEntity(List.of(new AlterClientQuotasRequestData.EntityData()
+                                        .setEntityType("user")
+                                        .setEntityName(names.group())))
+                                .setOps(List.of(new AlterClientQuotasRequestData.OpData()
+                                        .setKey("producer_byte_rate")
+                                        .setValue(1_048_576)))))
+                        .setValidateOnly(false),
+                List.of(stage(on(CLUSTER, ALTER_CONFIGS)))));
         rows.add(row(
                 ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS,
                 CLUSTER_REFUSED,

@@ -118,7 +118,9 @@ class ApiAuthorizationTableIT {
     @BeforeAll
     static void start() throws Exception {
         targets = SecureTargets.start(
-                KafkaTargets.isEnabled(KafkaTargets.Kind.TRIBUTARY), SecureTargets.Security.AUTHORIZER);
+                ApiAuthorizationTableIT.class,
+                KafkaTargets.isEnabled(KafkaTargets.Kind.TRIBUTARY),
+                SecureTargets.Security.AUTHORIZER);
         for (SecureTargets.Target target : targets.all()) {
             try (SecureRawKafka connection = SecureRawKafka.connect(target.bootstrap(), targets.caPem())) {
                 advertised.put(target.name(), connection.apiVersions());

@@ -84,7 +84,7 @@ class SecureListenersIT {
 
     @BeforeAll
     static void start() throws Exception {
-        targets = SecureTargets.start(KafkaTargets.isEnabled(KafkaTargets.Kind.TRIBUTARY));
+        targets = SecureTargets.start(SecureListenersIT.class, KafkaTargets.isEnabled(KafkaTargets.Kind.TRIBUTARY));
     }
 
     @AfterAll

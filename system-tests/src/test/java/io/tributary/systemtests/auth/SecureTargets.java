@@ -168,14 +168,18 @@ final class SecureTargets implements AutoCloseable {
     }
 
     /**
-     * Makes the TLS material and starts Kafka and, when {@code withTributary}, Tributary at once.
+     * Makes the TLS material and starts Kafka and, when {@code withTributary}, Tributary at once,
+     * for the test class {@code owner}: Tributary's logs go to {@code target/<owner's simple
+     * name>-tributary-logs}, a directory of the class's own (classes run two at a time, and {@link
+     * ScriptedCluster} empties its logs directory when it starts).
      */
-    static SecureTargets start(boolean withTributary) throws Exception {
-        return start(withTributary, Security.AUTHENTICATION_ONLY);
+    static SecureTargets start(Class<?> owner, boolean withTributary) throws Exception {
+        return start(owner, withTributary, Security.AUTHENTICATION_ONLY);
     }
 
-    /** {@link #start(boolean)} with {@code security} on both targets. */
-    static SecureTargets start(boolean withTributary, Security security) throws Exception {
+    /** {@link #start(Class, boolean)} with {@code security} on both targets. */
+    static SecureTargets start(Class<?> owner, boolean withTributary, Security security) throws Exception {
+        String logsName = owner.getSimpleName() + "-tributary-logs";
         Path dir = Files.createTempDirectory("systest-secure-");
         TestCertificates certificates = new TestCertificates(dir);
         certificates.ca("ca");
@@ -197,7 +201,8 @@ final class SecureTargets implements AutoCloseable {
                     () -> call(() -> startKafka(dir, kafkaPort, kafkaOAuthPort, security)), starters);
             CompletableFuture<ScriptedCluster> tributary = withTributary
                     ? CompletableFuture.supplyAsync(
-                            () -> call(() -> startTributary(dir, tributaryPort, tributaryOAuthPort, security)),
+                            () -> call(
+                                    () -> startTributary(dir, logsName, tributaryPort, tributaryOAuthPort, security)),
                             starters)
                     : CompletableFuture.completedFuture(null);
             try {
@@ -275,7 +280,7 @@ final class SecureTargets implements AutoCloseable {
                 List.of("-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=" + jwksUrl(dir)));
     }
 
-    private static ScriptedCluster startTributary(Path dir, int port, int oauthPort, Security security)
+    private static ScriptedCluster startTributary(Path dir, String logsName, int port, int oauthPort, Security security)
             throws Exception {
         List<Integer> basePorts = List.of(8080, 8081, 9092, 8091, 9191, 9291);
         String javaOptions = String.join(
@@ -312,7 +317,7 @@ final class SecureTargets implements AutoCloseable {
                 """.formatted(GATEWAY_USER, GATEWAY_PASSWORD);
         ScriptedCluster cluster = ScriptedCluster.create(
                 Files.createDirectories(dir.resolve("tributary")),
-                "secure-listeners-tributary-logs",
+                logsName,
                 basePorts,
                 Map.of("TRIBUTARY_JAVA_OPTS", javaOptions, "SPRING_APPLICATION_JSON", gatewayLogin));
         cluster.upOrClean("--coordinators", "1", "--brokers", "1");
