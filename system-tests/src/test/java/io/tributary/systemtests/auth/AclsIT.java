@@ -1,24 +1,16 @@
 package io.tributary.systemtests.auth;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.tributary.systemtests.kafka.KafkaTargets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -67,7 +59,7 @@ class AclsIT {
     @BeforeAll
     static void start() throws Exception {
         targets = SecureTargets.start(
-                KafkaTargets.isEnabled(KafkaTargets.Kind.TRIBUTARY), SecureTargets.Security.AUTHORIZER);
+                AclsIT.class, KafkaTargets.isEnabled(KafkaTargets.Kind.TRIBUTARY), SecureTargets.Security.AUTHORIZER);
     }
 
     @AfterAll
@@ -77,63 +69,13 @@ class AclsIT {
         }
     }
 
-    /** One scenario on one target, writing down what the client saw. */
-    @FunctionalInterface
-    private interface Scenario {
-        void run(SecureTargets.Target target, List<String> outcome) throws Exception;
-    }
-
-    /**
-     * Runs {@code scenario} on every target at once and requires each outcome to equal Kafka's, and
-     * Kafka's to hold {@code expected}.
-     */
-    private static void assertSameOutcomeAtOnce(String expected, Scenario scenario) {
-        Map<String, CompletableFuture<List<String>>> runs = new LinkedHashMap<>();
-        try (var threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (SecureTargets.Target target : targets.all()) {
-                runs.put(target.name(), CompletableFuture.supplyAsync(() -> run(scenario, target), threads));
-            }
-        }
-        Map<String, List<String>> outcomes = new LinkedHashMap<>();
-        runs.forEach((name, run) -> outcomes.put(name, run.join()));
-        List<String> reference = outcomes.get("KAFKA");
-        assertThat(reference)
-                .as("Kafka's outcome, the reference (logs: %s)", targets.logsHint())
-                .noneMatch(line -> line.startsWith("scenario failed"))
-                .anyMatch(line -> line.contains(expected));
-        outcomes.forEach((name, lines) -> assertThat(lines)
-                .as("%s's outcome against Kafka's (logs: %s)", name, targets.logsHint())
-                .isEqualTo(reference));
-    }
-
-    private static List<String> run(Scenario scenario, SecureTargets.Target target) {
-        List<String> outcome = new ArrayList<>();
-        try {
-            scenario.run(target, outcome);
-        } catch (Exception | AssertionError e) {
-            outcome.add("scenario failed: " + e);
-        }
-        log.info("{} outcome: {}", target.name(), outcome);
-        return outcome;
+    private static void assertSameOutcomeAtOnce(String expected, SecureDifferential.Scenario scenario) {
+        SecureDifferential.assertSameOutcomeAtOnce(targets, expected, scenario);
     }
 
     /** A SASL_SSL client logging in with PLAIN as {@code user}, trusting the test CA. */
     private static Properties client(SecureTargets.Target target, String user, String password) {
-        Properties properties = new Properties();
-        properties.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, target.bootstrap());
-        properties.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_SSL");
-        properties.put(CommonClientConfigs.CLIENT_ID_CONFIG, "acls-it");
-        properties.put("sasl.mechanism", "PLAIN");
-        properties.put(
-                "sasl.jaas.config",
-                "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + user + "\" password=\""
-                        + password + "\";");
-        properties.put("ssl.truststore.type", "PEM");
-        properties.put("ssl.truststore.location", targets.caPem().toString());
-        // a hang becomes a failure; not an assertion on speed
-        properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
-        properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
-        return properties;
+        return targets.plainClient(target, user, password, "acls-it");
     }
 
     private static Properties admin(SecureTargets.Target target) {

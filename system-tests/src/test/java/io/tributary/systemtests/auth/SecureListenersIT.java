@@ -26,7 +26,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -71,8 +70,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * SASL_SSL with PLAIN and SCRAM, and SASL_PLAINTEXT with OAUTHBEARER (KIP-768 JWT validation,
@@ -83,13 +80,11 @@ import org.slf4j.LoggerFactory;
  */
 class SecureListenersIT {
 
-    private static final Logger log = LoggerFactory.getLogger(SecureListenersIT.class);
-
     private static SecureTargets targets;
 
     @BeforeAll
     static void start() throws Exception {
-        targets = SecureTargets.start(KafkaTargets.isEnabled(KafkaTargets.Kind.TRIBUTARY));
+        targets = SecureTargets.start(SecureListenersIT.class, KafkaTargets.isEnabled(KafkaTargets.Kind.TRIBUTARY));
     }
 
     @AfterAll
@@ -99,63 +94,12 @@ class SecureListenersIT {
         }
     }
 
-    /** One scenario on one target, writing down what the client saw. */
-    @FunctionalInterface
-    private interface Scenario {
-        void run(SecureTargets.Target target, List<String> outcome) throws Exception;
+    private static void assertSameOutcome(String expected, SecureDifferential.Scenario scenario) {
+        SecureDifferential.assertSameOutcome(targets, expected, scenario);
     }
 
-    /**
-     * Runs {@code scenario} on every target and requires each outcome to equal Kafka's, and
-     * Kafka's to hold {@code expected} (so that two equal failures of the same kind cannot pass).
-     */
-    private static void assertSameOutcome(String expected, Scenario scenario) {
-        Map<String, List<String>> outcomes = new LinkedHashMap<>();
-        for (SecureTargets.Target target : targets.all()) {
-            outcomes.put(target.name(), outcome(target, scenario));
-        }
-        compare(expected, outcomes);
-    }
-
-    /**
-     * {@link #assertSameOutcome}, the targets at the same time (for scenarios that wait on the
-     * clock, such as sessions expiring): each target's scenario on its own thread.
-     */
-    private static void assertSameOutcomeAtOnce(String expected, Scenario scenario) throws InterruptedException {
-        Map<String, List<String>> outcomes = new LinkedHashMap<>();
-        List<Thread> threads = new ArrayList<>();
-        for (SecureTargets.Target target : targets.all()) {
-            outcomes.put(target.name(), new ArrayList<>());
-            threads.add(Thread.ofVirtual()
-                    .name("scenario-" + target.name())
-                    .start(() -> outcomes.get(target.name()).addAll(outcome(target, scenario))));
-        }
-        for (Thread thread : threads) {
-            thread.join();
-        }
-        compare(expected, outcomes);
-    }
-
-    private static List<String> outcome(SecureTargets.Target target, Scenario scenario) {
-        List<String> outcome = new ArrayList<>();
-        try {
-            scenario.run(target, outcome);
-        } catch (Exception | AssertionError e) {
-            outcome.add("scenario failed: " + e);
-        }
-        log.info("{} outcome: {}", target.name(), outcome);
-        return outcome;
-    }
-
-    private static void compare(String expected, Map<String, List<String>> outcomes) {
-        List<String> reference = outcomes.get("KAFKA");
-        assertThat(reference)
-                .as("Kafka's outcome, the reference (logs: %s)", targets.logsHint())
-                .noneMatch(line -> line.startsWith("scenario failed"))
-                .anyMatch(line -> line.contains(expected));
-        outcomes.forEach((name, lines) -> assertThat(lines)
-                .as("%s's outcome against Kafka's (logs: %s)", name, targets.logsHint())
-                .isEqualTo(reference));
+    private static void assertSameOutcomeAtOnce(String expected, SecureDifferential.Scenario scenario) {
+        SecureDifferential.assertSameOutcomeAtOnce(targets, expected, scenario);
     }
 
     private static Properties client(SecureTargets.Target target, String protocol) {
@@ -583,6 +527,9 @@ class SecureListenersIT {
                                 "carol",
                                 SecureTargets.JWT_AUDIENCE,
                                 Instant.now().plusSeconds(3600)) + "\u0001\u0001";
+                // The session's clock starts when the server authenticates, after this request left
+                // and before its answer arrives: timed from here, "lived" never undercounts it.
+                long authenticatedAt = System.nanoTime();
                 SaslAuthenticateResponse authenticated = connection.roundTrip(
                         new SaslAuthenticateRequest.Builder(new SaslAuthenticateRequestData()
                                         .setAuthBytes(first.getBytes(StandardCharsets.UTF_8)))
@@ -591,7 +538,6 @@ class SecureListenersIT {
                 outcome.add(
                         "authenticate: " + Errors.forCode(authenticated.data().errorCode()) + ", session_lifetime_ms "
                                 + authenticated.data().sessionLifetimeMs());
-                long authenticatedAt = System.nanoTime();
                 // A request every 100 ms: answered while the session lasts, then the connection closes.
                 int answered = 0;
                 long deadline = authenticatedAt + Duration.ofSeconds(30).toNanos();

@@ -13,9 +13,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
  * An Apache Kafka broker and a Tributary cluster (one coordinator, one broker, the gateway), each
@@ -143,14 +146,40 @@ final class SecureTargets implements AutoCloseable {
     }
 
     /**
-     * Makes the TLS material and starts Kafka and, when {@code withTributary}, Tributary at once.
+     * A kafka-clients configuration for {@code target}'s SASL_SSL listener, logging in with PLAIN as
+     * {@code user} and trusting the test CA; admin calls time out after 30 s (a hang becomes a
+     * failure; not an assertion on speed).
      */
-    static SecureTargets start(boolean withTributary) throws Exception {
-        return start(withTributary, Security.AUTHENTICATION_ONLY);
+    Properties plainClient(Target target, String user, String password, String clientId) {
+        Properties properties = new Properties();
+        properties.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, target.bootstrap());
+        properties.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_SSL");
+        properties.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
+        properties.put("sasl.mechanism", "PLAIN");
+        properties.put(
+                "sasl.jaas.config",
+                "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + user + "\" password=\""
+                        + password + "\";");
+        properties.put("ssl.truststore.type", "PEM");
+        properties.put("ssl.truststore.location", caPem().toString());
+        properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
+        properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
+        return properties;
     }
 
-    /** {@link #start(boolean)} with {@code security} on both targets. */
-    static SecureTargets start(boolean withTributary, Security security) throws Exception {
+    /**
+     * Makes the TLS material and starts Kafka and, when {@code withTributary}, Tributary at once,
+     * for the test class {@code owner}: Tributary's logs go to {@code target/<owner's simple
+     * name>-tributary-logs}, a directory of the class's own (classes run two at a time, and {@link
+     * ScriptedCluster} empties its logs directory when it starts).
+     */
+    static SecureTargets start(Class<?> owner, boolean withTributary) throws Exception {
+        return start(owner, withTributary, Security.AUTHENTICATION_ONLY);
+    }
+
+    /** {@link #start(Class, boolean)} with {@code security} on both targets. */
+    static SecureTargets start(Class<?> owner, boolean withTributary, Security security) throws Exception {
+        String logsName = owner.getSimpleName() + "-tributary-logs";
         Path dir = Files.createTempDirectory("systest-secure-");
         TestCertificates certificates = new TestCertificates(dir);
         certificates.ca("ca");
@@ -172,7 +201,8 @@ final class SecureTargets implements AutoCloseable {
                     () -> call(() -> startKafka(dir, kafkaPort, kafkaOAuthPort, security)), starters);
             CompletableFuture<ScriptedCluster> tributary = withTributary
                     ? CompletableFuture.supplyAsync(
-                            () -> call(() -> startTributary(dir, tributaryPort, tributaryOAuthPort, security)),
+                            () -> call(
+                                    () -> startTributary(dir, logsName, tributaryPort, tributaryOAuthPort, security)),
                             starters)
                     : CompletableFuture.completedFuture(null);
             try {
@@ -250,7 +280,7 @@ final class SecureTargets implements AutoCloseable {
                 List.of("-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=" + jwksUrl(dir)));
     }
 
-    private static ScriptedCluster startTributary(Path dir, int port, int oauthPort, Security security)
+    private static ScriptedCluster startTributary(Path dir, String logsName, int port, int oauthPort, Security security)
             throws Exception {
         List<Integer> basePorts = List.of(8080, 8081, 9092, 8091, 9191, 9291);
         String javaOptions = String.join(
@@ -287,7 +317,7 @@ final class SecureTargets implements AutoCloseable {
                 """.formatted(GATEWAY_USER, GATEWAY_PASSWORD);
         ScriptedCluster cluster = ScriptedCluster.create(
                 Files.createDirectories(dir.resolve("tributary")),
-                "secure-listeners-tributary-logs",
+                logsName,
                 basePorts,
                 Map.of("TRIBUTARY_JAVA_OPTS", javaOptions, "SPRING_APPLICATION_JSON", gatewayLogin));
         cluster.upOrClean("--coordinators", "1", "--brokers", "1");
