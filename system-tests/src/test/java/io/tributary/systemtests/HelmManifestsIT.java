@@ -1,6 +1,7 @@
 package io.tributary.systemtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -8,12 +9,16 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KeyToPath;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.tributary.common.security.internal.ClusterSecret;
+import io.tributary.common.security.internal.ControlPlaneSignature;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -24,10 +29,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -39,6 +47,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -55,13 +72,16 @@ import tools.jackson.databind.node.ObjectNode;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
- * Proves the chart's wiring of configuration on real processes: renders the chart (3 coordinators,
- * 2 brokers, 1 gateway, a health group added through each component's {@code config}), and starts
+ * Proves the chart's wiring of configuration on real processes: renders the chart with its default
+ * security (clients log in on the brokers' client listener, internal logins and a signed control
+ * plane from the generated cluster secret, the authorizer on; 3 coordinators, 2 brokers, 1 gateway,
+ * a health group added through each component's {@code config}), and starts
  * one service jar per pod exactly as the container would run: the Dockerfile's ENTRYPOINT and ENV,
  * then the container's environment from the manifest, with the downward API resolved (pod name,
  * pod-index label), the ConfigMap written where it is mounted, volumes mapped to temporary
- * directories, and only these substitutions: per-pod DNS names become 127.0.0.1, bind addresses
- * 0.0.0.0 become 127.0.0.1, and each container port becomes a free local port. Every pod must
+ * directories (a Secret's items written from the rendered Secret), and only these substitutions:
+ * per-pod DNS names become 127.0.0.1, bind addresses 0.0.0.0 become 127.0.0.1, and each container
+ * port becomes a free local port. Every pod must
  * then pass the probes the manifest declares, tag its metrics with its pod name, serve its Kafka
  * listener (and the brokers their external listener) on the port the manifest gives it, and read
  * the rendered application.yaml; the three
@@ -113,6 +133,8 @@ class HelmManifestsIT {
             Map.entry("broker.cluster.controlledShutdownTimeout", "3s"),
             // The external listener on, so that its variables bind and its endpoint is registered.
             Map.entry("broker.external.enabled", true),
+            // Secured by default; the external listener is PLAINTEXT only, chosen explicitly.
+            Map.entry("broker.external.securityProtocol", "PLAINTEXT"),
             Map.entry("broker.external.advertisedHost", "nodes.example.com"),
             Map.entry("broker.external.maxConnections", 77),
             Map.entry("gateway.groups.maxStreams", 50),
@@ -123,7 +145,13 @@ class HelmManifestsIT {
      * Variables the manifests set that no configuration properties bean binds: the instance tag is
      * a placeholder in each application.yaml (its effect is the metrics' instance tag, checked below).
      */
-    private static final Set<String> NOT_BOUND_TO_PROPERTIES = Set.of("TRIBUTARY_INSTANCE");
+    private static final Set<String> NOT_BOUND_TO_PROPERTIES = Set.of(
+            "TRIBUTARY_INSTANCE",
+            // The broker reads the authorizer's Kafka-named settings from its environment, not through a
+            // properties bean; their effect (logins required, a user without ACLs refused) is checked below.
+            "TRIBUTARY_BROKER_AUTHORIZER_ENABLED",
+            "TRIBUTARY_BROKER_SUPER_USERS",
+            "TRIBUTARY_BROKER_ALLOW_EVERYONE_IF_NO_ACL_FOUND");
 
     /** The origin Spring Boot reports for a value from an environment variable. */
     private static final Pattern ENVIRONMENT_ORIGIN =
@@ -133,6 +161,9 @@ class HelmManifestsIT {
     static Path work;
 
     private static Path repoRoot;
+    /** The rendered manifests the pods run (their generated Secrets among them). */
+    private static List<HasMetadata> rendered;
+
     private static Path logsDir;
     private static final List<PodRun> pods = new ArrayList<>();
     /** The Prometheus that scrapes the pods with deploy/prometheus/prometheus.yml, once started. */
@@ -176,6 +207,7 @@ class HelmManifestsIT {
         Runtime.getRuntime().addShutdownHook(new Thread(HelmManifestsIT::stopAll, "helm-manifests-it-stopper"));
 
         List<HasMetadata> resources = HelmChart.render(Optional.empty(), VALUES);
+        rendered = resources;
         Image image = Image.fromDockerfile(repoRoot.resolve("Dockerfile"));
         List<PlannedPod> planned = plan(resources);
         Set<Integer> taken = new HashSet<>();
@@ -299,9 +331,18 @@ class HelmManifestsIT {
             assertThat(readiness.at("/components/kafkaListener/status").asString())
                     .as(pod.name())
                     .isEqualTo("UP");
+            String internal = pod.localPorts().containsKey("internal") ? "internal" : "kafka";
             assertThat(readiness.at("/components/kafkaListener/details/port").asInt())
-                    .as(pod.name() + " listens on the local port of its containerPort 'kafka'")
-                    .isEqualTo(pod.port("kafka"));
+                    .as(pod.name() + " listens on the local port of its containerPort '" + internal + "'")
+                    .isEqualTo(pod.port(internal));
+            if (pod.component().equals("broker")) {
+                JsonNode health =
+                        JSON.readTree(get(pod.port("http"), "/actuator/health").body());
+                assertThat(health.at("/components/kafkaNamedListeners/details/CLIENT/port")
+                                .asInt())
+                        .as(pod.name() + ": the secured client listener on the local port of containerPort 'kafka'")
+                        .isEqualTo(pod.port("kafka"));
+            }
         }
     }
 
@@ -341,9 +382,19 @@ class HelmManifestsIT {
                     .toList();
             assertThat(variables).as(pod.name()).isNotEmpty();
             for (String name : variables) {
-                assertThat(bound)
-                        .as("%s: env %s binds to a configuration property", pod.name(), name)
-                        .containsEntry(name, pod.env().get(name));
+                String value = pod.env().get(name);
+                if (value.contains("${tributary.secrets.")) {
+                    // A password placeholder, resolved from its mounted file (the config tree) when bound:
+                    // the report shows the input as written or masked. That it resolves is shown by the
+                    // logins below (the admin the coordinators wrote, the gateway's in the helm test).
+                    assertThat(bound)
+                            .as("%s: env %s binds to a configuration property", pod.name(), name)
+                            .containsKey(name);
+                } else {
+                    assertThat(bound)
+                            .as("%s: env %s binds to a configuration property", pod.name(), name)
+                            .containsEntry(name, value);
+                }
             }
         }
     }
@@ -390,9 +441,27 @@ class HelmManifestsIT {
                 .filter(p -> p.component().equals("coordinator"))
                 .findFirst()
                 .orElseThrow();
-        JsonNode brokers = JSON.readTree(
-                        get(coordinator.port("http"), "/internal/v1/cluster").body())
-                .get("brokers");
+        assertThat(get(coordinator.port("http"), "/internal/v1/cluster").statusCode())
+                .as("the control plane refuses a call no broker signed (the generated cluster secret)")
+                .isEqualTo(401);
+        ClusterSecret secret =
+                ClusterSecret.read(coordinator.mounts().get("cluster-secret").resolve("cluster.secret"));
+        URI cluster = URI.create("http://127.0.0.1:" + coordinator.port("http") + "/internal/v1/cluster");
+        HttpResponse<String> signed = http.send(
+                HttpRequest.newBuilder(cluster)
+                        .header(
+                                "Authorization",
+                                ControlPlaneSignature.sign(
+                                        secret.brokerKey(0),
+                                        "GET",
+                                        cluster.getRawPath(),
+                                        null,
+                                        System.currentTimeMillis()))
+                        .timeout(Duration.ofSeconds(10))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(signed.statusCode()).as(signed.body()).isEqualTo(200);
+        JsonNode brokers = JSON.readTree(signed.body()).get("brokers");
 
         for (PodRun pod : pods) {
             if (!pod.component().equals("broker")) {
@@ -409,18 +478,21 @@ class HelmManifestsIT {
             assertThat(broker.get("fenced").asBoolean())
                     .as(pod.name() + " fenced")
                     .isFalse();
-            assertThat(broker.at("/endpoints/0/host").asString())
-                    .as(pod.name() + ": its pod DNS name (from $(TRIBUTARY_INSTANCE)), localized")
-                    .isEqualTo("127.0.0.1");
-            assertThat(broker.at("/endpoints/0/port").asInt())
-                    .as(pod.name() + ": the port its listener bound")
-                    .isEqualTo(pod.port("kafka"));
-            assertThat(broker.at("/endpoints/0/listener").asString()).isEqualTo("PLAINTEXT");
-            assertThat(broker.at("/endpoints/1/listener").asString()).isEqualTo("EXTERNAL");
-            assertThat(broker.at("/endpoints/1/host").asString() + ":"
-                            + broker.at("/endpoints/1/port").asInt())
-                    .as(pod.name() + ": its entry of the advertised addresses (NodePort: nodePortBase + ordinal)")
-                    .isEqualTo("nodes.example.com:" + (31092 + id));
+            Map<String, String> endpoints = new LinkedHashMap<>();
+            for (JsonNode endpoint : broker.get("endpoints")) {
+                endpoints.put(
+                        endpoint.get("listener").asString(),
+                        endpoint.get("host").asString() + ":"
+                                + endpoint.get("port").asInt());
+            }
+            assertThat(endpoints)
+                    .as(pod.name() + ": its pod DNS name (from $(TRIBUTARY_INSTANCE)), localized, at the port each"
+                            + " listener bound; the external one at its entry of the advertised addresses"
+                            + " (NodePort: nodePortBase + ordinal)")
+                    .containsOnly(
+                            Map.entry("PLAINTEXT", "127.0.0.1:" + pod.port("internal")),
+                            Map.entry("CLIENT", "127.0.0.1:" + pod.port("kafka")),
+                            Map.entry("EXTERNAL", "nodes.example.com:" + (31092 + id)));
             JsonNode health =
                     JSON.readTree(get(pod.port("http"), "/actuator/health").body());
             assertThat(health.at("/components/kafkaExternalListener/status").asString())
@@ -431,6 +503,87 @@ class HelmManifestsIT {
                     .as(pod.name() + " external listener on the local port of its containerPort 'external'")
                     .isEqualTo(pod.port("external"));
         }
+    }
+
+    /**
+     * The default install is authenticated: a Kafka client logs in on the brokers' client listener
+     * with the admin password the chart generated (both SCRAM mechanisms); a wrong password and a
+     * client that does not log in get nowhere; a user the admin creates is refused until an ACL
+     * allows it (the authorizer is on, allow.everyone.if.no.acl.found false).
+     */
+    @Test
+    @Order(6)
+    void kafkaClientsLogInWithTheGeneratedAdminPasswordAndOthersGetNothing() throws Exception {
+        Secret users = HelmChart.named(rendered, Secret.class, HelmChart.RELEASE + "-tributary-users");
+        String password =
+                new String(Base64.getDecoder().decode(users.getData().get("admin-password")), StandardCharsets.UTF_8);
+        String bootstrap = String.join(
+                ",",
+                pods.stream()
+                        .filter(p -> p.component().equals("broker"))
+                        .map(p -> "127.0.0.1:" + p.port("kafka"))
+                        .toList());
+
+        for (String mechanism : List.of("SCRAM-SHA-512", "SCRAM-SHA-256")) {
+            String topic = "secured-" + mechanism.toLowerCase(java.util.Locale.ROOT);
+            try (Admin admin = Admin.create(kafkaLogin(bootstrap, "admin", password, mechanism))) {
+                admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)))
+                        .all()
+                        .get(60, TimeUnit.SECONDS);
+                assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS))
+                        .as("the admin, over " + mechanism)
+                        .contains(topic);
+            }
+        }
+        try (Admin wrong = Admin.create(kafkaLogin(bootstrap, "admin", password + "x", "SCRAM-SHA-512"))) {
+            assertThatThrownBy(() -> wrong.listTopics().names().get(30, TimeUnit.SECONDS))
+                    .as("a wrong password")
+                    .hasCauseInstanceOf(SaslAuthenticationException.class);
+        }
+        Map<String, Object> anonymous = new LinkedHashMap<>(kafkaLogin(bootstrap, "admin", password, "SCRAM-SHA-512"));
+        anonymous.keySet().removeIf(key -> key.startsWith("sasl."));
+        anonymous.put(AdminClientConfig.SECURITY_PROTOCOL_CONFIG, "PLAINTEXT");
+        try (Admin plaintext = Admin.create(anonymous)) {
+            assertThatThrownBy(() -> plaintext.listTopics().names().get(30, TimeUnit.SECONDS))
+                    .as("a client that does not log in")
+                    .isInstanceOf(java.util.concurrent.ExecutionException.class);
+        }
+
+        try (Admin admin = Admin.create(kafkaLogin(bootstrap, "admin", password, "SCRAM-SHA-512"))) {
+            admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(
+                            "alice", new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), "alice-secret")))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofSeconds(1))
+                .ignoreExceptions()
+                .untilAsserted(() -> {
+                    try (Admin alice = Admin.create(kafkaLogin(bootstrap, "alice", "alice-secret", "SCRAM-SHA-512"))) {
+                        assertThat(alice.listTopics().names().get(10, TimeUnit.SECONDS))
+                                .as("alice logs in, and may describe no topic")
+                                .isEmpty();
+                        assertThatThrownBy(() -> alice.createTopics(List.of(new NewTopic("alices", 1, (short) 1)))
+                                        .all()
+                                        .get(10, TimeUnit.SECONDS))
+                                .hasCauseInstanceOf(TopicAuthorizationException.class);
+                    }
+                });
+    }
+
+    /** An admin client config logging in on a SASL_PLAINTEXT listener with SCRAM. */
+    private static Map<String, Object> kafkaLogin(String bootstrap, String user, String password, String mechanism) {
+        Map<String, Object> config = new LinkedHashMap<>();
+        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        config.put(AdminClientConfig.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
+        config.put(SaslConfigs.SASL_MECHANISM, mechanism);
+        config.put(
+                SaslConfigs.SASL_JAAS_CONFIG,
+                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user + "\" password=\""
+                        + password + "\";");
+        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000);
+        config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        return config;
     }
 
     @Test
@@ -686,6 +839,27 @@ class HelmManifestsIT {
                     Files.writeString(dir.resolve(entry.getKey()), entry.getValue());
                 }
             }
+            // A Secret's items, or a projected volume's Secrets' items: each key's decoded value as the
+            // file at its path. Only Secrets the manifests render can be run here.
+            if (volume.isPresent() && volume.get().getSecret() != null) {
+                writeSecretItems(
+                        resources,
+                        volume.get().getSecret().getSecretName(),
+                        volume.get().getSecret().getItems(),
+                        dir);
+            }
+            if (volume.isPresent() && volume.get().getProjected() != null) {
+                for (var source : volume.get().getProjected().getSources()) {
+                    assertThat(source.getSecret())
+                            .as(pod.name() + " projected volume " + mount.getName() + ": Secrets only")
+                            .isNotNull();
+                    writeSecretItems(
+                            resources,
+                            source.getSecret().getName(),
+                            source.getSecret().getItems(),
+                            dir);
+                }
+            }
         }
 
         // The container's environment: the image's ENV, then the manifest's env (which wins).
@@ -721,6 +895,18 @@ class HelmManifestsIT {
         log.info("{} pid {}: {} with {}", pod.name(), process.pid(), command, local);
         return new PodRun(
                 pod.name(), pod.component(), pod.container(), localPorts, local, mountsByVolume, logFile, process);
+    }
+
+    private static void writeSecretItems(
+            List<HasMetadata> resources, String secretName, List<KeyToPath> items, Path dir) throws IOException {
+        Secret secret = HelmChart.named(resources, Secret.class, secretName);
+        for (KeyToPath item : items) {
+            String data = secret.getData().get(item.getKey());
+            assertThat(data).as("Secret %s key %s", secretName, item.getKey()).isNotNull();
+            Path file = dir.resolve(item.getPath());
+            Files.write(file, Base64.getDecoder().decode(data));
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--r-----"));
+        }
     }
 
     /**
@@ -819,6 +1005,18 @@ class HelmManifestsIT {
         if (result.equals("0.0.0.0")) {
             result = "127.0.0.1";
         }
+        // A listener bound on every interface at a container port (NAME://0.0.0.0:port).
+        Matcher listener = Pattern.compile("://0\\.0\\.0\\.0:(\\d+)").matcher(result);
+        StringBuilder bound = new StringBuilder();
+        while (listener.find()) {
+            int port = Integer.parseInt(listener.group(1));
+            assertThat(ownPorts)
+                    .as("%s env %s=%s binds a port that is not one of its containerPorts", pod.name(), key, result)
+                    .containsKey(port);
+            listener.appendReplacement(bound, "://127.0.0.1:" + ownPorts.get(port));
+        }
+        listener.appendTail(bound);
+        result = bound.toString();
         // A URL of this pod's own IP (status.podIP, 127.0.0.1 here) names its container port.
         Matcher ownUrl =
                 Pattern.compile("^(https?://127\\.0\\.0\\.1:)(\\d+)(/.*)?$").matcher(result);
