@@ -274,6 +274,9 @@ config tree (tributary.secrets.<name>). Usage: include "tributary.security.passw
 {{- if and $security.enabled .Values.broker.external.enabled (ne .Values.broker.external.securityProtocol "PLAINTEXT") -}}
 {{- fail "broker.external.enabled with security.enabled: the external listener is PLAINTEXT only so far (its clients are User:ANONYMOUS, allowed only what ACLs grant it); set broker.external.securityProtocol=PLAINTEXT to choose it, or reach the brokers' secured client listener another way" -}}
 {{- end -}}
+{{- if and $security.enabled (eq $security.users.adminUsername $security.gateway.username) -}}
+{{- fail (printf "security.users.adminUsername and security.gateway.username are both %q: the admin and the gateway are two users, each with its own password" $security.gateway.username) -}}
+{{- end -}}
 {{- if and $security.enabled (eq (include "tributary.security.clientProtocol" .) "SSL") (not (include "tributary.security.tlsSecretName" .)) -}}
 {{- fail "security.clientProtocol SSL needs a TLS source: security.tls.existingSecret or security.tls.certManager.enabled" -}}
 {{- end -}}

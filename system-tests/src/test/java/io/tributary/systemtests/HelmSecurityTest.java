@@ -455,6 +455,27 @@ class HelmSecurityTest {
                         Optional.empty(),
                         Map.of("broker.external.enabled", true, "broker.external.advertisedHost", "n.example.com")))
                 .hasMessageContaining("set broker.external.securityProtocol=PLAINTEXT to choose it");
+        assertThatThrownBy(() -> HelmChart.template(Optional.empty(), Map.of("security.gateway.username", "admin")))
+                .as("the coordinators would refuse the same user and mechanism twice at start")
+                .hasMessageContaining("security.users.adminUsername and security.gateway.username are both \"admin\"");
+    }
+
+    @Test
+    void theNotesTellKafkaClientsHowToLogInAndWhereThePasswordIs() {
+        assertThat(HelmChart.installDryRunOutput(Map.of()))
+                .contains(
+                        "security.protocol=SASL_PLAINTEXT, sasl.mechanism one of SCRAM-SHA-512, SCRAM-SHA-256",
+                        "The super user is admin",
+                        "get secret demo-tributary-users -o jsonpath='{.data.admin-password}' | base64 -d");
+        assertThat(HelmChart.installDryRunOutput(Map.of(
+                        "security.tls.existingSecret", "kafka-tls",
+                        "security.users.existingSecret", "kafka-admin",
+                        "security.users.adminPasswordKey", "password")))
+                .contains(
+                        "security.protocol=SASL_SSL", "trust the ca.crt of Secret kafka-tls", "get secret kafka-admin")
+                .contains("jsonpath='{.data.password}'");
+        assertThat(HelmChart.installDryRunOutput(Map.of("security.enabled", false)))
+                .contains("security.enabled=false: the Kafka listeners and the control plane accept anyone");
     }
 
     static Stream<Arguments> badSecurityValues() {
