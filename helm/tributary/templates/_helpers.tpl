@@ -97,14 +97,28 @@ annotations:
 {{- include "tributary.podAddresses" (dict "root" . "component" "coordinator" "replicas" .Values.coordinator.replicas "port" .Values.coordinator.containerPorts.kafka) -}}
 {{- end -}}
 
-{{/* tributary.broker.coordinators: every coordinator's control-plane HTTP address. */}}
-{{- define "tributary.broker.coordinators" -}}
+{{/* tributary.coordinator.http-peers: every coordinator's control-plane host:port, in id order (a follower redirects writes to the leader's, over the scheme the call came in on). */}}
+{{- define "tributary.coordinator.httpPeers" -}}
 {{- include "tributary.podAddresses" (dict "root" . "component" "coordinator" "replicas" .Values.coordinator.replicas "port" .Values.coordinator.containerPorts.http) -}}
 {{- end -}}
 
-{{/* tributary.gateway.bootstrap-servers: every broker's Kafka address. */}}
+{{/* tributary.broker.coordinators: every coordinator's control-plane address, `https://host:port` each when the coordinators serve HTTPS. */}}
+{{- define "tributary.broker.coordinators" -}}
+{{- $addresses := include "tributary.coordinator.httpPeers" . -}}
+{{- if include "tributary.security.coordinatorHttps" . -}}
+{{- $addresses = printf "https://%s" (join ",https://" (splitList "," $addresses)) -}}
+{{- end -}}
+{{- $addresses -}}
+{{- end -}}
+
+{{/* The port of the brokers' internal listener (tributary.kafka.port): containerPorts.internal when secured, else the one Kafka port. */}}
+{{- define "tributary.broker.internalPort" -}}
+{{- ternary .Values.broker.containerPorts.internal .Values.broker.containerPorts.kafka .Values.security.enabled -}}
+{{- end -}}
+
+{{/* tributary.gateway.bootstrap-servers: every broker's internal Kafka address (the gateway logs in there when secured). */}}
 {{- define "tributary.gateway.bootstrapServers" -}}
-{{- include "tributary.podAddresses" (dict "root" . "component" "broker" "replicas" .Values.broker.replicas "port" .Values.broker.containerPorts.kafka) -}}
+{{- include "tributary.podAddresses" (dict "root" . "component" "broker" "replicas" .Values.broker.replicas "port" (include "tributary.broker.internalPort" .)) -}}
 {{- end -}}
 
 {{/* The image of a component: [registry/]repository:tag. Usage: include "tributary.image" (dict "root" . "image" .Values.broker.image) */}}
@@ -188,6 +202,9 @@ priorityClassName: {{ . }}
 {{- $_ := set $annotations "prometheus.io/scrape" "true" -}}
 {{- $_ := set $annotations "prometheus.io/path" "/actuator/prometheus" -}}
 {{- $_ := set $annotations "prometheus.io/port" (toString .port) -}}
+{{- if .https -}}
+{{- $_ := set $annotations "prometheus.io/scheme" "https" -}}
+{{- end -}}
 {{- end -}}
 {{- $annotations = merge $annotations (default (dict) .values.podAnnotations) -}}
 annotations:
@@ -228,12 +245,15 @@ annotations:
   mountPath: /tmp
 {{- end -}}
 
-{{/* Probes on the actuator's liveness and readiness groups. Usage: include "tributary.probes" (dict "probes" .Values.broker.probes) */}}
+{{/* Probes on the actuator's liveness and readiness groups, over HTTPS with "https" true (the kubelet does not verify the certificate). Usage: include "tributary.probes" (dict "probes" .Values.broker.probes) */}}
 {{- define "tributary.probes" -}}
 startupProbe:
   httpGet:
     path: /actuator/health/liveness
     port: http
+    {{- if .https }}
+    scheme: HTTPS
+    {{- end }}
   periodSeconds: {{ .probes.startup.periodSeconds }}
   failureThreshold: {{ .probes.startup.failureThreshold }}
   timeoutSeconds: 3
@@ -241,6 +261,9 @@ livenessProbe:
   httpGet:
     path: /actuator/health/liveness
     port: http
+    {{- if .https }}
+    scheme: HTTPS
+    {{- end }}
   periodSeconds: {{ .probes.liveness.periodSeconds }}
   failureThreshold: {{ .probes.liveness.failureThreshold }}
   timeoutSeconds: 3
@@ -248,6 +271,9 @@ readinessProbe:
   httpGet:
     path: /actuator/health/readiness
     port: http
+    {{- if .https }}
+    scheme: HTTPS
+    {{- end }}
   periodSeconds: {{ .probes.readiness.periodSeconds }}
   failureThreshold: {{ .probes.readiness.failureThreshold }}
   timeoutSeconds: 3

@@ -110,9 +110,16 @@ class DeployFilesTest {
         assertThat(result.exitCode()).as(result.output()).isZero();
         JsonNode services = YAML.readTree(result.output()).get("services");
         // The chart with its optional external listener on: compose opens it for clients on the host.
+        // Compose runs the plain local cluster, as the chart without its Kafka-side security.
         var manifests = HelmChart.render(
                 java.util.Optional.empty(),
-                Map.of("broker.external.enabled", true, "broker.external.advertisedHost", "nodes.example.com"));
+                Map.of(
+                        "security.enabled",
+                        false,
+                        "broker.external.enabled",
+                        true,
+                        "broker.external.advertisedHost",
+                        "nodes.example.com"));
 
         for (String name : TRIBUTARY_SERVICES) {
             String component = name.substring(0, name.indexOf('-'));

@@ -23,6 +23,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -64,14 +66,21 @@ final class HelmChart {
         return new Helm(chartDir());
     }
 
-    /** {@code helm template demo helm/tributary -n streaming [-f file] [--set k=v ...]}. */
+    /**
+     * {@code helm template demo helm/tributary -n streaming [-f file] [--set k=v ...]}, rendered as
+     * the Helm CLI renders it without a cluster: helm-java's template calls {@code lookup} against a
+     * cluster (and fails without one), so the chart's one {@code lookup} is answered with the empty
+     * dict the CLI's {@code helm template} gives (see {@link #NO_CLUSTER}).
+     */
     static String template(Optional<Path> valuesFile, Map<String, Object> sets) {
-        TemplateCommand command =
-                helm().template().withName(RELEASE).withNamespace(NAMESPACE).withKubeVersion(KUBE_VERSION);
-        valuesFile.ifPresent(command::withValuesFile);
-        sets.forEach(command::set);
-        return command.call();
+        return templateCopy((file, text) -> text, valuesFile, sets);
     }
+
+    /** The chart's lookup of a Secret it generates (templates/_security.tpl), as written there. */
+    static final String SECRET_LOOKUP = "lookup \"v1\" \"Secret\" .root.Release.Namespace .name";
+
+    /** What {@code lookup} answers when there is no cluster (helm template, --dry-run): an empty dict. */
+    static final BiFunction<Path, String, String> NO_CLUSTER = (file, text) -> text.replace(SECRET_LOOKUP, "dict");
 
     /**
      * The {@code helm test} hooks, rendered. helm-java's template leaves hooks out of its output, so
@@ -79,45 +88,76 @@ final class HelmChart {
      * annotation on the source file).
      */
     static List<HasMetadata> renderTestHooks(Map<String, Object> sets) {
+        return renderCopy(
+                (file, text) -> file.startsWith(Path.of("templates", "tests"))
+                        ? String.join(
+                                "\n",
+                                text.lines()
+                                        .filter(line -> !line.contains("helm.sh/hook"))
+                                        .toList())
+                        : text,
+                sets);
+    }
+
+    /**
+     * A copy of the chart with each template's text passed through {@code edit} (its path relative to
+     * the chart, its text), rendered: how a test stands in for what {@code helm template} cannot do
+     * without a cluster, such as the hooks above or the answer of {@code lookup}.
+     */
+    static List<HasMetadata> renderCopy(BiFunction<Path, String, String> edit, Map<String, Object> sets) {
+        return parse(templateCopy(edit, Optional.empty(), sets));
+    }
+
+    /** {@link #template} of a copy of the chart edited by {@code edit}, then by {@link #NO_CLUSTER}. */
+    private static String templateCopy(
+            BiFunction<Path, String, String> edit, Optional<Path> valuesFile, Map<String, Object> sets) {
+        return onCopy(edit, copy -> {
+            TemplateCommand command = new Helm(copy)
+                    .template()
+                    .withName(RELEASE)
+                    .withNamespace(NAMESPACE)
+                    .withKubeVersion(KUBE_VERSION);
+            valuesFile.ifPresent(command::withValuesFile);
+            sets.forEach(command::set);
+            return command.call();
+        });
+    }
+
+    /** The output of {@code helm install --dry-run} without a cluster: the release summary and NOTES.txt. */
+    static String installDryRunOutput(Map<String, Object> sets) {
+        return onCopy((file, text) -> text, copy -> {
+            InstallCommand command = new Helm(copy)
+                    .install()
+                    .withName(RELEASE)
+                    .withNamespace(NAMESPACE)
+                    .withKubeVersion(KUBE_VERSION)
+                    .clientOnly()
+                    .dryRun();
+            sets.forEach(command::set);
+            return command.call().getOutput();
+        });
+    }
+
+    /** Runs {@code helm} on a temporary copy of the chart, its templates edited by {@code edit}, then by {@link #NO_CLUSTER}. */
+    private static String onCopy(BiFunction<Path, String, String> edit, Function<Path, String> helm) {
         try {
             Path copy = Files.createTempDirectory("tributary-chart-");
             try {
                 copyTree(chartDir(), copy);
-                Path tests = copy.resolve("templates/tests");
-                try (Stream<Path> files = Files.list(tests)) {
-                    for (Path file : files.toList()) {
-                        Files.write(
-                                file,
-                                Files.readAllLines(file).stream()
-                                        .filter(line -> !line.contains("helm.sh/hook"))
-                                        .toList());
+                try (Stream<Path> files = Files.walk(copy.resolve("templates"))) {
+                    for (Path file : files.filter(Files::isRegularFile).toList()) {
+                        Path relative = copy.relativize(file);
+                        String text = edit.apply(relative, Files.readString(file));
+                        Files.writeString(file, NO_CLUSTER.apply(relative, text));
                     }
                 }
-                TemplateCommand command = new Helm(copy)
-                        .template()
-                        .withName(RELEASE)
-                        .withNamespace(NAMESPACE)
-                        .withKubeVersion(KUBE_VERSION);
-                sets.forEach(command::set);
-                return parse(command.call());
+                return helm.apply(copy);
             } finally {
                 deleteTree(copy);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    /** The output of {@code helm install --dry-run} without a cluster: the release summary and NOTES.txt. */
-    static String installDryRunOutput(Map<String, Object> sets) {
-        InstallCommand command = helm().install()
-                .withName(RELEASE)
-                .withNamespace(NAMESPACE)
-                .withKubeVersion(KUBE_VERSION)
-                .clientOnly()
-                .dryRun();
-        sets.forEach(command::set);
-        return command.call().getOutput();
     }
 
     private static void copyTree(Path from, Path to) throws IOException {

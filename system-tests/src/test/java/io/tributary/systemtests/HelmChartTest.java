@@ -101,7 +101,7 @@ class HelmChartTest {
         assertThat(resources)
                 .as("kinds fabric8 has no model for")
                 .filteredOn(r -> r instanceof GenericKubernetesResource)
-                .allSatisfy(r -> assertThat(r.getApiVersion()).isEqualTo("monitoring.coreos.com/v1"));
+                .allSatisfy(r -> assertThat(r.getApiVersion()).isIn("monitoring.coreos.com/v1", "cert-manager.io/v1"));
         for (HasMetadata resource : resources) {
             assertThat(resource.getMetadata().getNamespace())
                     .as(describe(resource))
@@ -276,7 +276,8 @@ class HelmChartTest {
                                 + "demo-tributary-coordinator-2.demo-tributary-coordinator-headless.streaming.svc.cluster.local:8091");
         assertThat(env(container))
                 .containsEntry("TRIBUTARY_KAFKA_HOST", "0.0.0.0")
-                .containsEntry("TRIBUTARY_KAFKA_PORT", "9092")
+                .as("secured by default: the internal listener on its own port, clients on containerPorts.kafka")
+                .containsEntry("TRIBUTARY_KAFKA_PORT", "9093")
                 .containsEntry("TRIBUTARY_KAFKA_MAX_FRAME_SIZE", "100MB")
                 .containsEntry("TRIBUTARY_BROKER_DATA_DIR", "/var/lib/tributary/broker");
         assertThat(env(container).get("TRIBUTARY_KAFKA_ADVERTISED_HOST"))
@@ -293,9 +294,10 @@ class HelmChartTest {
         Deployment gateway = named(resources, Deployment.class, "demo-tributary-gateway");
         assertThat(env(gateway.getSpec().getTemplate().getSpec().getContainers().getFirst())
                         .get("TRIBUTARY_GATEWAY_BOOTSTRAP_SERVERS"))
-                .isEqualTo("demo-tributary-broker-0.demo-tributary-broker-headless.streaming.svc.cluster.local:9092,"
-                        + "demo-tributary-broker-1.demo-tributary-broker-headless.streaming.svc.cluster.local:9092,"
-                        + "demo-tributary-broker-2.demo-tributary-broker-headless.streaming.svc.cluster.local:9092");
+                .as("the gateway logs in on the brokers' internal listener")
+                .isEqualTo("demo-tributary-broker-0.demo-tributary-broker-headless.streaming.svc.cluster.local:9093,"
+                        + "demo-tributary-broker-1.demo-tributary-broker-headless.streaming.svc.cluster.local:9093,"
+                        + "demo-tributary-broker-2.demo-tributary-broker-headless.streaming.svc.cluster.local:9093");
     }
 
     @Test
@@ -506,6 +508,8 @@ class HelmChartTest {
                 Map.of(
                         "broker.external.enabled",
                         true,
+                        "broker.external.securityProtocol",
+                        "PLAINTEXT",
                         "broker.external.nodePortBase",
                         31000,
                         "broker.external.advertisedHost",
@@ -532,23 +536,26 @@ class HelmChartTest {
     }
 
     @Test
-    void withoutTheExternalListenerTheBrokersHaveOneKafkaPortAndNoExternalSettings() throws IOException {
+    void withoutTheExternalListenerTheBrokersHaveNoExternalPortNorSettings() throws IOException {
         Container broker = container(render(Optional.empty(), Map.of()), StatefulSet.class, "broker");
 
-        assertThat(broker.getPorts()).extracting(ContainerPort::getName).containsExactly("http", "kafka");
+        assertThat(broker.getPorts()).extracting(ContainerPort::getName).containsExactly("http", "kafka", "internal");
         assertThat(env(broker).keySet()).noneMatch(name -> name.startsWith("TRIBUTARY_BROKER_EXTERNAL_LISTENER_"));
     }
 
     @Test
     void anExternalListenerWithoutAnAdvertisedAddressForEveryBrokerFailsTheRender(@TempDir Path dir)
             throws IOException {
-        assertThatThrownBy(() -> HelmChart.template(Optional.empty(), Map.of("broker.external.enabled", true)))
+        assertThatThrownBy(() -> HelmChart.template(
+                        Optional.empty(),
+                        Map.of("broker.external.enabled", true, "broker.external.securityProtocol", "PLAINTEXT")))
                 .hasMessageContaining("broker.external.advertisedHost or broker.external.advertisedAddresses");
         Path tooFew = Files.writeString(dir.resolve("too-few.yaml"), """
                 broker:
                   replicas: 3
                   external:
                     enabled: true
+                    securityProtocol: PLAINTEXT
                     advertisedAddresses: [a.example.com:1, b.example.com:2]
                 """);
         assertThatThrownBy(() -> HelmChart.template(Optional.of(tooFew), Map.of()))
@@ -568,6 +575,8 @@ class HelmChartTest {
         String notes = HelmChart.installDryRunOutput(Map.of(
                 "broker.external.enabled",
                 true,
+                "broker.external.securityProtocol",
+                "PLAINTEXT",
                 "broker.replicas",
                 2,
                 "broker.external.advertisedHost",
