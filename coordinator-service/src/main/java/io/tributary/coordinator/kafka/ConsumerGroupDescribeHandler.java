@@ -24,9 +24,10 @@ import org.apache.kafka.common.requests.ConsumerGroupDescribeResponse;
  * ConsumerGroupDescribe (API 69), versions 0 and 1 (what the AdminClient's {@code
  * describeConsumerGroups} sends first): state, epochs, assignor, and per member its epoch,
  * subscription, current assignment and target assignment (topic names from the coordinator's
- * metadata; partitions of a topic that no longer exists are left out). A group with committed
- * offsets but no membership here is {@code Empty}; an unknown group is GROUP_ID_NOT_FOUND (the
- * AdminClient then falls back to DescribeGroups); an empty group id is INVALID_GROUP_ID.
+ * metadata; partitions of a topic that no longer exists are left out). An unknown group, and one
+ * with committed offsets but no membership here (to Kafka a "simple" classic group), is
+ * GROUP_ID_NOT_FOUND (the AdminClient then falls back to DescribeGroups, which describes the
+ * latter as Empty); an empty group id is INVALID_GROUP_ID.
  *
  * <p>Thread-safe.
  */
@@ -79,6 +80,13 @@ public final class ConsumerGroupDescribeHandler implements RequestHandler {
                     described
                             .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
                             .setErrorMessage("Group " + groupId + " not found.");
+                } else if (GroupViews.offsetsOnly(service, group.get())) {
+                    // Committed offsets and no membership: to Kafka a "simple" classic group (made
+                    // by an admin's or an assign() consumer's commit), described by DescribeGroups,
+                    // where the admin client goes next; ListGroups lists it as classic too.
+                    described
+                            .setErrorCode(Errors.GROUP_ID_NOT_FOUND.code())
+                            .setErrorMessage("Group " + groupId + " is not a consumer group.");
                 } else {
                     describe(group.get(), described);
                 }

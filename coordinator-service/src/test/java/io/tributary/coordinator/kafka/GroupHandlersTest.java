@@ -422,6 +422,17 @@ class GroupHandlersTest {
                 .extracting(g -> g.groupId())
                 .containsExactly("offsets-only");
         assertThat(v0.data().groups()).hasSize(2);
+        var described = connection.roundTrip(
+                new ConsumerGroupDescribeRequest.Builder(
+                                new ConsumerGroupDescribeRequestData().setGroupIds(List.of("offsets-only")))
+                        .build((short) 1),
+                ConsumerGroupDescribeResponse.class);
+        assertThat(described.data().groups().getFirst())
+                .as("not a consumer group to ConsumerGroupDescribe either, as Kafka answers")
+                .satisfies(g -> {
+                    assertThat(g.errorCode()).isEqualTo(Errors.GROUP_ID_NOT_FOUND.code());
+                    assertThat(g.errorMessage()).isEqualTo("Group offsets-only is not a consumer group.");
+                });
     }
 
     @Test
