@@ -41,6 +41,16 @@ SASL_PLAINTEXT
 {{- if and .Values.security.enabled .Values.security.coordinatorHttps.enabled -}}true{{- end -}}
 {{- end -}}
 
+{{/* "true" when the coordinators' Raft port has mutual TLS, empty otherwise. */}}
+{{- define "tributary.security.raftTls" -}}
+{{- if and .Values.security.enabled .Values.security.raftTls.enabled -}}true{{- end -}}
+{{- end -}}
+
+{{/* "true" when the coordinators mount the TLS Secret (HTTPS or Raft TLS), empty otherwise. */}}
+{{- define "tributary.security.coordinatorTls" -}}
+{{- if or (include "tributary.security.coordinatorHttps" .) (include "tributary.security.raftTls" .) -}}true{{- end -}}
+{{- end -}}
+
 {{/* The Secret holding tls.crt, tls.key and ca.crt: security.tls.existingSecret, or the one the chart's Certificate fills; empty without a TLS source. */}}
 {{- define "tributary.security.tlsSecretName" -}}
 {{- $tls := .Values.security.tls -}}
@@ -204,6 +214,18 @@ config tree (tributary.secrets.<name>). Usage: include "tributary.security.passw
 - name: SERVER_SSL_CERTIFICATE_PRIVATE_KEY
   value: {{ printf "%s/tls/tls.key" $dir | quote }}
 {{- end }}
+{{- if include "tributary.security.raftTls" . }}
+- name: TRIBUTARY_COORDINATOR_RAFT_SSL_KEYSTORE_TYPE
+  value: "PEM"
+- name: TRIBUTARY_COORDINATOR_RAFT_SSL_KEYSTORE_LOCATION
+  value: {{ printf "%s/tls/tls.key" $dir | quote }}
+- name: TRIBUTARY_COORDINATOR_RAFT_SSL_CERTIFICATECHAIN
+  value: {{ printf "%s/tls/tls.crt" $dir | quote }}
+- name: TRIBUTARY_COORDINATOR_RAFT_SSL_TRUSTSTORE_TYPE
+  value: "PEM"
+- name: TRIBUTARY_COORDINATOR_RAFT_SSL_TRUSTSTORE_LOCATION
+  value: {{ printf "%s/tls/ca.crt" $dir | quote }}
+{{- end }}
 {{- end -}}
 
 {{/* The brokers' security environment: the cluster secret, the CLIENT listener and its advertised pod address, TLS, SASL, the authorizer. */}}
@@ -276,6 +298,9 @@ config tree (tributary.secrets.<name>). Usage: include "tributary.security.passw
 {{- end -}}
 {{- if and $security.enabled (eq $security.users.adminUsername $security.gateway.username) -}}
 {{- fail (printf "security.users.adminUsername and security.gateway.username are both %q: the admin and the gateway are two users, each with its own password" $security.gateway.username) -}}
+{{- end -}}
+{{- if and (include "tributary.security.raftTls" .) (not (include "tributary.security.tlsSecretName" .)) -}}
+{{- fail "security.raftTls.enabled needs a TLS source: security.tls.existingSecret or security.tls.certManager.enabled" -}}
 {{- end -}}
 {{- if and $security.enabled (eq (include "tributary.security.clientProtocol" .) "SSL") (not (include "tributary.security.tlsSecretName" .)) -}}
 {{- fail "security.clientProtocol SSL needs a TLS source: security.tls.existingSecret or security.tls.certManager.enabled" -}}

@@ -420,6 +420,43 @@ class HelmSecurityTest {
     }
 
     @Test
+    void raftTlsGivesTheCoordinatorsTheTlsSecretAsMutualTlsAndTheCertificateClientAuth() {
+        List<HasMetadata> resources = render(
+                Optional.empty(),
+                Map.of(
+                        "security.raftTls.enabled", true,
+                        "security.tls.certManager.enabled", true,
+                        "security.tls.certManager.issuerRef.name", "ca"));
+        Container coordinator = container(resources, StatefulSet.class, "coordinator");
+
+        assertThat(env(coordinator))
+                .containsEntry("TRIBUTARY_COORDINATOR_RAFT_SSL_KEYSTORE_TYPE", "PEM")
+                .containsEntry("TRIBUTARY_COORDINATOR_RAFT_SSL_KEYSTORE_LOCATION", SECRETS + "/tls/tls.key")
+                .containsEntry("TRIBUTARY_COORDINATOR_RAFT_SSL_CERTIFICATECHAIN", SECRETS + "/tls/tls.crt")
+                .containsEntry("TRIBUTARY_COORDINATOR_RAFT_SSL_TRUSTSTORE_TYPE", "PEM")
+                .containsEntry("TRIBUTARY_COORDINATOR_RAFT_SSL_TRUSTSTORE_LOCATION", SECRETS + "/tls/ca.crt")
+                .as("the coordinators stay on HTTP: Raft TLS alone")
+                .doesNotContainKey("SERVER_SSL_CERTIFICATE");
+        assertThat(volume(podSpec(resources, "demo-tributary-coordinator"), "tls")
+                        .getSecret()
+                        .getSecretName())
+                .isEqualTo("demo-tributary-tls");
+        Map<String, Object> spec = certificateSpec(resources);
+        assertThat(spec.get("usages").toString()).contains("client auth", "server auth");
+        @SuppressWarnings("unchecked")
+        List<String> dnsNames = (List<String>) spec.get("dnsNames");
+        assertThat(dnsNames)
+                .as("the voters' names, which gRPC checks the certificate against")
+                .anyMatch(
+                        pattern -> covers(
+                                pattern,
+                                "demo-tributary-coordinator-0.demo-tributary-coordinator-headless.streaming.svc.cluster.local"));
+        assertThat(env(container(render(Optional.empty(), Map.of()), StatefulSet.class, "coordinator")))
+                .as("off by default")
+                .doesNotContainKey("TRIBUTARY_COORDINATOR_RAFT_SSL_KEYSTORE_LOCATION");
+    }
+
+    @Test
     void withSecurityOffTheChartIsThePlaintextOneOfOld() {
         List<HasMetadata> resources = render(Optional.of(chartDir().resolve("ci/plaintext-values.yaml")), Map.of());
         Container broker = container(resources, StatefulSet.class, "broker");
@@ -484,6 +521,7 @@ class HelmSecurityTest {
                 Arguments.of(Map.of("security.clientProtocol", "SASL_SSL"), "/security"),
                 Arguments.of(Map.of("security.clientProtocol", "SSL"), "/security"),
                 Arguments.of(Map.of("security.coordinatorHttps.enabled", true), "/security"),
+                Arguments.of(Map.of("security.raftTls.enabled", true), "/security"),
                 Arguments.of(Map.of("security.clientProtocol", "TLS"), "/security/clientProtocol"),
                 Arguments.of(Map.of("security.tls.certManager.enabled", true), "/security/tls/certManager"),
                 Arguments.of(
@@ -523,6 +561,17 @@ class HelmSecurityTest {
     }
 
     // ---- helpers ----------------------------------------------------------------------------
+
+    /** The spec of the rendered cert-manager Certificate. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> certificateSpec(List<HasMetadata> resources) {
+        return (Map<String, Object>) ofKind(resources, GenericKubernetesResource.class).stream()
+                .filter(r -> r.getKind().equals("Certificate"))
+                .findFirst()
+                .orElseThrow()
+                .getAdditionalProperties()
+                .get("spec");
+    }
 
     /** Whether a certificate DNS name (possibly "*.suffix", one label) covers a host name. */
     private static boolean covers(String pattern, String host) {
