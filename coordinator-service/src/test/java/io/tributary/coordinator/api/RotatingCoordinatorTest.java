@@ -7,6 +7,7 @@ import io.tributary.common.security.internal.ClusterSecret;
 import io.tributary.common.security.internal.ControlPlaneSignature;
 import io.tributary.common.security.sasl.ScramKeys;
 import io.tributary.common.security.tls.TrustStores;
+import io.tributary.common.testing.SecretVolume;
 import io.tributary.common.testing.TestCertificates;
 import io.tributary.coordinator.app.CoordinatorApplication;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
@@ -24,6 +25,7 @@ import java.nio.file.Path;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
@@ -39,7 +41,8 @@ import org.springframework.test.context.DynamicPropertySource;
 /**
  * A coordinator in the middle of both rotations docs/security.md describes: its cluster secret is
  * the new one with the old one as {@code previous-secret-file}, and its HTTPS certificate comes from
- * a Spring Boot SSL bundle with {@code reload-on-update}. A call signed under either secret goes
+ * a Spring Boot SSL bundle with {@code reload-on-update}, its files in a directory laid out as
+ * Kubernetes mounts a Secret ({@link SecretVolume}). A call signed under either secret goes
  * through, one under another secret does not; a broker's internal SCRAM credential follows the
  * secret it signs with; replaced certificate files serve the next connections, and a half-written
  * replacement is kept out.
@@ -53,6 +56,7 @@ class RotatingCoordinatorTest {
     private static Path dataDir;
     private static Path tls;
     private static TestCertificates certificates;
+    private static SecretVolume mount;
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) throws IOException, InterruptedException {
@@ -69,22 +73,16 @@ class RotatingCoordinatorTest {
         certificates.ca("ca");
         certificates.signedServer("ca", "first", "CN=localhost,OU=first,O=Tributary test");
         certificates.signedServer("ca", "second", "CN=localhost,OU=second,O=Tributary test");
-        writeKeyAndChain("first");
+        mount = SecretVolume.create(tls.resolve("mount"), certificates.tlsSecret("first"));
         registry.add("server.ssl.bundle", () -> "control-plane");
         registry.add(
                 "spring.ssl.bundle.pem.control-plane.keystore.certificate",
-                () -> tls.resolve("tls.crt").toString());
+                () -> mount.file("tls.crt").toString());
         registry.add(
                 "spring.ssl.bundle.pem.control-plane.keystore.private-key",
-                () -> tls.resolve("tls.key").toString());
+                () -> mount.file("tls.key").toString());
         registry.add("spring.ssl.bundle.pem.control-plane.reload-on-update", () -> "true");
         registry.add("spring.ssl.bundle.watch.file.quiet-period", () -> "200ms");
-    }
-
-    /** Writes {@code alias}'s key and chain where the bundle reads them, as cert-manager does. */
-    private static void writeKeyAndChain(String alias) throws IOException {
-        Files.writeString(tls.resolve("tls.key"), certificates.privateKeyPem(alias + ".p12", alias));
-        Files.writeString(tls.resolve("tls.crt"), certificates.chainPem(alias + ".p12", alias));
     }
 
     @AfterAll
@@ -192,16 +190,16 @@ class RotatingCoordinatorTest {
 
     @Test
     void replacedCertificateFilesServeTheNextConnectionsAndAHalfWrittenOneIsKeptOut() throws Exception {
-        writeKeyAndChain("first");
         await().atMost(Duration.ofSeconds(30)).until(() -> servedSerial().equals(serialOf("first")));
 
-        writeKeyAndChain("second");
+        mount.publish(certificates.tlsSecret("second"));
         await().atMost(Duration.ofSeconds(30)).until(() -> servedSerial().equals(serialOf("second")));
 
         // half written: the chain cut in the middle of its first certificate
         String chain = certificates.chainPem("first.p12", "first");
-        Files.writeString(tls.resolve("tls.key"), certificates.privateKeyPem("first.p12", "first"));
-        Files.writeString(tls.resolve("tls.crt"), chain.substring(0, chain.length() / 3));
+        mount.publish(Map.of(
+                "tls.key", certificates.privateKeyPem("first.p12", "first"),
+                "tls.crt", chain.substring(0, chain.length() / 3)));
         await().during(Duration.ofSeconds(2))
                 .atMost(Duration.ofSeconds(10))
                 .until(() -> servedSerial().equals(serialOf("second")));
