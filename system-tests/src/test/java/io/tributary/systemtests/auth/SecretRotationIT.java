@@ -176,11 +176,15 @@ class SecretRotationIT {
         }
     }
 
-    /** The status of a control-plane read signed as broker 0 under {@code secret}. */
+    /**
+     * The status of a control-plane read signed under {@code secret} as a broker that is not in
+     * the cluster (a call signed as a running broker's id would count as that broker's choice of
+     * secret and move its internal credential).
+     */
     private static int controlPlaneStatusSignedWith(String secret) throws Exception {
         String path = "/internal/v1/cluster";
         String authorization = ControlPlaneSignature.sign(
-                ClusterSecret.of(secret).brokerKey(0), "GET", path, null, System.currentTimeMillis());
+                ClusterSecret.of(secret).brokerKey(99), "GET", path, null, System.currentTimeMillis());
         try (HttpClient http = HttpClient.newHttpClient()) {
             return http.send(
                             HttpRequest.newBuilder(
