@@ -12,6 +12,7 @@ import java.security.cert.Certificate;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -173,6 +174,14 @@ public final class TestCertificates {
         } catch (GeneralSecurityException e) {
             throw new IOException(e);
         }
+    }
+
+    /**
+     * The key and chain of {@code alias} (in {@code <alias>.p12}) as cert-manager writes them:
+     * {@code tls.key} and {@code tls.crt} to their PEM texts.
+     */
+    public Map<String, String> tlsSecret(String alias) throws IOException {
+        return Map.of("tls.key", privateKeyPem(alias + ".p12", alias), "tls.crt", chainPem(alias + ".p12", alias));
     }
 
     private KeyStore load(String store) throws IOException, GeneralSecurityException {

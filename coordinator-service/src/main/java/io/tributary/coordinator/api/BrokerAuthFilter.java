@@ -1,6 +1,7 @@
 package io.tributary.coordinator.api;
 
 import io.tributary.common.security.internal.ControlPlaneSignature;
+import io.tributary.coordinator.security.BrokerSigningSecrets;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -22,6 +23,9 @@ import tools.jackson.databind.json.JsonMapper;
  * on when {@code tributary.coordinator.control.secret-file} is set. Runs after {@link
  * BodyLimitFilter} (the body is bounded and has a declared length), reads the body to check its
  * hash, and hands the controller the same bytes and the caller's broker id ({@link #callerOf}).
+ * During a rotation of the cluster secret ({@code previous-secret-file}) a call signed under the
+ * previous secret is let through too, and the secret each broker signs with is recorded ({@link
+ * BrokerSigningSecrets}) for its internal login's credential.
  *
  * <p>Answers: no or a malformed {@code Authorization}, a wrong signature, a time outside the allowed
  * skew: 401 {@code unauthenticated} with {@code WWW-Authenticate: Tributary-Broker}. Every refusal is
@@ -35,10 +39,17 @@ public class BrokerAuthFilter extends OncePerRequestFilter {
     private static final Logger audit = LoggerFactory.getLogger("io.tributary.security.audit");
 
     private final ControlPlaneSignature.Verifier verifier;
+    private final BrokerSigningSecrets signers;
     private final JsonMapper json;
 
-    public BrokerAuthFilter(ControlPlaneSignature.Verifier verifier, JsonMapper json) {
+    /**
+     * @param verifier checks signatures under the current secret and, during a rotation, the
+     *     previous one
+     * @param signers where the secret each verified call was signed with is recorded
+     */
+    public BrokerAuthFilter(ControlPlaneSignature.Verifier verifier, BrokerSigningSecrets signers, JsonMapper json) {
         this.verifier = Objects.requireNonNull(verifier, "verifier");
+        this.signers = Objects.requireNonNull(signers, "signers");
         this.json = Objects.requireNonNull(json, "json");
     }
 
@@ -77,9 +88,9 @@ public class BrokerAuthFilter extends OncePerRequestFilter {
         byte[] body = request.getInputStream().readAllBytes();
         String query = request.getQueryString();
         String pathAndQuery = query == null ? request.getRequestURI() : request.getRequestURI() + "?" + query;
-        int brokerId;
+        ControlPlaneSignature.Caller caller;
         try {
-            brokerId = verifier.verify(request.getHeader("Authorization"), request.getMethod(), pathAndQuery, body);
+            caller = verifier.authenticate(request.getHeader("Authorization"), request.getMethod(), pathAndQuery, body);
         } catch (ControlPlaneSignature.Refused e) {
             audit.warn(
                     "DENIED control plane: unauthenticated call from {} ({} {}): {}",
@@ -95,7 +106,8 @@ public class BrokerAuthFilter extends OncePerRequestFilter {
                             ControlProblem.UNAUTHENTICATED, e.getMessage(), request.getRequestURI())));
             return;
         }
-        request.setAttribute(CALLER, brokerId);
+        signers.signed(caller);
+        request.setAttribute(CALLER, caller.brokerId());
         chain.doFilter(new ReadBody(request, body), response);
     }
 

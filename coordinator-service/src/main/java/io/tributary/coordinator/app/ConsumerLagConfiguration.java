@@ -1,7 +1,6 @@
 package io.tributary.coordinator.app;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.tributary.common.security.internal.ClusterSecret;
 import io.tributary.coordinator.api.ControlPlaneProperties;
 import io.tributary.coordinator.lag.AdminLogEndOffsets;
 import io.tributary.coordinator.lag.ConsumerLagMonitor;
@@ -29,8 +28,7 @@ class ConsumerLagConfiguration {
             return new AdminLogEndOffsets(lag.requestTimeout(), Admin::create);
         }
         // The brokers' internal listeners then require a login: the coordinators' own.
-        Map<String, String> login =
-                ClusterSecret.read(control.secretFile()).coordinatorLogin().kafkaClientProperties();
+        Map<String, String> login = control.secret().coordinatorLogin().kafkaClientProperties();
         return new AdminLogEndOffsets(lag.requestTimeout(), properties -> {
             properties.putAll(login);
             return Admin.create(properties);

@@ -11,8 +11,10 @@ import io.tributary.coordinator.api.MetadataHistory;
 import io.tributary.coordinator.metadata.raft.MetadataClient;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
 import io.tributary.coordinator.security.AclChanges;
+import io.tributary.coordinator.security.BrokerSigningSecrets;
 import io.tributary.coordinator.security.ScramAlterations;
 import java.time.InstantSource;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -89,17 +91,32 @@ class ControlPlaneConfiguration {
         return registration;
     }
 
+    /** The secret each broker signs with, as the control plane sees it; read by the internal credentials' loop. */
+    @Bean
+    BrokerSigningSecrets brokerSigningSecrets() {
+        return new BrokerSigningSecrets();
+    }
+
     /**
      * Brokers' signatures checked on every control-plane call, after the body bound; registered
      * (and the secret read, failing the start when it cannot be) only when a secret file is set.
      */
     @Bean
     @ConditionalOnProperty("tributary.coordinator.control.secret-file")
-    FilterRegistrationBean<BrokerAuthFilter> controlPlaneBrokerAuth(JsonMapper json, ControlPlaneProperties control) {
+    FilterRegistrationBean<BrokerAuthFilter> controlPlaneBrokerAuth(
+            JsonMapper json, ControlPlaneProperties control, BrokerSigningSecrets signers) {
+        Optional<ClusterSecret> previous = control.previousSecret();
+        if (previous.isPresent()) {
+            log.warn(
+                    "accepting calls signed under the previous cluster secret ({}) as well: a rotation is under way;"
+                            + " unset tributary.coordinator.control.previous-secret-file once every broker uses {}",
+                    control.previousSecretFile(),
+                    control.secretFile());
+        }
         ControlPlaneSignature.Verifier verifier = ControlPlaneSignature.Verifier.of(
-                ClusterSecret.read(control.secretFile()), control.maxClockSkew(), InstantSource.system());
+                control.secret(), previous, control.maxClockSkew(), InstantSource.system());
         FilterRegistrationBean<BrokerAuthFilter> registration =
-                new FilterRegistrationBean<>(new BrokerAuthFilter(verifier, json));
+                new FilterRegistrationBean<>(new BrokerAuthFilter(verifier, signers, json));
         registration.addUrlPatterns("/internal/*");
         registration.setOrder(BODY_LIMIT_ORDER + 1);
         return registration;

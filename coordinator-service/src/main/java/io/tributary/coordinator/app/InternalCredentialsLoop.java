@@ -23,7 +23,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Runs only when the cluster secret is set ({@code tributary.coordinator.control.secret-file}).
  * Every coordinator must hold the same secret: two secrets would overwrite each other's credentials
- * at each leader change.
+ * at each leader change. During a rotation ({@code previous-secret-file}) a broker's credential
+ * follows the secret the broker signs with, so a coordinator that already has the new secret and
+ * one that does not yet agree on every broker's credential; only the coordinators' own credential
+ * changes with the leader (only the leader uses it).
  *
  * <p>Thread-safety: one scheduler thread; start and stop under this object's lock.
  */

@@ -2,13 +2,13 @@ package io.tributary.coordinator.app;
 
 import io.tributary.common.app.KafkaListenerSecurity;
 import io.tributary.common.protocol.ListenerSecurity;
-import io.tributary.common.security.internal.ClusterSecret;
 import io.tributary.common.security.sasl.CredentialLookup;
 import io.tributary.common.security.sasl.SaslSettings;
 import io.tributary.coordinator.api.ControlPlaneProperties;
 import io.tributary.coordinator.metadata.raft.MetadataClient;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
 import io.tributary.coordinator.security.AclChanges;
+import io.tributary.coordinator.security.BrokerSigningSecrets;
 import io.tributary.coordinator.security.ImageCredentials;
 import io.tributary.coordinator.security.InternalCredentials;
 import io.tributary.coordinator.security.ScramAlterations;
@@ -50,10 +50,13 @@ class SecurityConfiguration {
             SecurityProperties security,
             MetadataProperties metadata,
             MetadataRaftNode node,
-            MetadataClient client) {
+            MetadataClient client,
+            BrokerSigningSecrets signers) {
         SecureRandom random = new SecureRandom();
         InternalCredentials credentials = new InternalCredentials(
-                ClusterSecret.read(control.secretFile()),
+                control.secret(),
+                control.previousSecret(),
+                signers,
                 security.scramRules(metadata).minIterations(),
                 () -> {
                     byte[] salt = new byte[ScramBootstrapLoop.SALT_BYTES];

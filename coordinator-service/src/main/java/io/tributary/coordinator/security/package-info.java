@@ -16,7 +16,8 @@
  *
  *  cluster secret + registered brokers ──► InternalCredentials (leader, every heartbeat interval)
  *      ──► AlterScramCredentials for tributary-coordinator and tributary-broker-<id> when missing
- *          or not made from the secret
+ *          or not made from the secret (during a rotation: from the secret each broker signs
+ *          with, which the control plane's filter records in BrokerSigningSecrets)
  *
  *  Kafka listener (SASL, with the secret) ──► ImageCredentials ──► the image's credentials
  * </pre>

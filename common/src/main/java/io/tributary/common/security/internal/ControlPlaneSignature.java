@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Base64;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.IntFunction;
 
 /**
@@ -30,6 +31,9 @@ import java.util.function.IntFunction;
  *
  * <p>A coordinator accepts a call when the broker's key it derives from the cluster secret gives the
  * same signature (compared in constant time) and {@code ts} is within {@code maxSkew} of its clock.
+ * During a rotation of the secret a coordinator may also hold the previous secret: a call signed
+ * with a key derived from it is accepted too, and the verifier says which secret matched ({@link
+ * Caller#secret}), so that the coordinator knows which secret each broker still uses.
  * What this does not do: hide the call (use TLS for that), or stop a call seen on the network from
  * being sent again within {@code maxSkew} (every control-plane write is idempotent or fenced by
  * epochs and incarnations, so a replay changes nothing or is refused).
@@ -76,6 +80,26 @@ public final class ControlPlaneSignature {
         }
     }
 
+    /** Which of a coordinator's secrets a call was signed with. */
+    public enum SecretGeneration {
+        /** The secret the coordinator is configured with ({@code secret-file}). */
+        CURRENT,
+        /** The secret being rotated out ({@code previous-secret-file}), accepted for verification only. */
+        PREVIOUS
+    }
+
+    /**
+     * The broker that signed a call, and with a key of which secret.
+     *
+     * @param brokerId the id in the header, proved by the signature
+     * @param secret the secret whose derived key made the signature
+     */
+    public record Caller(int brokerId, SecretGeneration secret) {
+        public Caller {
+            Objects.requireNonNull(secret, "secret");
+        }
+    }
+
     /** A call that does not prove which broker sent it. */
     public static final class Refused extends Exception {
         public Refused(String message) {
@@ -86,13 +110,20 @@ public final class ControlPlaneSignature {
     /**
      * Checks calls on a coordinator.
      *
-     * @param keys the key of a broker id ({@link ClusterSecret#brokerKey})
+     * @param keys the key of a broker id ({@link ClusterSecret#brokerKey}) under the current secret
+     * @param previousKeys the key of a broker id under the previous secret, during a rotation;
+     *     empty otherwise
      * @param maxSkew how far a call's {@code ts} may be from this clock, either way
      */
-    public record Verifier(IntFunction<BrokerKey> keys, Duration maxSkew, InstantSource clock) {
+    public record Verifier(
+            IntFunction<BrokerKey> keys,
+            Optional<IntFunction<BrokerKey>> previousKeys,
+            Duration maxSkew,
+            InstantSource clock) {
 
         public Verifier {
             Objects.requireNonNull(keys, "keys");
+            Objects.requireNonNull(previousKeys, "previousKeys");
             Objects.requireNonNull(clock, "clock");
             if (maxSkew == null || maxSkew.isNegative() || maxSkew.isZero()) {
                 throw new IllegalArgumentException("maxSkew must be positive, got " + maxSkew);
@@ -101,7 +132,17 @@ public final class ControlPlaneSignature {
 
         /** A verifier over every broker key of {@code secret}. */
         public static Verifier of(ClusterSecret secret, Duration maxSkew, InstantSource clock) {
-            return new Verifier(secret::brokerKey, maxSkew, clock);
+            return new Verifier(secret::brokerKey, Optional.empty(), maxSkew, clock);
+        }
+
+        /**
+         * A verifier over every broker key of {@code current} and, during a rotation, of {@code
+         * previous}.
+         */
+        public static Verifier of(
+                ClusterSecret current, Optional<ClusterSecret> previous, Duration maxSkew, InstantSource clock) {
+            return new Verifier(
+                    current::brokerKey, previous.map(p -> (IntFunction<BrokerKey>) p::brokerKey), maxSkew, clock);
         }
 
         /**
@@ -111,6 +152,18 @@ public final class ControlPlaneSignature {
          * @throws Refused saying why, for the log and the answer (it names nothing secret)
          */
         public int verify(String authorization, String method, String pathAndQuery, byte[] body) throws Refused {
+            return authenticate(authorization, method, pathAndQuery, body).brokerId();
+        }
+
+        /**
+         * The broker that signed the call and the secret its key derives from: the current one is
+         * tried first, then the previous one when there is one.
+         *
+         * @param authorization the {@code Authorization} header; null when the call has none
+         * @throws Refused saying why, for the log and the answer (it names nothing secret)
+         */
+        public Caller authenticate(String authorization, String method, String pathAndQuery, byte[] body)
+                throws Refused {
             if (authorization == null) {
                 throw new Refused("the call carries no Authorization header");
             }
@@ -141,13 +194,29 @@ public final class ControlPlaneSignature {
                         "the call was signed %d ms away from this coordinator's clock; at most %d are accepted"
                                 .formatted(skew, maxSkew.toMillis()));
             }
+            byte[] given = fields[2].substring(4).getBytes(StandardCharsets.US_ASCII);
+            if (signs(keys, brokerId, method, pathAndQuery, ts, body, given)) {
+                return new Caller(brokerId, SecretGeneration.CURRENT);
+            }
+            if (previousKeys.isPresent()
+                    && signs(previousKeys.get(), brokerId, method, pathAndQuery, ts, body, given)) {
+                return new Caller(brokerId, SecretGeneration.PREVIOUS);
+            }
+            throw new Refused("the signature does not match broker " + brokerId + "'s key"
+                    + (previousKeys.isPresent() ? " under the current or the previous secret" : ""));
+        }
+
+        private static boolean signs(
+                IntFunction<BrokerKey> keys,
+                int brokerId,
+                String method,
+                String pathAndQuery,
+                long ts,
+                byte[] body,
+                byte[] given) {
             byte[] expected = signature(keys.apply(brokerId), method, pathAndQuery, ts, body)
                     .getBytes(StandardCharsets.US_ASCII);
-            byte[] given = fields[2].substring(4).getBytes(StandardCharsets.US_ASCII);
-            if (!MessageDigest.isEqual(expected, given)) {
-                throw new Refused("the signature does not match broker " + brokerId + "'s key");
-            }
-            return brokerId;
+            return MessageDigest.isEqual(expected, given);
         }
     }
 }

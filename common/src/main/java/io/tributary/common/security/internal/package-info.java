@@ -18,6 +18,9 @@
  * </ul>
  *
  * A coordinator holds the cluster secret and derives any broker's key; a broker can hold only its
- * own key, so that a broker's key cannot act for another broker. Plain Java, no Spring.
+ * own key, so that a broker's key cannot act for another broker. During a rotation a coordinator
+ * holds the previous secret too, for verification only: {@link
+ * io.tributary.common.security.internal.ControlPlaneSignature.Verifier} accepts either and says
+ * which one a call was signed with. Plain Java, no Spring.
  */
 package io.tributary.common.security.internal;

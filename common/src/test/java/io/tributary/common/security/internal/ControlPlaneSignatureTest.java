@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -92,6 +93,36 @@ class ControlPlaneSignatureTest {
 
         String byBroker2 = ControlPlaneSignature.sign(secret.brokerKey(2), "GET", "/internal/v1/cluster", null, NOW);
         refused(byBroker2.replace("id=2", "id=3"), "GET", "/internal/v1/cluster", null, "broker 3's key");
+    }
+
+    @Test
+    void duringARotationACallSignedUnderThePreviousSecretIsAcceptedAndSaysSo() throws Exception {
+        ClusterSecret next = ClusterSecret.of("the next cluster secret, 32 bytes or more");
+        var rotating = ControlPlaneSignature.Verifier.of(
+                next, Optional.of(secret), Duration.ofMinutes(5), InstantSource.fixed(Instant.ofEpochMilli(NOW)));
+
+        assertThat(signedRegistration(rotating, next))
+                .isEqualTo(new ControlPlaneSignature.Caller(3, ControlPlaneSignature.SecretGeneration.CURRENT));
+        assertThat(signedRegistration(rotating, secret))
+                .isEqualTo(new ControlPlaneSignature.Caller(3, ControlPlaneSignature.SecretGeneration.PREVIOUS));
+        ClusterSecret unknown = ClusterSecret.of("neither the current nor the previous secret");
+        assertThatThrownBy(() -> signedRegistration(rotating, unknown))
+                .isInstanceOf(ControlPlaneSignature.Refused.class)
+                .hasMessageContaining("broker 3's key under the current or the previous secret");
+        // Without the previous secret, a broker still on it is refused.
+        assertThatThrownBy(() -> signedRegistration(
+                        ControlPlaneSignature.Verifier.of(
+                                next, Duration.ofMinutes(5), InstantSource.fixed(Instant.ofEpochMilli(NOW))),
+                        secret))
+                .isInstanceOf(ControlPlaneSignature.Refused.class)
+                .hasMessageContaining("signature does not match");
+    }
+
+    /** Broker 3's registration signed with its key under {@code signer}, as {@code verifier} authenticates it. */
+    private static ControlPlaneSignature.Caller signedRegistration(
+            ControlPlaneSignature.Verifier verifier, ClusterSecret signer) throws ControlPlaneSignature.Refused {
+        String header = ControlPlaneSignature.sign(signer.brokerKey(3), "POST", "/internal/v1/brokers", BODY, NOW);
+        return verifier.authenticate(header, "POST", "/internal/v1/brokers", BODY);
     }
 
     @Test
