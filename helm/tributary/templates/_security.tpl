@@ -209,10 +209,16 @@ config tree (tributary.secrets.<name>). Usage: include "tributary.security.passw
   value: {{ $user.mechanism | quote }}
 {{- end }}
 {{- if include "tributary.security.coordinatorHttps" . }}
-- name: SERVER_SSL_CERTIFICATE
+{{- /* An SSL bundle that watches the files: a renewed certificate is served to new connections
+       without a restart (server.ssl.certificate would be read at start only). */}}
+- name: SERVER_SSL_BUNDLE
+  value: "controlplane"
+- name: SPRING_SSL_BUNDLE_PEM_CONTROLPLANE_KEYSTORE_CERTIFICATE
   value: {{ printf "%s/tls/tls.crt" $dir | quote }}
-- name: SERVER_SSL_CERTIFICATE_PRIVATE_KEY
+- name: SPRING_SSL_BUNDLE_PEM_CONTROLPLANE_KEYSTORE_PRIVATEKEY
   value: {{ printf "%s/tls/tls.key" $dir | quote }}
+- name: SPRING_SSL_BUNDLE_PEM_CONTROLPLANE_RELOADONUPDATE
+  value: "true"
 {{- end }}
 {{- if include "tributary.security.raftTls" . }}
 - name: TRIBUTARY_COORDINATOR_RAFT_SSL_KEYSTORE_TYPE

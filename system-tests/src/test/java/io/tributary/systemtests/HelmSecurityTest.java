@@ -385,8 +385,11 @@ class HelmSecurityTest {
         Container coordinator = container(resources, StatefulSet.class, "coordinator");
 
         assertThat(env(coordinator))
-                .containsEntry("SERVER_SSL_CERTIFICATE", SECRETS + "/tls/tls.crt")
-                .containsEntry("SERVER_SSL_CERTIFICATE_PRIVATE_KEY", SECRETS + "/tls/tls.key")
+                .as("an SSL bundle that reloads renewed files")
+                .containsEntry("SERVER_SSL_BUNDLE", "controlplane")
+                .containsEntry("SPRING_SSL_BUNDLE_PEM_CONTROLPLANE_KEYSTORE_CERTIFICATE", SECRETS + "/tls/tls.crt")
+                .containsEntry("SPRING_SSL_BUNDLE_PEM_CONTROLPLANE_KEYSTORE_PRIVATEKEY", SECRETS + "/tls/tls.key")
+                .containsEntry("SPRING_SSL_BUNDLE_PEM_CONTROLPLANE_RELOADONUPDATE", "true")
                 .as("followers redirect over the scheme the call came in on: the peers stay host:port")
                 .hasEntrySatisfying(
                         "TRIBUTARY_COORDINATOR_HTTP_PEERS",
@@ -436,7 +439,7 @@ class HelmSecurityTest {
                 .containsEntry("TRIBUTARY_COORDINATOR_RAFT_SSL_TRUSTSTORE_TYPE", "PEM")
                 .containsEntry("TRIBUTARY_COORDINATOR_RAFT_SSL_TRUSTSTORE_LOCATION", SECRETS + "/tls/ca.crt")
                 .as("the coordinators stay on HTTP: Raft TLS alone")
-                .doesNotContainKey("SERVER_SSL_CERTIFICATE");
+                .doesNotContainKey("SERVER_SSL_BUNDLE");
         assertThat(volume(podSpec(resources, "demo-tributary-coordinator"), "tls")
                         .getSecret()
                         .getSecretName())

@@ -46,7 +46,8 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 /**
  * The chart's TLS on real processes: renders it with {@code security.tls.existingSecret} (PEM
  * {@code tls.crt}, {@code tls.key}, {@code ca.crt}, as cert-manager writes them), HTTPS coordinators
- * and the admin's password from an existing Secret, adds those two Secrets as {@code kubectl create
+ * (an SSL bundle of the PEM files), mutual TLS on their Raft port from the same files, and the
+ * admin's password from an existing Secret, adds those two Secrets as {@code kubectl create
  * secret} would (a CA and a certificate for 127.0.0.1 made with openssl), and runs one coordinator,
  * one broker and one gateway with {@link ManifestPods}. The coordinator answers its probes over
  * HTTPS, the broker registers through HTTPS trusting the Secret's {@code ca.crt}, and a Kafka client
@@ -69,6 +70,7 @@ class HelmTlsIT {
             Map.entry("gateway.replicas", 1),
             Map.entry("security.tls.existingSecret", "kafka-tls"),
             Map.entry("security.coordinatorHttps.enabled", true),
+            Map.entry("security.raftTls.enabled", true),
             Map.entry("security.users.existingSecret", "kafka-admin"),
             Map.entry("security.users.adminPasswordKey", "password")));
 
@@ -223,7 +225,7 @@ class HelmTlsIT {
         Files.writeString(
                 dir.resolve("server.ext"),
                 "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n"
-                        + "keyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n");
+                        + "keyUsage=digitalSignature\nextendedKeyUsage=serverAuth,clientAuth\n");
         List<String> newEcKey =
                 List.of("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout");
         openssl(dir, "req", "-x509", newEcKey, "ca.key", "-out", "ca.crt", "-subj", "/CN=helm-tls-it CA", "-days", "2");
