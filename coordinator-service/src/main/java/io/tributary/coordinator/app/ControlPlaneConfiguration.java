@@ -11,6 +11,7 @@ import io.tributary.coordinator.api.MetadataHistory;
 import io.tributary.coordinator.metadata.raft.MetadataClient;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
 import io.tributary.coordinator.security.AclChanges;
+import io.tributary.coordinator.security.QuotaChanges;
 import io.tributary.coordinator.security.ScramAlterations;
 import java.time.InstantSource;
 import org.slf4j.Logger;
@@ -53,7 +54,8 @@ class ControlPlaneConfiguration {
             MetadataProperties metadata,
             ControlPlaneProperties control,
             ScramAlterations scramAlterations,
-            AclChanges aclChanges) {
+            AclChanges aclChanges,
+            QuotaChanges quotaChanges) {
         if (control.secretFile() == null) {
             log.warn(
                     "the control plane (/internal/v1) is open to anyone who reaches this port: set "
@@ -72,6 +74,7 @@ class ControlPlaneConfiguration {
                 metadata.maxPartitionsPerTopic(),
                 scramAlterations,
                 aclChanges,
+                quotaChanges,
                 InstantSource.system());
     }
 
