@@ -77,6 +77,22 @@ public final class ByteRateQuota {
         return throttleMs;
     }
 
+    /**
+     * The most bytes {@code user}'s client {@code clientId} may take at once: its quota times the
+     * time of {@code window-count − 1} windows (Kafka's {@code getMaxValueInQuotaWindow}), so one
+     * answer never earns a throttle the client cannot come back from; unbounded without a quota.
+     */
+    public long maxBytesInWindow(String user, String clientId) {
+        return QuotaResolver.resolve(quotas.get(), key, user, clientId)
+                .map(q -> (long) Math.min(
+                        Long.MAX_VALUE,
+                        q.bound()
+                                * (config.windowCount() - 1)
+                                * config.windowSize().toMillis()
+                                / 1000.0))
+                .orElse(Long.MAX_VALUE);
+    }
+
     /** Takes back bytes recorded for a client whose answer then carried none (Kafka's unrecord). */
     public void unrecord(String user, String clientId, long bytes) {
         QuotaResolver.resolve(quotas.get(), key, user, clientId).ifPresent(q -> {

@@ -14,7 +14,9 @@ import org.apache.kafka.common.requests.FetchRequest;
 import org.apache.kafka.common.requests.FetchResponse;
 
 /**
- * A consumer's Fetch under {@code consumer_byte_rate}, as Kafka's: the fetch handler answers, the
+ * A consumer's Fetch under {@code consumer_byte_rate}, as Kafka's: the request's {@code max_bytes}
+ * is lowered to what the quota allows in its window ({@link ByteRateQuota#maxBytesInWindow}), the
+ * fetch handler answers, the
  * answer's record bytes are recorded for the caller's (user, client id) ({@link ByteRateQuota}),
  * and when that earned a throttle the records are not sent: the bytes are taken back and the answer
  * is an empty one (no error, no partitions) with {@code throttle_time_ms}; the listener mutes the
@@ -40,8 +42,18 @@ public final class FetchThrottle implements RequestHandler {
 
     @Override
     public AbstractResponse handle(KafkaRequest request) {
+        FetchRequest body = request.body(FetchRequest.class);
+        if (body.replicaId() >= 0) {
+            return fetch.handle(request);
+        }
+        String user = request.connection().principal().name();
+        String clientId = ProduceThrottle.clientId(request);
+        long windowBytes = quota.maxBytesInWindow(user, clientId);
+        if (windowBytes < body.data().maxBytes()) {
+            body.data().setMaxBytes((int) Math.max(1, windowBytes));
+        }
         AbstractResponse response = fetch.handle(request);
-        if (request.body(FetchRequest.class).replicaId() >= 0 || !(response instanceof FetchResponse answer)) {
+        if (!(response instanceof FetchResponse answer)) {
             return response;
         }
         long bytes = 0;
@@ -50,8 +62,6 @@ public final class FetchThrottle implements RequestHandler {
                 bytes += FetchResponse.recordsSize(p);
             }
         }
-        String user = request.connection().principal().name();
-        String clientId = ProduceThrottle.clientId(request);
         long throttleMs = quota.recordAndGetThrottleMs(user, clientId, bytes);
         if (throttleMs == 0) {
             return response;
