@@ -20,7 +20,7 @@ import org.springframework.context.annotation.Configuration;
  * quota=producer_byte_rate|consumer_byte_rate}:
  *
  * <ul>
- *   <li>{@code tributary.broker.quota.throttle.time}: the throttle time (ms) each measured request
+ *   <li>{@code tributary.broker.quota.throttle.time}: the throttle time (s) each measured request
  *       earned, 0 within quota (its max is Kafka's {@code produce-throttle-time-max} across clients),
  *       distribution summary
  *   <li>{@code tributary.broker.quota.byte.rate}: the measured client byte rate (bytes/s) at each
@@ -59,7 +59,7 @@ class QuotaConfiguration {
                     key,
                     DistributionSummary.builder("tributary.broker.quota.throttle.time")
                             .description("Throttle time each request measured against a client quota earned")
-                            .baseUnit("milliseconds")
+                            .baseUnit("seconds")
                             .tag("quota", key.wireName())
                             .register(registry));
             rate.put(
@@ -71,7 +71,7 @@ class QuotaConfiguration {
                             .register(registry));
         }
         return (key, ratePerSecond, throttleMs) -> {
-            throttle.get(key).record(throttleMs);
+            throttle.get(key).record(throttleMs / 1000.0);
             rate.get(key).record(ratePerSecond);
         };
     }

@@ -32,7 +32,7 @@ import org.apache.kafka.common.protocol.Errors;
  *       after their SASL session expired without re-authentication, counter
  *   <li>{@code tributary.protocol.connections.muted}, {@code .muted.time}: times a connection was
  *       muted after an answer with {@code throttle_time_ms} (a client over its quota), and for how
- *       many milliseconds in all, counters
+ *       long in all (seconds), counters
  * </ul>
  *
  * Thread-safe.
@@ -60,7 +60,7 @@ public final class ProtocolMetrics {
     private final Counter reauthenticationFailed;
     private final Counter expired;
     private final Counter muted;
-    private final Counter mutedMs;
+    private final Counter mutedSeconds;
     private final Map<ApiKeys, Counter> requests = new ConcurrentHashMap<>();
     private final Map<ApiKeys, Timer> latency = new ConcurrentHashMap<>();
     private final Map<String, Counter> errors = new ConcurrentHashMap<>();
@@ -103,9 +103,9 @@ public final class ProtocolMetrics {
                 .description("Times a connection was muted for a throttled answer (a client over its quota)")
                 .tag("listener", listener)
                 .register(registry);
-        mutedMs = Counter.builder("tributary.protocol.connections.muted.time")
-                .description("Milliseconds connections were muted for throttled answers")
-                .baseUnit("milliseconds")
+        mutedSeconds = Counter.builder("tributary.protocol.connections.muted.time")
+                .description("Time connections were muted for throttled answers")
+                .baseUnit("seconds")
                 .tag("listener", listener)
                 .register(registry);
         for (FrameRejection reason : FrameRejection.values()) {
@@ -152,7 +152,7 @@ public final class ProtocolMetrics {
     /** A connection muted for {@code throttleMs} after a throttled answer (Kafka's channel muting). */
     void connectionMuted(int throttleMs) {
         muted.increment();
-        mutedMs.increment(throttleMs);
+        mutedSeconds.increment(throttleMs / 1000.0);
     }
 
     void frameRejected(FrameRejection reason) {

@@ -46,7 +46,7 @@ class KafkaProtocolServerMuteTest {
                     .untilAsserted(() -> assertThat(count(registry, "tributary.protocol.connections.muted"))
                             .isEqualTo(2.0));
             assertThat(count(registry, "tributary.protocol.connections.muted.time"))
-                    .isEqualTo(300.0);
+                    .isEqualTo(0.3);
         }
     }
 
