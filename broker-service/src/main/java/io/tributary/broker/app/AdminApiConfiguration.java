@@ -1,6 +1,7 @@
 package io.tributary.broker.app;
 
 import io.tributary.broker.api.AdminApiConfig;
+import io.tributary.broker.api.AlterClientQuotasHandler;
 import io.tributary.broker.api.AlterConfigsHandler;
 import io.tributary.broker.api.AlterUserScramCredentialsHandler;
 import io.tributary.broker.api.CreateAclsHandler;
@@ -9,6 +10,7 @@ import io.tributary.broker.api.CreateTopicsHandler;
 import io.tributary.broker.api.DeleteAclsHandler;
 import io.tributary.broker.api.DeleteTopicsHandler;
 import io.tributary.broker.api.DescribeAclsHandler;
+import io.tributary.broker.api.DescribeClientQuotasHandler;
 import io.tributary.broker.api.DescribeClusterHandler;
 import io.tributary.broker.api.DescribeConfigsHandler;
 import io.tributary.broker.api.DescribeUserScramCredentialsHandler;
@@ -272,6 +274,17 @@ public class AdminApiConfiguration {
     CreateAclsHandler createAclsHandler(
             MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl accessControl) {
         return new CreateAclsHandler(metadata, controlPlane, config, accessControl);
+    }
+
+    @Bean
+    AlterClientQuotasHandler alterClientQuotasHandler(
+            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
+        return new AlterClientQuotasHandler(metadata, controlPlane, config);
+    }
+
+    @Bean
+    DescribeClientQuotasHandler describeClientQuotasHandler(MetadataView metadata) {
+        return new DescribeClientQuotasHandler(metadata);
     }
 
     @Bean

@@ -12,6 +12,9 @@ import io.tributary.broker.api.ProduceHandler;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigDefaults;
 import io.tributary.broker.log.index.IndexStore;
+import io.tributary.broker.quota.ByteRateQuota;
+import io.tributary.broker.quota.FetchThrottle;
+import io.tributary.broker.quota.ProduceThrottle;
 import io.tributary.broker.replication.Partition;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.replication.ReplicaManagerConfig;
@@ -25,6 +28,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -161,24 +165,33 @@ public class ReplicaConfiguration {
         return new MicrometerDataPathMetrics(registry);
     }
 
+    /** Produce, under the cluster's {@code producer_byte_rate} quotas ({@link ProduceThrottle}). */
     @Bean
-    ProduceHandler produceHandler(
+    ProduceThrottle produceHandler(
             ReplicaManager replicaManager,
             MetadataView metadataView,
             ReplicaProperties properties,
             DataPathMetrics metrics,
-            AccessControl accessControl) {
-        return new ProduceHandler(replicaManager, metadataView, properties.produceMaxTimeout(), metrics, accessControl);
+            AccessControl accessControl,
+            @Qualifier("produceQuota") ByteRateQuota quota) {
+        return new ProduceThrottle(
+                new ProduceHandler(
+                        replicaManager, metadataView, properties.produceMaxTimeout(), metrics, accessControl),
+                quota);
     }
 
+    /** Fetch, consumers under the cluster's {@code consumer_byte_rate} quotas ({@link FetchThrottle}). */
     @Bean
-    FetchHandler fetchHandler(
+    FetchThrottle fetchHandler(
             ReplicaManager replicaManager,
             MetadataView metadataView,
             ReplicaProperties properties,
             DataPathMetrics metrics,
-            AccessControl accessControl) {
-        return new FetchHandler(replicaManager, metadataView, properties.fetchMaxWait(), metrics, accessControl);
+            AccessControl accessControl,
+            @Qualifier("fetchQuota") ByteRateQuota quota) {
+        return new FetchThrottle(
+                new FetchHandler(replicaManager, metadataView, properties.fetchMaxWait(), metrics, accessControl),
+                quota);
     }
 
     @Bean

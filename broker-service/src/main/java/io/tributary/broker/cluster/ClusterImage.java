@@ -17,13 +17,16 @@ import org.apache.kafka.common.Uuid;
  *     whole when a delta carries them
  * @param acls the ACLs the coordinators store ({@link ClusterAcls}), replaced whole when a delta
  *     carries them
+ * @param clientQuotas the client quotas the coordinators store ({@link ClusterQuotas}), replaced
+ *     whole when a delta carries them
  */
 public record ClusterImage(
         long version,
         Map<Integer, BrokerInfo> brokers,
         Map<String, TopicInfo> topics,
         ScramUsers scramCredentials,
-        ClusterAcls acls) {
+        ClusterAcls acls,
+        ClusterQuotas clientQuotas) {
 
     /** The image a broker starts with, before it has heard from a coordinator. */
     public static final ClusterImage EMPTY = new ClusterImage(-1, Map.of(), Map.of());
@@ -33,6 +36,17 @@ public record ClusterImage(
         topics = Map.copyOf(topics);
         Objects.requireNonNull(scramCredentials, "scramCredentials");
         Objects.requireNonNull(acls, "acls");
+        Objects.requireNonNull(clientQuotas, "clientQuotas");
+    }
+
+    /** An image without client quotas. */
+    public ClusterImage(
+            long version,
+            Map<Integer, BrokerInfo> brokers,
+            Map<String, TopicInfo> topics,
+            ScramUsers scramCredentials,
+            ClusterAcls acls) {
+        this(version, brokers, topics, scramCredentials, acls, ClusterQuotas.EMPTY);
     }
 
     /** An image without ACLs. */
@@ -68,7 +82,9 @@ public record ClusterImage(
         }
         ScramUsers nextScram = delta.scramCredentials().orElse(delta.full() ? ScramUsers.EMPTY : scramCredentials);
         ClusterAcls nextAcls = delta.acls().orElse(delta.full() ? ClusterAcls.EMPTY : acls);
-        return new ClusterImage(Math.max(version, delta.version()), nextBrokers, nextTopics, nextScram, nextAcls);
+        ClusterQuotas nextQuotas = delta.clientQuotas().orElse(delta.full() ? ClusterQuotas.EMPTY : clientQuotas);
+        return new ClusterImage(
+                Math.max(version, delta.version()), nextBrokers, nextTopics, nextScram, nextAcls, nextQuotas);
     }
 
     public Optional<TopicInfo> topic(String name) {

@@ -69,6 +69,34 @@ public interface ControlPlane {
     /** One DeleteAcls filter's outcome and the ACLs it matched (and deleted). */
     record AclFilterOutcome(AclOutcome outcome, List<AclBinding> matched) {}
 
+    /** One part of an AlterClientQuotas entity as the request names it (a null name: the default). */
+    record QuotaPart(String entityType, String name) {}
+
+    /** One AlterClientQuotas op: a key and its value, or a removal. */
+    record QuotaOp(String key, double value, boolean remove) {}
+
+    /** One AlterClientQuotas entry: its entity's parts and its ops. */
+    record QuotaEntry(List<QuotaPart> entity, List<QuotaOp> ops) {
+        public QuotaEntry {
+            entity = List.copyOf(entity);
+            ops = List.copyOf(ops);
+        }
+    }
+
+    /** AlterClientQuotas' entries, in request order, and whether only to validate them. */
+    record QuotaRequest(List<QuotaEntry> entries, boolean validateOnly) {
+        public QuotaRequest {
+            entries = List.copyOf(entries);
+        }
+    }
+
+    /** AlterClientQuotas' outcomes in entry order, and the version that has the change. */
+    record QuotaAlteration(long version, List<AclOutcome> results) {
+        public QuotaAlteration {
+            results = List.copyOf(results);
+        }
+    }
+
     /** DeleteAcls' outcomes in filter order, and the version without the deleted ACLs. */
     record AclDeletion(long version, List<AclFilterOutcome> results) {}
 
@@ -129,6 +157,16 @@ public interface ControlPlane {
     default AclCreation createAcls(List<AclBinding> creations) {
         throw new ControlPlaneException(
                 ControlPlaneException.Kind.UNAVAILABLE, "this control plane does not store ACLs");
+    }
+
+    /**
+     * Kafka's AlterClientQuotas on the coordinators' leader ({@code POST
+     * /internal/v1/client-quotas}): its per-entry checks, then one Raft write of the accepted
+     * changes (none when validating only). The default stores nothing.
+     */
+    default QuotaAlteration alterClientQuotas(QuotaRequest request) {
+        throw new ControlPlaneException(
+                ControlPlaneException.Kind.UNAVAILABLE, "this control plane does not store client quotas");
     }
 
     /**

@@ -6,8 +6,13 @@ import io.tributary.common.security.acl.AclOperation;
 import io.tributary.common.security.acl.AclPatternType;
 import io.tributary.common.security.acl.AclPermission;
 import io.tributary.common.security.acl.AclResourceType;
+import io.tributary.common.security.quota.QuotaEntity;
+import io.tributary.common.security.quota.QuotaEntityType;
+import io.tributary.common.security.quota.QuotaKey;
 import io.tributary.common.security.sasl.ScramCredentialData;
 import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -92,7 +97,8 @@ final class ControlPlaneJson {
             List<TopicJson> topics,
             List<String> deletedTopics,
             List<ScramUserJson> scramCredentials,
-            List<AclJson> acls) {
+            List<AclJson> acls,
+            List<ClientQuotaJson> clientQuotas) {
         MetadataDelta toDelta() {
             return new MetadataDelta(
                     version,
@@ -103,9 +109,59 @@ final class ControlPlaneJson {
                     Optional.ofNullable(scramCredentials).map(ScramUserJson::toUsers),
                     Optional.ofNullable(acls)
                             .map(list -> new ClusterAcls(
-                                    list.stream().map(AclJson::toBinding).toList())));
+                                    list.stream().map(AclJson::toBinding).toList())),
+                    Optional.ofNullable(clientQuotas).map(ClientQuotaJson::toQuotas));
         }
     }
+
+    /** One part of a quota entity ({@code user}, {@code client-id}, {@code ip}; a null name: the default). */
+    record QuotaEntityPartJson(String entityType, String entityName) {}
+
+    /** An entity's client quotas; the coordinator's {@code ClientQuotaJson}. */
+    record ClientQuotaJson(List<QuotaEntityPartJson> entity, Map<String, Double> values) {
+        /** The JSON of every entity's quotas (the coordinator's shape; test doubles). */
+        static List<ClientQuotaJson> of(ClusterQuotas quotas) {
+            List<ClientQuotaJson> all = new ArrayList<>();
+            quotas.byEntity().forEach((entity, values) -> {
+                List<QuotaEntityPartJson> parts = new ArrayList<>();
+                entity.parts().forEach((t, n) -> parts.add(new QuotaEntityPartJson(t.wireName(), n.orElse(null))));
+                Map<String, Double> byName = new TreeMap<>();
+                values.forEach((k, v) -> byName.put(k.wireName(), v));
+                all.add(new ClientQuotaJson(parts, byName));
+            });
+            return all;
+        }
+
+        static ClusterQuotas toQuotas(List<ClientQuotaJson> all) {
+            Map<QuotaEntity, Map<QuotaKey, Double>> byEntity = new LinkedHashMap<>();
+            for (ClientQuotaJson q : all) {
+                Map<QuotaEntityType, Optional<String>> parts = new EnumMap<>(QuotaEntityType.class);
+                for (QuotaEntityPartJson p : q.entity()) {
+                    QuotaEntityType type = QuotaEntityType.fromWireName(p.entityType())
+                            .orElseThrow(() -> new IllegalArgumentException("quota entity type " + p.entityType()));
+                    parts.put(type, Optional.ofNullable(p.entityName()));
+                }
+                Map<QuotaKey, Double> values = new EnumMap<>(QuotaKey.class);
+                q.values()
+                        .forEach((k, v) -> values.put(
+                                QuotaKey.fromWireName(k)
+                                        .orElseThrow(() -> new IllegalArgumentException("quota key " + k)),
+                                v));
+                byEntity.put(new QuotaEntity(parts), values);
+            }
+            return new ClusterQuotas(byEntity);
+        }
+    }
+
+    /** One AlterClientQuotas op: a key and its value, or {@code remove}. */
+    record QuotaOpJson(String key, Double value, Boolean remove) {}
+
+    /** One AlterClientQuotas entry as the request names it. */
+    record QuotaEntryJson(List<QuotaEntityPartJson> entity, List<QuotaOpJson> ops) {}
+
+    record AlterClientQuotasRequest(List<QuotaEntryJson> entries, Boolean validateOnly) {}
+
+    record AlterClientQuotasJson(Long version, List<AclResultJson> results) {}
 
     /**
      * An ACL, or a filter of ACLs (null name, principal or host: any), by Kafka's enum names; the

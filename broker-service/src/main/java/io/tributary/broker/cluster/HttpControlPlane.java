@@ -344,6 +344,11 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
     }
 
     @Override
+    public QuotaAlteration alterClientQuotas(QuotaRequest request) {
+        return acls.alterClientQuotas(request);
+    }
+
+    @Override
     public PartitionWrite alterPartition(
             String topic, int partition, int leaderId, int leaderEpoch, int partitionEpoch, List<Integer> isr) {
         var body = new AlterPartitionRequest(leaderId, leaderEpoch, partitionEpoch, List.copyOf(isr));

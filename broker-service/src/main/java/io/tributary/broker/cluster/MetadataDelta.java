@@ -16,6 +16,7 @@ import java.util.Optional;
  * @param scramCredentials every user's SCRAM credentials when they changed (and in a full answer),
  *     empty when they did not
  * @param acls every ACL when they changed (and in a full answer), empty when they did not
+ * @param clientQuotas every client quota when they changed (and in a full answer), empty when not
  */
 public record MetadataDelta(
         long version,
@@ -24,7 +25,8 @@ public record MetadataDelta(
         List<TopicInfo> topics,
         List<String> deletedTopics,
         Optional<ScramUsers> scramCredentials,
-        Optional<ClusterAcls> acls) {
+        Optional<ClusterAcls> acls,
+        Optional<ClusterQuotas> clientQuotas) {
 
     public MetadataDelta {
         brokers = List.copyOf(brokers);
@@ -32,6 +34,19 @@ public record MetadataDelta(
         deletedTopics = List.copyOf(deletedTopics);
         Objects.requireNonNull(scramCredentials, "scramCredentials");
         Objects.requireNonNull(acls, "acls");
+        Objects.requireNonNull(clientQuotas, "clientQuotas");
+    }
+
+    /** A delta that does not touch client quotas. */
+    public MetadataDelta(
+            long version,
+            boolean full,
+            List<BrokerInfo> brokers,
+            List<TopicInfo> topics,
+            List<String> deletedTopics,
+            Optional<ScramUsers> scramCredentials,
+            Optional<ClusterAcls> acls) {
+        this(version, full, brokers, topics, deletedTopics, scramCredentials, acls, Optional.empty());
     }
 
     /** A delta that does not touch ACLs. */
@@ -58,6 +73,7 @@ public record MetadataDelta(
                 && topics.isEmpty()
                 && deletedTopics.isEmpty()
                 && scramCredentials.isEmpty()
-                && acls.isEmpty();
+                && acls.isEmpty()
+                && clientQuotas.isEmpty();
     }
 }

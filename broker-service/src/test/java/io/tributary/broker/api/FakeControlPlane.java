@@ -50,6 +50,11 @@ final class FakeControlPlane implements ControlPlane {
     /** The ACLs stored, in creation order; the coordinators' checks are {@link AclBinding#validate}'s. */
     private final List<AclBinding> acls = new ArrayList<>();
 
+    private final java.util.Map<
+                    io.tributary.common.security.quota.QuotaEntity,
+                    java.util.Map<io.tributary.common.security.quota.QuotaKey, Double>>
+            quotas = new java.util.LinkedHashMap<>();
+
     private int seed = 1;
     final AtomicInteger writes = new AtomicInteger();
     final AtomicInteger producerIdCalls = new AtomicInteger();
@@ -79,7 +84,13 @@ final class FakeControlPlane implements ControlPlane {
 
     /** The committed image. */
     synchronized ClusterImage image() {
-        return new ClusterImage(version, brokers, topics, ScramUsers.EMPTY, new ClusterAcls(acls));
+        return new ClusterImage(
+                version,
+                brokers,
+                topics,
+                ScramUsers.EMPTY,
+                new ClusterAcls(acls),
+                new io.tributary.broker.cluster.ClusterQuotas(quotas));
     }
 
     synchronized long version() {
@@ -306,5 +317,59 @@ final class FakeControlPlane implements ControlPlane {
             writes.incrementAndGet();
         }
         return new AclDeletion(version, results);
+    }
+
+    /**
+     * Stores what each entry sets and removes, without the coordinators' checks but one: an entity
+     * type other than user and client-id is {@code INVALID_REQUEST} (the checks are the coordinator's
+     * {@code QuotaChanges}, tested there).
+     */
+    @Override
+    public synchronized QuotaAlteration alterClientQuotas(QuotaRequest request) {
+        maybeFail();
+        List<AclOutcome> results = new ArrayList<>();
+        boolean changed = false;
+        for (QuotaEntry entry : request.entries()) {
+            java.util.Map<io.tributary.common.security.quota.QuotaEntityType, java.util.Optional<String>> parts =
+                    new java.util.EnumMap<>(io.tributary.common.security.quota.QuotaEntityType.class);
+            boolean valid = true;
+            for (QuotaPart p : entry.entity()) {
+                var type = io.tributary.common.security.quota.QuotaEntityType.fromWireName(p.entityType());
+                valid &= type.isPresent();
+                type.ifPresent(t -> parts.put(t, java.util.Optional.ofNullable(p.name())));
+            }
+            if (!valid) {
+                results.add(new AclOutcome("INVALID_REQUEST", "Unhandled client quota entity type"));
+                continue;
+            }
+            results.add(new AclOutcome("NONE", null));
+            if (request.validateOnly()) {
+                continue;
+            }
+            var entity = new io.tributary.common.security.quota.QuotaEntity(parts);
+            var values = new java.util.EnumMap<io.tributary.common.security.quota.QuotaKey, Double>(
+                    io.tributary.common.security.quota.QuotaKey.class);
+            values.putAll(quotas.getOrDefault(entity, java.util.Map.of()));
+            for (QuotaOp op : entry.ops()) {
+                var key = io.tributary.common.security.quota.QuotaKey.fromWireName(op.key())
+                        .orElseThrow();
+                if (op.remove()) {
+                    values.remove(key);
+                } else {
+                    values.put(key, op.value());
+                }
+            }
+            if (values.isEmpty()) {
+                quotas.remove(entity);
+            } else {
+                quotas.put(entity, values);
+            }
+            changed = true;
+        }
+        if (changed) {
+            version++;
+            writes.incrementAndGet();
+        }
+        return new QuotaAlteration(version, results);
     }
 }

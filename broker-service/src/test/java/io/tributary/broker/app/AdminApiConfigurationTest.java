@@ -47,6 +47,8 @@ class AdminApiConfigurationTest {
                                 ApiKeys.DESCRIBE_ACLS,
                                 ApiKeys.CREATE_ACLS,
                                 ApiKeys.DELETE_ACLS,
+                                ApiKeys.ALTER_CLIENT_QUOTAS,
+                                ApiKeys.DESCRIBE_CLIENT_QUOTAS,
                                 ApiKeys.CREATE_TOPICS,
                                 ApiKeys.DELETE_TOPICS,
                                 ApiKeys.CREATE_PARTITIONS,

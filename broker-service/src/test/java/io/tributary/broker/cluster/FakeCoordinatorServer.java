@@ -230,7 +230,8 @@ public final class FakeCoordinatorServer implements AutoCloseable {
                         .map(acls -> acls.bindings().stream()
                                 .map(ControlPlaneJson.AclJson::of)
                                 .toList())
-                        .orElse(null));
+                        .orElse(null),
+                delta.clientQuotas().map(ControlPlaneJson.ClientQuotaJson::of).orElse(null));
     }
 
     private static java.util.List<ControlPlaneJson.ScramUserJson> scramJson(ScramUsers users) {

@@ -34,6 +34,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 import javax.net.ssl.SSLSocket;
@@ -266,6 +267,8 @@ public final class KafkaProtocolServer implements AutoCloseable {
         final SaslSession session = sasl == null ? null : new SaslSession(sasl, config.host());
         /** The connection once its SASL exchange completed (its principal); only its thread uses it. */
         ConnectionInfo authenticatedInfo;
+        /** Whether the thread is waiting out a throttle ({@link #mute}); the listener's close wakes it. */
+        volatile boolean muted;
 
         Connection(SocketChannel socket, String id) {
             this.socket = socket;
@@ -431,7 +434,30 @@ public final class KafkaProtocolServer implements AutoCloseable {
                 write(decoded, answer.response(), out);
             }
             metrics.requestCompleted(decoded.header().apiKey(), sample, answer.errorCounts());
+            mute(answer.response().throttleTimeMs());
             return true;
+        }
+
+        /**
+         * Kafka's channel muting for a throttled client: after the answer that carried {@code
+         * throttle_time_ms}, nothing more is read from the connection for that long (its requests wait
+         * in the socket). Ends early when the listener closes.
+         */
+        private void mute(int throttleMs) {
+            if (throttleMs <= 0) {
+                return;
+            }
+            metrics.connectionMuted(throttleMs);
+            muted = true;
+            try {
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(throttleMs);
+                long left;
+                while (!closing && (left = deadline - System.nanoTime()) > 0) {
+                    LockSupport.parkNanos(this, left);
+                }
+            } finally {
+                muted = false;
+            }
         }
 
         /**
@@ -493,6 +519,10 @@ public final class KafkaProtocolServer implements AutoCloseable {
         }
 
         void stopReading() {
+            Thread t = thread;
+            if (muted && t != null) {
+                LockSupport.unpark(t);
+            }
             try {
                 socket.shutdownInput();
             } catch (IOException e) {

@@ -30,6 +30,9 @@ import org.apache.kafka.common.protocol.Errors;
  *       that ended, {@code success} or {@code failure}, counter
  *   <li>{@code tributary.protocol.sasl.sessions.expired}: connections closed because a request came
  *       after their SASL session expired without re-authentication, counter
+ *   <li>{@code tributary.protocol.connections.muted}, {@code .muted.time}: times a connection was
+ *       muted after an answer with {@code throttle_time_ms} (a client over its quota), and for how
+ *       long in all (seconds), counters
  * </ul>
  *
  * Thread-safe.
@@ -56,6 +59,8 @@ public final class ProtocolMetrics {
     private final Counter reauthenticated;
     private final Counter reauthenticationFailed;
     private final Counter expired;
+    private final Counter muted;
+    private final Counter mutedSeconds;
     private final Map<ApiKeys, Counter> requests = new ConcurrentHashMap<>();
     private final Map<ApiKeys, Timer> latency = new ConcurrentHashMap<>();
     private final Map<String, Counter> errors = new ConcurrentHashMap<>();
@@ -92,6 +97,15 @@ public final class ProtocolMetrics {
                 .register(registry);
         expired = Counter.builder("tributary.protocol.sasl.sessions.expired")
                 .description("Connections closed because a request came after their SASL session expired")
+                .tag("listener", listener)
+                .register(registry);
+        muted = Counter.builder("tributary.protocol.connections.muted")
+                .description("Times a connection was muted for a throttled answer (a client over its quota)")
+                .tag("listener", listener)
+                .register(registry);
+        mutedSeconds = Counter.builder("tributary.protocol.connections.muted.time")
+                .description("Time connections were muted for throttled answers")
+                .baseUnit("seconds")
                 .tag("listener", listener)
                 .register(registry);
         for (FrameRejection reason : FrameRejection.values()) {
@@ -133,6 +147,12 @@ public final class ProtocolMetrics {
     /** A connection closed because its SASL session expired: Kafka's expired-connections-killed-count. */
     void sessionExpired() {
         expired.increment();
+    }
+
+    /** A connection muted for {@code throttleMs} after a throttled answer (Kafka's channel muting). */
+    void connectionMuted(int throttleMs) {
+        muted.increment();
+        mutedSeconds.increment(throttleMs / 1000.0);
     }
 
     void frameRejected(FrameRejection reason) {

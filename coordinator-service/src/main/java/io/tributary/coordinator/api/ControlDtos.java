@@ -6,6 +6,7 @@ import io.tributary.common.security.acl.AclPatternType;
 import io.tributary.common.security.acl.AclPermission;
 import io.tributary.common.security.acl.AclResourceType;
 import io.tributary.coordinator.metadata.Broker;
+import io.tributary.coordinator.metadata.ClientQuotas;
 import io.tributary.coordinator.metadata.Endpoint;
 import io.tributary.coordinator.metadata.PartitionState;
 import io.tributary.coordinator.metadata.ScramCredentials;
@@ -13,6 +14,7 @@ import io.tributary.coordinator.metadata.Topic;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 
 /**
@@ -94,7 +96,7 @@ final class ControlDtos {
     /**
      * The metadata long poll's answer; {@code scramCredentials} is every user's credentials when they
      * changed since {@code after} (or in a full answer), absent (null) otherwise; {@code acls} every
-     * ACL when they changed (or in a full answer), absent otherwise.
+     * ACL when they changed (or in a full answer), absent otherwise; {@code clientQuotas} likewise.
      */
     record MetadataJson(
             long version,
@@ -103,7 +105,8 @@ final class ControlDtos {
             List<TopicJson> topics,
             List<String> deletedTopics,
             List<ScramUserJson> scramCredentials,
-            List<AclJson> acls) {
+            List<AclJson> acls,
+            List<ClientQuotaJson> clientQuotas) {
         static MetadataJson of(MetadataHistory.Changes c) {
             return new MetadataJson(
                     c.version(),
@@ -114,7 +117,8 @@ final class ControlDtos {
                     c.scramCredentials().map(ScramUserJson::all).orElse(null),
                     c.acls()
                             .map(acls -> acls.asSet().stream().map(AclJson::of).toList())
-                            .orElse(null));
+                            .orElse(null),
+                    c.clientQuotas().map(ClientQuotaJson::all).orElse(null));
         }
     }
 
@@ -142,6 +146,36 @@ final class ControlDtos {
                     acl.permission());
         }
     }
+
+    /** One part of a quota entity: {@code user}, {@code client-id} or {@code ip}; a null name is the default. */
+    record QuotaEntityPartJson(String entityType, String entityName) {}
+
+    /** An entity's client quotas: its parts and its values by Kafka's key names. */
+    record ClientQuotaJson(List<QuotaEntityPartJson> entity, Map<String, Double> values) {
+        static List<ClientQuotaJson> all(ClientQuotas quotas) {
+            List<ClientQuotaJson> all = new ArrayList<>();
+            quotas.asMap().forEach((entity, values) -> {
+                List<QuotaEntityPartJson> parts = new ArrayList<>();
+                entity.parts().forEach((t, n) -> parts.add(new QuotaEntityPartJson(t.wireName(), n.orElse(null))));
+                Map<String, Double> byName = new TreeMap<>();
+                values.forEach((k, v) -> byName.put(k.wireName(), v));
+                all.add(new ClientQuotaJson(parts, byName));
+            });
+            return all;
+        }
+    }
+
+    /** One AlterClientQuotas op: a key and its value, or {@code remove}. */
+    record QuotaOpJson(String key, Double value, Boolean remove) {}
+
+    /** One AlterClientQuotas entry: the entity's parts as the request names them, and its ops. */
+    record QuotaEntryJson(List<QuotaEntityPartJson> entity, List<QuotaOpJson> ops) {}
+
+    /** AlterClientQuotas' entries, in request order, and whether only to validate. */
+    record AlterClientQuotasRequest(List<QuotaEntryJson> entries, Boolean validateOnly) {}
+
+    /** The entries' results, in request order, and the version that has the change (the current one when none). */
+    record AlterClientQuotasJson(long version, List<AclResultJson> results) {}
 
     /** CreateAcls' creations, in request order. */
     record CreateAclsRequest(List<AclJson> creations) {}

@@ -7,6 +7,8 @@ import io.tributary.coordinator.api.ControlDtos.AclFilterResultJson;
 import io.tributary.coordinator.api.ControlDtos.AclJson;
 import io.tributary.coordinator.api.ControlDtos.AclResultJson;
 import io.tributary.coordinator.api.ControlDtos.AllocateProducerIdsRequest;
+import io.tributary.coordinator.api.ControlDtos.AlterClientQuotasJson;
+import io.tributary.coordinator.api.ControlDtos.AlterClientQuotasRequest;
 import io.tributary.coordinator.api.ControlDtos.AlterConfigsRequest;
 import io.tributary.coordinator.api.ControlDtos.AlterPartitionRequest;
 import io.tributary.coordinator.api.ControlDtos.AlterScramCredentialsJson;
@@ -26,6 +28,9 @@ import io.tributary.coordinator.api.ControlDtos.MetadataJson;
 import io.tributary.coordinator.api.ControlDtos.PartitionJson;
 import io.tributary.coordinator.api.ControlDtos.PartitionWriteJson;
 import io.tributary.coordinator.api.ControlDtos.ProducerIdsJson;
+import io.tributary.coordinator.api.ControlDtos.QuotaEntityPartJson;
+import io.tributary.coordinator.api.ControlDtos.QuotaEntryJson;
+import io.tributary.coordinator.api.ControlDtos.QuotaOpJson;
 import io.tributary.coordinator.api.ControlDtos.RegisterBrokerRequest;
 import io.tributary.coordinator.api.ControlDtos.ScramDeletionJson;
 import io.tributary.coordinator.api.ControlDtos.ScramResultJson;
@@ -47,6 +52,7 @@ import io.tributary.coordinator.metadata.raft.MetadataClient;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
 import io.tributary.coordinator.placement.ReplicaPlacer;
 import io.tributary.coordinator.security.AclChanges;
+import io.tributary.coordinator.security.QuotaChanges;
 import io.tributary.coordinator.security.ScramAlterations;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
@@ -91,6 +97,7 @@ public class ControlPlaneController {
     private final int maxPartitionsPerTopic;
     private final ScramAlterations scramAlterations;
     private final AclChanges aclChanges;
+    private final QuotaChanges quotaChanges;
     private final InstantSource clock;
 
     public ControlPlaneController(
@@ -106,6 +113,7 @@ public class ControlPlaneController {
             int maxPartitionsPerTopic,
             ScramAlterations scramAlterations,
             AclChanges aclChanges,
+            QuotaChanges quotaChanges,
             InstantSource clock) {
         this.node = node;
         this.client = client;
@@ -118,6 +126,7 @@ public class ControlPlaneController {
         this.maxPartitionsPerTopic = maxPartitionsPerTopic;
         this.scramAlterations = scramAlterations;
         this.aclChanges = aclChanges;
+        this.quotaChanges = quotaChanges;
         this.clock = clock;
     }
 
@@ -414,6 +423,45 @@ public class ControlPlaneController {
                                 r.outcome().error().name(),
                                 r.outcome().message(),
                                 r.matched().stream().map(AclJson::of).toList()))
+                        .toList());
+    }
+
+    // ---- client quotas
+
+    /**
+     * Kafka's AlterClientQuotas, forwarded by a broker that checked the caller's cluster
+     * ALTER_CONFIGS: {@link QuotaChanges}' checks against the leader's image, then one {@code
+     * AlterClientQuotas} command (none with {@code validateOnly}). Answers each entry's result, in
+     * request order, and the version that has the change (the current one when nothing changed).
+     */
+    @PostMapping(path = "/client-quotas", consumes = MediaType.APPLICATION_JSON_VALUE)
+    AlterClientQuotasJson alterClientQuotas(@RequestBody AlterClientQuotasRequest body, HttpServletRequest request)
+            throws IOException {
+        requireLeader(request);
+        List<QuotaChanges.Entry> entries = new ArrayList<>();
+        for (QuotaEntryJson e : required(body.entries(), "entries")) {
+            required(e, "entries[]");
+            List<QuotaChanges.Part> parts = new ArrayList<>();
+            for (QuotaEntityPartJson p : required(e.entity(), "entries[].entity")) {
+                parts.add(new QuotaChanges.Part(
+                        required(required(p, "entries[].entity[]").entityType(), "entityType"), p.entityName()));
+            }
+            List<QuotaChanges.Op> ops = new ArrayList<>();
+            for (QuotaOpJson o : required(e.ops(), "entries[].ops")) {
+                boolean remove =
+                        Boolean.TRUE.equals(required(o, "entries[].ops[]").remove());
+                ops.add(new QuotaChanges.Op(
+                        required(o.key(), "key"), remove ? 0 : required(o.value(), "value"), remove));
+            }
+            entries.add(new QuotaChanges.Entry(parts, ops));
+        }
+        QuotaChanges.Plan plan =
+                quotaChanges.plan(image().clientQuotas(), entries, Boolean.TRUE.equals(body.validateOnly()));
+        long version = plan.command().isPresent() ? client.submit(plan.command().get()) : image().version();
+        return new AlterClientQuotasJson(
+                version,
+                plan.results().stream()
+                        .map(r -> new AclResultJson(r.error().name(), r.message()))
                         .toList());
     }
 

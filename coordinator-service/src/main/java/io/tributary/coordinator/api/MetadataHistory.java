@@ -2,6 +2,7 @@ package io.tributary.coordinator.api;
 
 import io.tributary.coordinator.metadata.AclSet;
 import io.tributary.coordinator.metadata.Broker;
+import io.tributary.coordinator.metadata.ClientQuotas;
 import io.tributary.coordinator.metadata.MetadataImage;
 import io.tributary.coordinator.metadata.ScramCredentials;
 import io.tributary.coordinator.metadata.Topic;
@@ -31,7 +32,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * image: a touched topic that is gone is in {@code deletedTopics}. SCRAM credentials travel whole:
  * an answer carries every user's credentials when any changed after {@code after} (and in a full
  * image), none otherwise; they are bounded by {@code max-scram-users}. ACLs travel whole the same
- * way, bounded by {@code max-acls}. When {@code after} is older than
+ * way, bounded by {@code max-acls}, and client quotas, bounded by {@code max-quota-entities}. When {@code after} is older than
  * the oldest entry (the history was trimmed, or this voter started from a snapshot later than it),
  * the answer is the full image.
  *
@@ -43,7 +44,7 @@ public final class MetadataHistory {
     /**
      * What changed after a version: a delta, or the full image when the history does not reach back.
      * {@code scramCredentials}: every user's credentials when they changed (always in a full image),
-     * empty when they did not; {@code acls} likewise.
+     * empty when they did not; {@code acls} and {@code clientQuotas} likewise.
      */
     public record Changes(
             long version,
@@ -52,13 +53,15 @@ public final class MetadataHistory {
             List<Topic> topics,
             List<String> deletedTopics,
             Optional<ScramCredentials> scramCredentials,
-            Optional<AclSet> acls) {
+            Optional<AclSet> acls,
+            Optional<ClientQuotas> clientQuotas) {
         public Changes {
             brokers = List.copyOf(brokers);
             topics = List.copyOf(topics);
             deletedTopics = List.copyOf(deletedTopics);
             Objects.requireNonNull(scramCredentials, "scramCredentials");
             Objects.requireNonNull(acls, "acls");
+            Objects.requireNonNull(clientQuotas, "clientQuotas");
         }
 
         public boolean isEmpty() {
@@ -67,11 +70,13 @@ public final class MetadataHistory {
                     && topics.isEmpty()
                     && deletedTopics.isEmpty()
                     && scramCredentials.isEmpty()
-                    && acls.isEmpty();
+                    && acls.isEmpty()
+                    && clientQuotas.isEmpty();
         }
     }
 
-    private record Entry(long version, Set<Integer> brokers, Set<String> topics, boolean scram, boolean acls) {}
+    private record Entry(
+            long version, Set<Integer> brokers, Set<String> topics, boolean scram, boolean acls, boolean quotas) {}
 
     private final int maxEntries;
     private final ReentrantLock lock = new ReentrantLock();
@@ -110,8 +115,9 @@ public final class MetadataHistory {
                     .asMap()
                     .equals(image.scramCredentials().asMap());
             boolean acls = !latest.acls().equals(image.acls());
+            boolean quotas = !latest.clientQuotas().equals(image.clientQuotas());
             entries.addLast(new Entry(
-                    image.version(), changedBrokers(latest, image), changedTopics(latest, image), scram, acls));
+                    image.version(), changedBrokers(latest, image), changedTopics(latest, image), scram, acls, quotas));
             while (entries.size() > maxEntries) {
                 base = entries.removeFirst().version();
             }
@@ -172,7 +178,14 @@ public final class MetadataHistory {
             }
             if (latest.version() <= after) {
                 return new Changes(
-                        latest.version(), false, List.of(), List.of(), List.of(), Optional.empty(), Optional.empty());
+                        latest.version(),
+                        false,
+                        List.of(),
+                        List.of(),
+                        List.of(),
+                        Optional.empty(),
+                        Optional.empty(),
+                        Optional.empty());
             }
             if (after < base) {
                 return fullOf(latest);
@@ -181,12 +194,14 @@ public final class MetadataHistory {
             Set<String> topicNames = new TreeSet<>();
             boolean scram = false;
             boolean acls = false;
+            boolean quotas = false;
             for (Entry e : entries) {
                 if (e.version() > after) {
                     brokerIds.addAll(e.brokers());
                     topicNames.addAll(e.topics());
                     scram |= e.scram();
                     acls |= e.acls();
+                    quotas |= e.quotas();
                 }
             }
             List<Broker> brokers = new ArrayList<>();
@@ -213,7 +228,8 @@ public final class MetadataHistory {
                     topics,
                     deleted,
                     scram ? Optional.of(latest.scramCredentials()) : Optional.empty(),
-                    acls ? Optional.of(latest.acls()) : Optional.empty());
+                    acls ? Optional.of(latest.acls()) : Optional.empty(),
+                    quotas ? Optional.of(latest.clientQuotas()) : Optional.empty());
         } finally {
             lock.unlock();
         }
@@ -227,7 +243,8 @@ public final class MetadataHistory {
                 List.copyOf(image.topics().values()),
                 List.of(),
                 Optional.of(image.scramCredentials()),
-                Optional.of(image.acls()));
+                Optional.of(image.acls()),
+                Optional.of(image.clientQuotas()));
     }
 
     private static Set<Integer> changedBrokers(MetadataImage before, MetadataImage after) {

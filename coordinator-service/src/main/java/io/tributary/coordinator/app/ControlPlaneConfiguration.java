@@ -12,6 +12,7 @@ import io.tributary.coordinator.metadata.raft.MetadataClient;
 import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
 import io.tributary.coordinator.security.AclChanges;
 import io.tributary.coordinator.security.BrokerSigningSecrets;
+import io.tributary.coordinator.security.QuotaChanges;
 import io.tributary.coordinator.security.ScramAlterations;
 import java.time.InstantSource;
 import java.util.Optional;
@@ -55,7 +56,8 @@ class ControlPlaneConfiguration {
             MetadataProperties metadata,
             ControlPlaneProperties control,
             ScramAlterations scramAlterations,
-            AclChanges aclChanges) {
+            AclChanges aclChanges,
+            QuotaChanges quotaChanges) {
         if (control.secretFile() == null) {
             log.warn(
                     "the control plane (/internal/v1) is open to anyone who reaches this port: set "
@@ -74,6 +76,7 @@ class ControlPlaneConfiguration {
                 metadata.maxPartitionsPerTopic(),
                 scramAlterations,
                 aclChanges,
+                quotaChanges,
                 InstantSource.system());
     }
 

@@ -33,6 +33,7 @@ import org.springframework.validation.annotation.Validated;
  * @param maxConsumerGroups the most KIP-848 consumer groups that may be stored
  * @param maxScramUsers the most users that may hold SCRAM credentials
  * @param maxAcls the most ACLs that may be stored
+ * @param maxQuotaEntities the most entities that may have client quotas
  * @param logFlush when a voter counts a Raft log entry as written: {@code fsync} (the default) or
  *     {@code page-cache} (what each may lose: {@link RaftNodeConfig.LogFlush})
  */
@@ -55,6 +56,7 @@ public record MetadataProperties(
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxConsumerGroups,
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxScramUsers,
         @DefaultValue("100000") @Min(1) @Max(1_000_000) int maxAcls,
+        @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxQuotaEntities,
         @DefaultValue("fsync") @NotNull RaftNodeConfig.LogFlush logFlush) {
 
     LivenessConfig livenessConfig() {
@@ -72,6 +74,7 @@ public record MetadataProperties(
                 maxClassicGroups,
                 maxConsumerGroups,
                 maxScramUsers,
-                maxAcls);
+                maxAcls,
+                maxQuotaEntities);
     }
 }

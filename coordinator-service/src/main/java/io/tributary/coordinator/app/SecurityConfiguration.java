@@ -11,6 +11,7 @@ import io.tributary.coordinator.security.AclChanges;
 import io.tributary.coordinator.security.BrokerSigningSecrets;
 import io.tributary.coordinator.security.ImageCredentials;
 import io.tributary.coordinator.security.InternalCredentials;
+import io.tributary.coordinator.security.QuotaChanges;
 import io.tributary.coordinator.security.ScramAlterations;
 import java.security.SecureRandom;
 import java.util.List;
@@ -88,6 +89,11 @@ class SecurityConfiguration {
     @Bean
     AclChanges aclChanges(MetadataProperties metadata) {
         return new AclChanges(metadata.maxAcls());
+    }
+
+    @Bean
+    QuotaChanges quotaChanges(MetadataProperties metadata) {
+        return new QuotaChanges(metadata.maxQuotaEntities());
     }
 
     @Bean

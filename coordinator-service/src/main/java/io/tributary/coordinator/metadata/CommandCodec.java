@@ -9,6 +9,7 @@ import io.tributary.common.security.sasl.ScramCredentialData;
 import io.tributary.coordinator.group.classic.ClassicGroupRecord;
 import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
 import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
+import io.tributary.coordinator.metadata.MetadataCommand.AlterClientQuotas;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterPartition;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterScramCredentials;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
@@ -48,7 +49,7 @@ import java.util.TreeMap;
  * offset 0  int8   format version: 1 for types 1..9, 2 for type 10, 3 for types 11..13,
  *                  4 for types 14..15, 5 for types 16..17 (below), 6 for an UpdateConsumerGroup
  *                  that carries a classic member's metadata (record kind 7), 7 for types 18..19,
- *                  8 for types 20..21
+ *                  8 for types 20..21, 9 for type 22
  * offset 1  int8   command type (below)
  * offset 2  ...    the command's fields, in this order:
  *
@@ -84,6 +85,8 @@ import java.util.TreeMap;
  *                                                                   (version 7 and later)
  * type 20 CreateAcls        int32 ACL count A, A x acl              (version 8 and later)
  * type 21 DeleteAcls        int32 ACL count A, A x acl              (version 8 and later)
+ * type 22 AlterClientQuotas int32 change count C, C x quota change  (version 9 and later;
+ *                             the layout is in QuotaCodec)
  *
  * offsets (also in ImageCodec): int32 topic count T, T x (string topic, int32 partition count P (1..),
  *                                 P x (int32 partition, int64 offset (0..), int32 leaderEpoch,
@@ -109,7 +112,7 @@ import java.util.TreeMap;
  *
  * <p>Versions: version 2 adds type 10, version 3 adds types 11..13, version 4 types 14..15,
  * version 5 types 16..17, version 6 record kind 7 (a consumer group's classic member) inside
- * type 16, version 7 types 18..19, version 8 types 20..21; none changes anything else. Each command is written in the lowest version that has its type, so types
+ * type 16, version 7 types 18..19, version 8 types 20..21, version 9 type 22; none changes anything else. Each command is written in the lowest version that has its type, so types
  * 1..9 keep their version-1 bytes and a coordinator that reads only version 1 can still follow a
  * log without producer id allocations, committed offsets, classic or consumer groups (a rolling upgrade); a
  * reader accepts each type in the version that added it and every later one.
@@ -133,7 +136,10 @@ import java.util.TreeMap;
 public final class CommandCodec {
 
     /** The newest format version this class writes (for the types it added; see the class doc). */
-    public static final int VERSION = 8;
+    public static final int VERSION = 9;
+
+    /** The format version that added types 20..21. */
+    static final int VERSION_8 = 8;
 
     /** The format version that added types 18..19. */
     static final int VERSION_7 = 7;
@@ -177,6 +183,7 @@ public final class CommandCodec {
     private static final int BOOTSTRAP_SCRAM_CREDENTIALS = 19;
     private static final int CREATE_ACLS = 20;
     private static final int DELETE_ACLS = 21;
+    private static final int ALTER_CLIENT_QUOTAS = 22;
 
     /** The smallest encoded ACL: three codes, three empty strings, one more code. */
     static final int MIN_ACL_BYTES = 1 + 4 + 1 + 4 + 4 + 1 + 1;
@@ -279,6 +286,10 @@ public final class CommandCodec {
                 w.int8(DELETE_ACLS).int32(c.acls().size());
                 c.acls().forEach(acl -> writeAcl(w, acl));
             }
+            case AlterClientQuotas c -> {
+                w.int8(ALTER_CLIENT_QUOTAS);
+                QuotaCodec.writeChanges(w, c.changes());
+            }
         }
         return w.toByteArray();
     }
@@ -296,8 +307,9 @@ public final class CommandCodec {
             case DeleteConsumerGroup c -> VERSION_5;
             case AlterScramCredentials c -> VERSION_7;
             case BootstrapScramCredentials c -> VERSION_7;
-            case CreateAcls c -> VERSION;
-            case DeleteAcls c -> VERSION;
+            case CreateAcls c -> VERSION_8;
+            case DeleteAcls c -> VERSION_8;
+            case AlterClientQuotas c -> VERSION;
             default -> VERSION_1;
         };
     }
@@ -310,7 +322,8 @@ public final class CommandCodec {
             case STORE_CLASSIC_GROUP, DELETE_CLASSIC_GROUP -> VERSION_4;
             case UPDATE_CONSUMER_GROUP, DELETE_CONSUMER_GROUP -> VERSION_5;
             case ALTER_SCRAM_CREDENTIALS, BOOTSTRAP_SCRAM_CREDENTIALS -> VERSION_7;
-            case CREATE_ACLS, DELETE_ACLS -> VERSION;
+            case CREATE_ACLS, DELETE_ACLS -> VERSION_8;
+            case ALTER_CLIENT_QUOTAS -> VERSION;
             default -> VERSION_1; // an unknown type is rejected as such
         };
     }
@@ -567,6 +580,7 @@ public final class CommandCodec {
             case BOOTSTRAP_SCRAM_CREDENTIALS -> new BootstrapScramCredentials(readUpsertions(r));
             case CREATE_ACLS -> new CreateAcls(readAcls(r));
             case DELETE_ACLS -> new DeleteAcls(readAcls(r));
+            case ALTER_CLIENT_QUOTAS -> new AlterClientQuotas(QuotaCodec.readChanges(r));
             default -> throw r.corrupt("unknown command type " + type);
         };
         r.expectEnd();

@@ -83,6 +83,7 @@ public final class CommandValidator {
         MetadataImage next = image.apply(command);
         checkScramUsers(image, next);
         checkAcls(image, next);
+        checkQuotaEntities(image, next);
         return next;
     }
 
@@ -140,6 +141,19 @@ public final class CommandValidator {
         if (users > limits.maxScramUsers() && users > before.scramCredentials().clientUserCount()) {
             throw new InvalidRequestException(
                     "%d users would have SCRAM credentials; the limit is %d".formatted(users, limits.maxScramUsers()));
+        }
+    }
+
+    /**
+     * The bound on client quota entities: a change may not leave more than {@link
+     * MetadataLimits#maxQuotaEntities()} and more than before.
+     */
+    private void checkQuotaEntities(MetadataImage before, MetadataImage after) {
+        int entities = after.clientQuotas().size();
+        if (entities > limits.maxQuotaEntities()
+                && entities > before.clientQuotas().size()) {
+            throw new InvalidRequestException("%d client quota entities would be stored; the limit is %d"
+                    .formatted(entities, limits.maxQuotaEntities()));
         }
     }
 

@@ -19,7 +19,7 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * offset 0  int32  magic 0x5452424D ("TRBM")
- * offset 4  int8   format version, 8 (1 to 7 are read too)
+ * offset 4  int8   format version, 9 (1 to 8 are read too)
  * offset 5  int64  metadata version
  * offset 13 int64  next producer id (version 2 only; a version-1 image has none, and reads as 0)
  *           int32  broker count B, then B brokers in id order:
@@ -57,6 +57,12 @@ import java.util.zip.CRC32C;
  *                    permission code), each in CommandCodec's acl layout (int8 resourceType,
  *                    string resourceName, int8 patternType, string principal, string host,
  *                    int8 operation, int8 permission); no ACL twice, each one valid
+ *           int32  quota entity count E (version 9 and later), then E entities in QuotaEntity's
+ *                    order, each (quota entity, int32 value count V (1..), V x quota value, keys
+ *                    ascending) in QuotaCodec's layouts: entity = int8 part count P (1..3),
+ *                    P x (int8 type (1 user, 2 client-id, 3 ip), optional string name (absent:
+ *                    the default)); value = int8 key (1 producer_byte_rate .. 5
+ *                    connection_creation_rate), int64 IEEE 754 double bits (positive, finite)
  * last 4    int32  CRC32C of every byte before it
  * </pre>
  *
@@ -64,12 +70,12 @@ import java.util.zip.CRC32C;
  * committed offsets after the topics, version 4 the classic groups after the committed offsets,
  * version 5 the consumer groups after the classic groups, version 6 a classic flag (and metadata)
  * after each consumer group member's metadata, version 7 the SCRAM credentials after the consumer
- * groups, version 8 the ACLs after the SCRAM credentials; none changes anything else. A snapshot written by an older coordinator loads with what that
+ * groups, version 8 the ACLs after the SCRAM credentials, version 9 the client quotas after the ACLs; none changes anything else. A snapshot written by an older coordinator loads with what that
  * coordinator's state had: next producer id 0 from version 1 (it never handed one out), no committed
  * offsets from versions 1 and 2, no classic groups from versions 1 to 3, no consumer groups from
  * versions 1 to 4 (it could not store any), no SCRAM credentials and not bootstrapped from versions
  * 1 to 6 (so the first leader of a newer coordinator writes the bootstrap credentials once), no ACLs
- * from versions 1 to 7.
+ * from versions 1 to 7, no client quotas from versions 1 to 8.
  *
  * <p>A reader rejects a wrong magic, an unknown version, a checksum mismatch, truncation and trailing
  * bytes with a {@link CorruptCommandException}, and a state that breaks an invariant (an ISR outside
@@ -83,7 +89,10 @@ public final class ImageCodec {
     public static final int MAGIC = 0x5452424D;
 
     /** The format version this class writes. */
-    public static final int VERSION = 8;
+    public static final int VERSION = 9;
+
+    /** The format version before client quotas, still read. */
+    static final int VERSION_8 = 8;
 
     /** The format version before ACLs, still read. */
     static final int VERSION_7 = 7;
@@ -160,6 +169,7 @@ public final class ImageCodec {
         });
         w.int32(image.acls().size());
         image.acls().asSet().forEach(acl -> CommandCodec.writeAcl(w, acl));
+        QuotaCodec.writeSection(w, image.clientQuotas());
         byte[] body = w.toByteArray();
         CRC32C crc = new CRC32C();
         crc.update(body);
@@ -251,9 +261,19 @@ public final class ImageCodec {
         if (version > VERSION_7) {
             acls = readAcls(r);
         }
+        ClientQuotas quotas = version > VERSION_8 ? QuotaCodec.readSection(r) : ClientQuotas.EMPTY;
         r.expectEnd();
         return new MetadataImage(
-                metadataVersion, brokers, topics, nextProducerId, offsets, classicGroups, consumerGroups, scram, acls);
+                metadataVersion,
+                brokers,
+                topics,
+                nextProducerId,
+                offsets,
+                classicGroups,
+                consumerGroups,
+                scram,
+                acls,
+                quotas);
     }
 
     /** Reads the SCRAM section; users and mechanisms must be in order and not repeat. */

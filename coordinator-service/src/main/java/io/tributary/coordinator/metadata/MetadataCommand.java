@@ -1,13 +1,19 @@
 package io.tributary.coordinator.metadata;
 
 import io.tributary.common.security.acl.AclBinding;
+import io.tributary.common.security.quota.QuotaEntity;
+import io.tributary.common.security.quota.QuotaKey;
 import io.tributary.common.security.sasl.ScramCredentialData;
 import io.tributary.coordinator.group.ConsumerGroupRecord;
 import io.tributary.coordinator.group.classic.ClassicGroupRecord;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -296,6 +302,28 @@ public sealed interface MetadataCommand {
     record DeleteAcls(List<AclBinding> acls) implements MetadataCommand {
         public DeleteAcls {
             acls = List.copyOf(acls);
+        }
+    }
+
+    /**
+     * Alters client quotas (Kafka's AlterClientQuotas, after its checks on the leader): each change
+     * removes and sets values of one entity, in order; an entity left without values is gone. A
+     * value already stored is no change (a resent command). The bound on entities ({@link
+     * MetadataLimits#maxQuotaEntities()}) is checked before the command is appended. Brokers hold
+     * the quotas, so a change bumps the metadata version.
+     */
+    record AlterClientQuotas(List<QuotaChange> changes) implements MetadataCommand {
+        public AlterClientQuotas {
+            changes = List.copyOf(changes);
+        }
+    }
+
+    /** One entity's quota change: the keys whose values are removed, then the values set. */
+    record QuotaChange(QuotaEntity entity, Set<QuotaKey> removed, Map<QuotaKey, Double> set) {
+        public QuotaChange {
+            Objects.requireNonNull(entity, "entity");
+            removed = removed.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(removed));
+            set = set.isEmpty() ? Map.of() : Collections.unmodifiableMap(new EnumMap<>(set));
         }
     }
 

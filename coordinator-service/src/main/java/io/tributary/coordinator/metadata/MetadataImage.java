@@ -4,6 +4,7 @@ import io.tributary.common.protocol.CoordinatorNodeIds;
 import io.tributary.common.topic.UnsupportedTopicConfigs;
 import io.tributary.coordinator.metadata.MetadataCommand.AddPartitions;
 import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
+import io.tributary.coordinator.metadata.MetadataCommand.AlterClientQuotas;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterPartition;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterScramCredentials;
 import io.tributary.coordinator.metadata.MetadataCommand.AlterTopicConfigs;
@@ -41,7 +42,7 @@ import java.util.regex.Pattern;
 /**
  * An immutable image of cluster metadata: brokers by id, topics by name, and the metadata version;
  * and the committed offsets of consumer groups, the classic groups' generations and the KIP-848
- * consumer groups' stored state; the users' SCRAM credentials; the ACLs.
+ * consumer groups' stored state; the users' SCRAM credentials; the ACLs; the client quotas.
  *
  * <p>{@link #apply} is the whole state machine: a pure function from (image, command) to the next
  * image. It reads no clock and no randomness, so every voter that applies the same log reaches the
@@ -69,6 +70,7 @@ import java.util.regex.Pattern;
  * @param scramCredentials the users' SCRAM credentials (brokers hold them: a change bumps the
  *     version) and whether the bootstrap credentials were written
  * @param acls the ACLs (brokers hold them: a change bumps the version)
+ * @param clientQuotas the client quotas (brokers hold them: a change bumps the version)
  */
 public record MetadataImage(
         long version,
@@ -79,7 +81,8 @@ public record MetadataImage(
         ClassicGroups classicGroups,
         ConsumerGroups consumerGroups,
         ScramCredentials scramCredentials,
-        AclSet acls) {
+        AclSet acls,
+        ClientQuotas clientQuotas) {
 
     /** The image before the first command. */
     public static final MetadataImage EMPTY =
@@ -138,6 +141,30 @@ public record MetadataImage(
                 AclSet.EMPTY);
     }
 
+    /** An image without client quotas (a version-8 snapshot or older, tests). */
+    public MetadataImage(
+            long version,
+            SortedMap<Integer, Broker> brokers,
+            SortedMap<String, Topic> topics,
+            long nextProducerId,
+            CommittedOffsets committedOffsets,
+            ClassicGroups classicGroups,
+            ConsumerGroups consumerGroups,
+            ScramCredentials scramCredentials,
+            AclSet acls) {
+        this(
+                version,
+                brokers,
+                topics,
+                nextProducerId,
+                committedOffsets,
+                classicGroups,
+                consumerGroups,
+                scramCredentials,
+                acls,
+                ClientQuotas.EMPTY);
+    }
+
     /** Kafka's longest topic name. */
     public static final int MAX_TOPIC_NAME_LENGTH = 249;
 
@@ -152,6 +179,7 @@ public record MetadataImage(
         Objects.requireNonNull(consumerGroups, "consumerGroups");
         Objects.requireNonNull(scramCredentials, "scramCredentials");
         Objects.requireNonNull(acls, "acls");
+        Objects.requireNonNull(clientQuotas, "clientQuotas");
         brokers = Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
         topics = Collections.unmodifiableSortedMap(new TreeMap<>(topics));
     }
@@ -233,6 +261,7 @@ public record MetadataImage(
                                 scramCredentials.with(List.of(), c.upsertions()).markBootstrapped());
             case CreateAcls c -> withAcls(acls.with(c.acls()));
             case DeleteAcls c -> withAcls(acls.without(c.acls()));
+            case AlterClientQuotas c -> withClientQuotas(clientQuotas.with(c.changes()));
         };
     }
 
@@ -285,7 +314,8 @@ public record MetadataImage(
                 classicGroups,
                 consumerGroups,
                 scramCredentials,
-                acls);
+                acls,
+                clientQuotas);
     }
 
     private Broker currentIncarnation(int brokerId, UUID incarnationId) {
@@ -313,7 +343,8 @@ public record MetadataImage(
                 classicGroups,
                 consumerGroups,
                 scramCredentials,
-                acls);
+                acls,
+                clientQuotas);
     }
 
     /** Topics after broker {@code id} leaves every ISR and leadership (its broker record not yet fenced). */
@@ -395,7 +426,8 @@ public record MetadataImage(
                 classicGroups,
                 consumerGroups,
                 scramCredentials,
-                acls);
+                acls,
+                clientQuotas);
     }
 
     /** Checks a topic name against Kafka's rules. */
@@ -476,7 +508,8 @@ public record MetadataImage(
                 classicGroups,
                 consumerGroups,
                 scramCredentials,
-                acls);
+                acls,
+                clientQuotas);
     }
 
     private MetadataImage deleteTopic(DeleteTopic c) {
@@ -492,7 +525,8 @@ public record MetadataImage(
                 classicGroups,
                 consumerGroups,
                 scramCredentials,
-                acls);
+                acls,
+                clientQuotas);
     }
 
     private MetadataImage addPartitions(AddPartitions c) {
@@ -605,7 +639,8 @@ public record MetadataImage(
                         classicGroups,
                         consumerGroups,
                         scramCredentials,
-                        acls);
+                        acls,
+                        clientQuotas);
             }
         }
         return image == this
@@ -619,7 +654,8 @@ public record MetadataImage(
                         classicGroups,
                         consumerGroups,
                         scramCredentials,
-                        acls);
+                        acls,
+                        clientQuotas);
     }
 
     private MetadataImage allocateProducerIds(AllocateProducerIds c) {
@@ -640,7 +676,8 @@ public record MetadataImage(
                 classicGroups,
                 consumerGroups,
                 scramCredentials,
-                acls);
+                acls,
+                clientQuotas);
     }
 
     private static String checkGroupId(String groupId) {
@@ -677,7 +714,8 @@ public record MetadataImage(
                         classicGroups,
                         consumerGroups,
                         scramCredentials,
-                        acls);
+                        acls,
+                        clientQuotas);
     }
 
     /** This image with other classic groups, at the same metadata version (brokers do not watch groups). */
@@ -693,7 +731,8 @@ public record MetadataImage(
                         groups,
                         consumerGroups,
                         scramCredentials,
-                        acls);
+                        acls,
+                        clientQuotas);
     }
 
     /** This image with other consumer groups, at the same metadata version (brokers do not watch groups). */
@@ -709,7 +748,8 @@ public record MetadataImage(
                         classicGroups,
                         groups,
                         scramCredentials,
-                        acls);
+                        acls,
+                        clientQuotas);
     }
 
     /**
@@ -722,7 +762,16 @@ public record MetadataImage(
         }
         long next = scram.asMap().equals(scramCredentials.asMap()) ? version : version + 1;
         return new MetadataImage(
-                next, brokers, topics, nextProducerId, committedOffsets, classicGroups, consumerGroups, scram, acls);
+                next,
+                brokers,
+                topics,
+                nextProducerId,
+                committedOffsets,
+                classicGroups,
+                consumerGroups,
+                scram,
+                acls,
+                clientQuotas);
     }
 
     /** This image with other ACLs, one version later (brokers hold them). */
@@ -738,6 +787,24 @@ public record MetadataImage(
                         classicGroups,
                         consumerGroups,
                         scramCredentials,
+                        next,
+                        clientQuotas);
+    }
+
+    /** This image with other client quotas, one version later (brokers hold them). */
+    private MetadataImage withClientQuotas(ClientQuotas next) {
+        return next == clientQuotas
+                ? this
+                : new MetadataImage(
+                        version + 1,
+                        brokers,
+                        topics,
+                        nextProducerId,
+                        committedOffsets,
+                        classicGroups,
+                        consumerGroups,
+                        scramCredentials,
+                        acls,
                         next);
     }
 
@@ -753,7 +820,8 @@ public record MetadataImage(
                 classicGroups,
                 consumerGroups,
                 scramCredentials,
-                acls);
+                acls,
+                clientQuotas);
     }
 
     private MetadataImage withPartition(Topic t, int index, PartitionState p) {

@@ -35,6 +35,11 @@ package io.tributary.coordinator.metadata;
  *     every voter's and broker's memory (in the broker's authorizer index), in every snapshot and in
  *     a broker's full metadata answer (about 150 bytes of JSON each: 100,000 ACLs are about 15 MB,
  *     within the broker's 64 MiB answer bound)
+ * @param maxQuotaEntities the most entities (users, client ids, their pairs, IPs, defaults) that
+ *     may have client quotas at once (default 10,000; Kafka has no bound); an AlterClientQuotas
+ *     giving a quota to a new entity beyond it is refused ({@code POLICY_VIOLATION}), changes to
+ *     stored entities and removals never are. Every entity is in every voter's and broker's memory,
+ *     in every snapshot and in a broker's full metadata answer (about 120 bytes of JSON each)
  */
 public record MetadataLimits(
         int maxCommandBytes,
@@ -46,7 +51,11 @@ public record MetadataLimits(
         int maxClassicGroups,
         int maxConsumerGroups,
         int maxScramUsers,
-        int maxAcls) {
+        int maxAcls,
+        int maxQuotaEntities) {
+
+    /** The default of {@link #maxQuotaEntities}. */
+    public static final int DEFAULT_MAX_QUOTA_ENTITIES = 10_000;
 
     /** The default of {@link #maxAcls}. */
     public static final int DEFAULT_MAX_ACLS = 100_000;
@@ -105,6 +114,35 @@ public record MetadataLimits(
         if (maxAcls < 1) {
             throw new IllegalArgumentException("maxAcls must be 1 or more, got " + maxAcls);
         }
+        if (maxQuotaEntities < 1) {
+            throw new IllegalArgumentException("maxQuotaEntities must be 1 or more, got " + maxQuotaEntities);
+        }
+    }
+
+    /** Limits with the default bound on client quota entities. */
+    public MetadataLimits(
+            int maxCommandBytes,
+            int maxPartitionsPerTopic,
+            int maxProducerIdsPerBlock,
+            int maxGroupsWithOffsets,
+            int maxOffsetsPerGroup,
+            int maxOffsetMetadataBytes,
+            int maxClassicGroups,
+            int maxConsumerGroups,
+            int maxScramUsers,
+            int maxAcls) {
+        this(
+                maxCommandBytes,
+                maxPartitionsPerTopic,
+                maxProducerIdsPerBlock,
+                maxGroupsWithOffsets,
+                maxOffsetsPerGroup,
+                maxOffsetMetadataBytes,
+                maxClassicGroups,
+                maxConsumerGroups,
+                maxScramUsers,
+                maxAcls,
+                DEFAULT_MAX_QUOTA_ENTITIES);
     }
 
     /** Limits with the default bound on ACLs. */

@@ -5,8 +5,10 @@
  * ({@link io.tributary.coordinator.metadata.CommittedOffsets}), classic groups' last completed
  * generations ({@link io.tributary.coordinator.metadata.ClassicGroups}) and KIP-848 consumer groups'
  * members, epochs and assignments ({@link io.tributary.coordinator.metadata.ConsumerGroups}); and the
- * users' SCRAM credentials ({@link io.tributary.coordinator.metadata.ScramCredentials}), which brokers
- * hold too. Core: plain Java, no Spring
+ * users' SCRAM credentials ({@link io.tributary.coordinator.metadata.ScramCredentials}), the ACLs
+ * ({@link io.tributary.coordinator.metadata.AclSet}) and the client quotas ({@link
+ * io.tributary.coordinator.metadata.ClientQuotas}, encoded by {@code QuotaCodec}), which brokers hold
+ * too. Core: plain Java, no Spring
  * (an architecture test enforces it).
  *
  * <pre>

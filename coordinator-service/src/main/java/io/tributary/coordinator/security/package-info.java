@@ -1,5 +1,6 @@
 /**
- * Kafka-side security on the coordinators: SCRAM credentials as cluster metadata. Core: plain
+ * Kafka-side security on the coordinators: SCRAM credentials, ACLs and client quotas as cluster
+ * metadata. Core: plain
  * Java, no Spring (an architecture test enforces it).
  *
  * <pre>
@@ -20,6 +21,10 @@
  *          with, which the control plane's filter records in BrokerSigningSecrets)
  *
  *  Kafka listener (SASL, with the secret) ──► ImageCredentials ──► the image's credentials
+ *
+ *  AlterClientQuotas ──► any broker ──► POST /internal/v1/client-quotas ──► leader:
+ *      QuotaChanges.plan(image's quotas) ──► per-entry results (Kafka's messages)
+ *      ──► one AlterClientQuotas command (none with validate_only)
  * </pre>
  *
  * <p>The internal users' names are reserved ({@code ScramAlterations} refuses them): only the

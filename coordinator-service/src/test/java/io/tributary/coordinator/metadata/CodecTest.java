@@ -167,9 +167,9 @@ class CodecTest {
     @Test
     void unknownVersionAndTypeAreRejected() {
         byte[] bytes = CommandCodec.encode(new DeleteTopic("t"));
-        bytes[0] = 9;
+        bytes[0] = 10;
         byte[] badVersion = bytes.clone();
-        assertThatThrownBy(() -> CommandCodec.decode(badVersion)).hasMessageContaining("version 9");
+        assertThatThrownBy(() -> CommandCodec.decode(badVersion)).hasMessageContaining("version 10");
         bytes[0] = 1;
         bytes[1] = 42;
         byte[] badType = bytes.clone();
@@ -338,18 +338,60 @@ class CodecTest {
     void anImageHasTheDocumentedBytes() {
         MetadataImage image = new MetadataImage(7, new TreeMap<>(), new TreeMap<>(), 0x0102);
         byte[] body = {
-            0x54, 0x52, 0x42, 0x4D, // magic "TRBM"
-            8, // format version
-            0, 0, 0, 0, 0, 0, 0, 7, // metadata version
-            0, 0, 0, 0, 0, 0, 1, 2, // next producer id
-            0, 0, 0, 0, // brokers
-            0, 0, 0, 0, // topics
-            0, 0, 0, 0, // groups
-            0, 0, 0, 0, // classic groups
-            0, 0, 0, 0, // consumer groups
+            0x54,
+            0x52,
+            0x42,
+            0x4D, // magic "TRBM"
+            9, // format version
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            7, // metadata version
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            1,
+            2, // next producer id
+            0,
+            0,
+            0,
+            0, // brokers
+            0,
+            0,
+            0,
+            0, // topics
+            0,
+            0,
+            0,
+            0, // groups
+            0,
+            0,
+            0,
+            0, // classic groups
+            0,
+            0,
+            0,
+            0, // consumer groups
             0, // SCRAM not bootstrapped
-            0, 0, 0, 0, // SCRAM users
-            0, 0, 0, 0 // ACLs
+            0,
+            0,
+            0,
+            0, // SCRAM users
+            0,
+            0,
+            0,
+            0, // ACLs
+            0,
+            0,
+            0,
+            0 // client quota entities
         };
         assertThat(ImageCodec.encode(image)).isEqualTo(withCrc(body));
     }
@@ -363,8 +405,19 @@ class CodecTest {
                 .array();
     }
 
-    /** A version-7 image (before ACLs): version 8's bytes of an image without any, less their count. */
-    static byte[] asVersionSeven(byte[] version8) {
+    /**
+     * A version-8 image (before client quotas): version 9's bytes of an image without any, less their
+     * count.
+     */
+    static byte[] asVersionEight(byte[] version9) {
+        byte[] body = Arrays.copyOf(version9, version9.length - 4 - 4);
+        body[4] = 8;
+        return withCrc(body);
+    }
+
+    /** A version-7 image (before ACLs): version 9's bytes of an image without any (nor quotas), less their counts. */
+    static byte[] asVersionSeven(byte[] version9) {
+        byte[] version8 = asVersionEight(version9);
         byte[] body = Arrays.copyOf(version8, version8.length - 4 - 4);
         body[4] = 7;
         return withCrc(body);

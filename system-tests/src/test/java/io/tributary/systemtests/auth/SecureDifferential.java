@@ -3,11 +3,17 @@ package io.tributary.systemtests.auth;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.KafkaFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,5 +88,28 @@ final class SecureDifferential {
         outcomes.forEach((name, lines) -> assertThat(lines)
                 .as("%s's outcome against Kafka's (logs: %s)", name, targets.logsHint())
                 .isEqualTo(reference));
+    }
+
+    /** An exception as a client sees it: its class and message (the cause of an ExecutionException). */
+    static String error(Throwable e) {
+        Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+        return cause.getClass().getSimpleName() + ": " + cause.getMessage();
+    }
+
+    /** {@code ok}, or how the future failed. */
+    static String outcomeOf(KafkaFuture<?> future) {
+        try {
+            future.get(60, TimeUnit.SECONDS);
+            return "ok";
+        } catch (Exception e) {
+            return error(e);
+        }
+    }
+
+    /** Items in a stable order (Kafka's answers come from hash maps). */
+    static Set<String> sorted(Collection<?> items) {
+        Set<String> out = new TreeSet<>();
+        items.forEach(item -> out.add(String.valueOf(item)));
+        return out;
     }
 }
