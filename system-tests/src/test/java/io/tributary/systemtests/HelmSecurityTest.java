@@ -343,15 +343,8 @@ class HelmSecurityTest {
     @Test
     void certManagerIssuesACertificateForEveryBrokerAndCoordinatorNameWhenAsked() {
         List<HasMetadata> resources = render(Optional.of(SECURED_TLS), Map.of());
-        GenericKubernetesResource certificate = ofKind(resources, GenericKubernetesResource.class).stream()
-                .filter(r -> r.getKind().equals("Certificate"))
-                .findFirst()
-                .orElseThrow();
-
-        assertThat(certificate.getApiVersion()).isEqualTo("cert-manager.io/v1");
-        @SuppressWarnings("unchecked")
-        Map<String, Object> spec =
-                (Map<String, Object>) certificate.getAdditionalProperties().get("spec");
+        assertThat(customResource(resources, "Certificate").getApiVersion()).isEqualTo("cert-manager.io/v1");
+        Map<String, Object> spec = certificateSpec(resources);
         assertThat(spec).containsEntry("secretName", "demo-tributary-tls");
         assertThat(spec.get("issuerRef"))
                 .isEqualTo(Map.of("name", "internal-ca", "kind", "ClusterIssuer", "group", "cert-manager.io"));
@@ -414,11 +407,10 @@ class HelmSecurityTest {
                         .getFirst()
                         .getName())
                 .isEqualTo("https");
-        GenericKubernetesResource monitor = ofKind(resources, GenericKubernetesResource.class).stream()
-                .filter(r -> r.getKind().equals("ServiceMonitor"))
-                .findFirst()
-                .orElseThrow();
-        assertThat(monitor.getAdditionalProperties().get("spec").toString())
+        assertThat(customResource(resources, "ServiceMonitor")
+                        .getAdditionalProperties()
+                        .get("spec")
+                        .toString())
                 .contains("port=https", "scheme=https", "key=ca.crt", "name=demo-tributary-tls");
     }
 
@@ -565,13 +557,18 @@ class HelmSecurityTest {
 
     // ---- helpers ----------------------------------------------------------------------------
 
+    /** The first rendered resource of a kind the Kubernetes client has no class for (a CRD's). */
+    private static GenericKubernetesResource customResource(List<HasMetadata> resources, String kind) {
+        return ofKind(resources, GenericKubernetesResource.class).stream()
+                .filter(r -> r.getKind().equals(kind))
+                .findFirst()
+                .orElseThrow();
+    }
+
     /** The spec of the rendered cert-manager Certificate. */
     @SuppressWarnings("unchecked")
     private static Map<String, Object> certificateSpec(List<HasMetadata> resources) {
-        return (Map<String, Object>) ofKind(resources, GenericKubernetesResource.class).stream()
-                .filter(r -> r.getKind().equals("Certificate"))
-                .findFirst()
-                .orElseThrow()
+        return (Map<String, Object>) customResource(resources, "Certificate")
                 .getAdditionalProperties()
                 .get("spec");
     }

@@ -335,6 +335,14 @@ final class ChildGroupMember implements AutoCloseable {
         return offsets;
     }
 
+    /** One event line of the child, whole and at once (its threads share the stream). */
+    private static void emit(PrintStream out, String line) {
+        synchronized (out) {
+            out.println(MARKER + line);
+            out.flush();
+        }
+    }
+
     /** The child: {@code name bootstrapServers groupId topic protocol [instanceId]}. */
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(
@@ -346,10 +354,7 @@ final class ChildGroupMember implements AutoCloseable {
         String instanceId = args.length > 5 ? args[5] : null;
         GroupMember.Protocol protocol = GroupMember.Protocol.valueOf(args[4]);
         member[0] = new GroupMember(args[0], args[1], args[2], instanceId, protocol, args[3], event -> {
-            synchronized (out) {
-                out.println(MARKER + format(event));
-                out.flush();
-            }
+            emit(out, format(event));
             if (isCallback(event)) {
                 try {
                     String ack = acks.poll(Clients.PATIENCE.toSeconds(), TimeUnit.SECONDS);
@@ -370,10 +375,7 @@ final class ChildGroupMember implements AutoCloseable {
                         member[0].leave();
                     } else if (line.equals("hold")) {
                         member[0].holdBeforeNextCommit(() -> {
-                            synchronized (out) {
-                                out.println(MARKER + "H");
-                                out.flush();
-                            }
+                            emit(out, "H");
                             // Until the test kills this process.
                             while (true) {
                                 try {
