@@ -7,6 +7,7 @@ import io.tributary.broker.cluster.MetadataFollower;
 import io.tributary.common.security.internal.BrokerKey;
 import io.tributary.common.security.internal.ClusterSecret;
 import io.tributary.common.security.internal.InternalLogin;
+import io.tributary.common.security.tls.TlsSettings;
 import io.tributary.common.security.tls.TrustStores;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -114,7 +115,7 @@ public record ClusterProperties(
     static final Duration MAX_GROUP_REBALANCE_WAIT = Duration.ofHours(24);
 
     public ClusterProperties {
-        if (sslTruststoreType != null && !List.of("PEM", "PKCS12", "JKS").contains(sslTruststoreType)) {
+        if (sslTruststoreType != null && !TlsSettings.STORE_TYPES.contains(sslTruststoreType)) {
             throw new IllegalArgumentException(
                     "tributary.broker.cluster.ssl-truststore-type must be PEM, PKCS12 or JKS, got "
                             + sslTruststoreType);

@@ -104,7 +104,7 @@ public final class ListenerSecurities {
 
     private static String type(ListenerSpec spec, String key, String prefix) {
         String type = spec.setting(key).orElse("JKS").toUpperCase(Locale.ROOT);
-        if (!List.of("JKS", "PKCS12", TlsSettings.PEM).contains(type)) {
+        if (!TlsSettings.STORE_TYPES.contains(type)) {
             throw new IllegalArgumentException(
                     "listener %s: %s%s is JKS, PKCS12 or PEM, got '%s'".formatted(spec.name(), prefix, key, type));
         }

@@ -5,7 +5,6 @@ import io.tributary.common.security.tls.TlsSettings;
 import io.tributary.coordinator.metadata.raft.RaftTransport;
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -33,8 +32,6 @@ public record RaftTlsProperties(
         String keyPassword,
         Path certificateChain,
         @DefaultValue Store truststore) {
-
-    private static final Set<String> TYPES = Set.of("PKCS12", "JKS", TlsSettings.PEM);
 
     /**
      * A key or trust store.
@@ -99,7 +96,7 @@ public record RaftTlsProperties(
 
     private static String type(String name, Store store) {
         String type = store.type().toUpperCase(Locale.ROOT);
-        if (!TYPES.contains(type)) {
+        if (!TlsSettings.STORE_TYPES.contains(type)) {
             throw new IllegalArgumentException("tributary.coordinator.raft.ssl.%s.type is PKCS12, JKS or PEM, got '%s'"
                     .formatted(name, store.type()));
         }

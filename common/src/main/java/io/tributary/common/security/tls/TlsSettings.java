@@ -53,6 +53,9 @@ public record TlsSettings(
     /** The key and trust store type read from PEM files ({@link PemFiles}). */
     public static final String PEM = "PEM";
 
+    /** Every key and trust store type read here (upper case), {@link #PEM} and the JDK's. */
+    public static final Set<String> STORE_TYPES = Set.of("JKS", "PKCS12", PEM);
+
     /** Settings without a separate chain file, with Kafka's default principal mapping. */
     public TlsSettings(
             Path keyStore,
