@@ -2,7 +2,6 @@ package io.tributary.systemtests;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.io.Reader;
@@ -67,18 +66,6 @@ class SecureLocalClusterIT {
         offset = cluster.portOffset();
         cluster.upOrClean("--secure", "--coordinators", "1", "--brokers", "1");
         secure = work.resolve("state").resolve("secure");
-        // `up` reports the processes ready before the coordinators' first write of the bootstrap
-        // users (admin, gateway) has reached the broker's image: a login in that window is refused
-        // as "invalid credentials" (seen once in a full run). Wait for the admin's first login; the
-        // readiness gap itself is noted as work on issue 24.
-        await().atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(500))
-                .ignoreExceptions()
-                .until(() -> {
-                    try (Admin admin = Admin.create(admin(9092))) {
-                        return admin.describeCluster().clusterId().get(10, TimeUnit.SECONDS) != null;
-                    }
-                });
     }
 
     @AfterAll

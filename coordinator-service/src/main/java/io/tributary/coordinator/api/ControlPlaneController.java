@@ -137,6 +137,7 @@ public class ControlPlaneController {
         requireLeader(request);
         int brokerId = required(body.brokerId(), "brokerId");
         BrokerAuthFilter.requireCaller(request, brokerId);
+        requireBootstrapped();
         UUID incarnationId = required(body.incarnationId(), "incarnationId");
         List<EndpointJson> endpoints = required(body.endpoints(), "endpoints");
         List<Endpoint> parsed = new ArrayList<>();
@@ -514,6 +515,23 @@ public class ControlPlaneController {
             }
             case LeaderRoute.Unavailable unavailable ->
                 throw new ControlProblemException(ControlProblem.NO_LEADER, unavailable.why());
+        }
+    }
+
+    /**
+     * Brokers register only once the leader has committed the cluster's bootstrap records (the
+     * bootstrap SCRAM users, written once by the first leader; Kafka formats them into a new
+     * cluster's metadata before any broker starts). A registered broker's image is then at least
+     * at that version, so a broker that reports itself ready already knows the bootstrap users:
+     * the first client login after start does not race the write. Until then: 503 {@code
+     * no-leader} (the leader is not ready yet) with {@code Retry-After}.
+     */
+    private void requireBootstrapped() {
+        if (!image().scramCredentials().bootstrapped()) {
+            throw new ControlProblemException(
+                    ControlProblem.NO_LEADER,
+                    "the leader has not yet committed the cluster's bootstrap records (the bootstrap SCRAM users);"
+                            + " brokers register after that");
         }
     }
 

@@ -1,7 +1,6 @@
 package io.tributary.coordinator.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.tributary.common.security.internal.ClusterSecret;
 import io.tributary.common.security.internal.ControlPlaneSignature;
@@ -83,7 +82,7 @@ class AuthenticatedControlPlaneTest {
 
     @BeforeEach
     void leader() {
-        await().atMost(Duration.ofSeconds(20)).until(node::isLeader);
+        TestCoordinators.awaitReadyLeader(node);
     }
 
     private HttpResponse<String> call(String method, String path, String body, String authorization) throws Exception {

@@ -75,7 +75,7 @@ class ControlPlaneTest {
 
     @BeforeEach
     void leader() {
-        await().atMost(Duration.ofSeconds(20)).until(node::isLeader);
+        TestCoordinators.awaitReadyLeader(node);
     }
 
     private Answer send(String method, String path, String body, String contentType) throws Exception {

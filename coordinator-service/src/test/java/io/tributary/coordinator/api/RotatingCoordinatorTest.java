@@ -102,7 +102,7 @@ class RotatingCoordinatorTest {
 
     @BeforeEach
     void leader() {
-        await().atMost(Duration.ofSeconds(20)).until(node::isLeader);
+        TestCoordinators.awaitReadyLeader(node);
     }
 
     private HttpResponse<String> signed(ClusterSecret secret, int brokerId, String method, String path, String body)

@@ -1,12 +1,15 @@
 package io.tributary.coordinator.testing;
 
+import io.tributary.coordinator.metadata.raft.MetadataRaftNode;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.springframework.test.context.DynamicPropertyRegistry;
 
 /** Settings for coordinator processes started by {@code @SpringBootTest}: free ports, temporary data. */
@@ -33,6 +36,17 @@ public final class TestCoordinators {
         registry.add("tributary.coordinator.peers", () -> "127.0.0.1:" + raftPort);
         registry.add("tributary.kafka.port", () -> 0);
         return dataDir;
+    }
+
+    /**
+     * Waits (up to 20 s) until {@code node} leads and its image has the bootstrap records, as the
+     * control plane requires before a broker registers.
+     */
+    public static void awaitReadyLeader(MetadataRaftNode node) {
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> node.isLeader()
+                        && node.stateMachine().image().scramCredentials().bootstrapped());
     }
 
     /**
