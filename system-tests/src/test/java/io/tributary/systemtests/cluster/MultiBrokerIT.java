@@ -28,6 +28,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
@@ -98,6 +99,9 @@ class MultiBrokerIT {
     private static final short REPLICAS = 3;
 
     private static final Map<String, String> MIN_INSYNC_2 = Map.of("min.insync.replicas", "2");
+
+    /** The most a group member's commitSync may block (the clients' default is the API timeout). */
+    private static final Duration COMMIT_TIMEOUT = Duration.ofSeconds(10);
 
     private static ClusterTargets targets;
 
@@ -433,13 +437,17 @@ class MultiBrokerIT {
                 members.pollUntil(
                         "300 more records delivered",
                         () -> producer.acknowledged().size() >= wanted
-                                && members.deliveredValues().containsAll(producer.acknowledged()));
+                                && members.deliveredValues().containsAll(producer.acknowledged()),
+                        () -> "acknowledged " + producer.acknowledged().size() + " of " + producer.sent()
+                                + " sent (wanted " + wanted + "), not delivered: "
+                                + fewOf(missing(producer.acknowledged(), members.deliveredValues())));
                 producer.stop();
                 Set<Long> acknowledged = producer.acknowledged();
                 members.pollUntil(
                         "every acknowledged record delivered and committed",
                         () -> members.deliveredValues().containsAll(acknowledged)
-                                && committed(admin, group).equals(endOffsets(admin, topic, partitions)));
+                                && committed(admin, group).equals(endOffsets(admin, topic, partitions)),
+                        () -> "not delivered: " + fewOf(missing(acknowledged, members.deliveredValues())));
                 log.info(
                         "{}: longest gap in delivery to a member ({} protocol) across the failover: {} ms",
                         target,
@@ -866,6 +874,11 @@ class MultiBrokerIT {
         return missing;
     }
 
+    /** How many values {@code values} holds and the first ten, for a failure message. */
+    private static String fewOf(Set<Long> values) {
+        return values.size() + " " + values.stream().limit(10).toList() + (values.size() > 10 ? "..." : "");
+    }
+
     // ---- the consumer group ---------------------------------------------------------------------------
 
     /** The group's committed offsets (admin OffsetFetch through the group coordinator). */
@@ -1006,7 +1019,9 @@ class MultiBrokerIT {
                 }
                 if (!next.isEmpty()) {
                     try {
-                        consumer.commitSync(next);
+                        // bounded well below the patience: a commit blocked while the group's
+                        // coordinator moves must not use up a whole pollUntil without another poll
+                        consumer.commitSync(next, COMMIT_TIMEOUT);
                         next.forEach((partition, offset) -> committedByUs.merge(partition, offset.offset(), Math::max));
                     } catch (RuntimeException e) {
                         // a commit may fail while the coordinator moves (the client says so); what
@@ -1020,6 +1035,15 @@ class MultiBrokerIT {
 
         /** Polls until {@code condition} holds; fails after {@link Clients#PATIENCE} naming {@code what}. */
         void pollUntil(String what, Check condition) {
+            pollUntil(what, condition, () -> "");
+        }
+
+        /**
+         * Polls until {@code condition} holds; fails after {@link Clients#PATIENCE} naming {@code what},
+         * with {@code detail} (what is still missing), each member's assignment and positions, and
+         * the offsets the members committed.
+         */
+        void pollUntil(String what, Check condition, Supplier<String> detail) {
             long deadline = System.nanoTime() + Clients.PATIENCE.toNanos();
             String last = "";
             while (System.nanoTime() < deadline) {
@@ -1033,7 +1057,28 @@ class MultiBrokerIT {
                 }
             }
             throw new AssertionError(what + ": not within " + Clients.PATIENCE + " (" + last + "); consumer errors "
-                    + errors + ", " + delivered.size() + " values delivered");
+                    + errors + ", " + delivered.size() + " values delivered; " + detail.get() + "; members "
+                    + positions() + ", committed by the members " + new TreeMap<>(committedByUs));
+        }
+
+        /** Each member's assigned partitions with its position in each, for a failure message. */
+        private List<String> positions() {
+            List<String> all = new ArrayList<>();
+            for (KafkaConsumer<byte[], byte[]> consumer : consumers) {
+                Map<String, String> byPartition = new TreeMap<>();
+                for (TopicPartition partition : consumer.assignment()) {
+                    String position;
+                    try {
+                        position = Long.toString(consumer.position(partition, Duration.ofSeconds(2)));
+                    } catch (RuntimeException e) {
+                        position = e.getClass().getSimpleName();
+                    }
+                    byPartition.put(partition.toString(), position);
+                }
+                all.add(consumer.groupMetadata().memberId() + "@"
+                        + consumer.groupMetadata().generationId() + " " + byPartition);
+            }
+            return all;
         }
 
         /**
