@@ -30,6 +30,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -66,7 +67,7 @@ public final class IdempotencyLog implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(IdempotencyLog.class);
 
-    /** The pause after a cluster error before the tail reader polls again (no tight loop). */
+    /** The pause after a cluster error before the tail reader polls again, or before opening the log is tried again (no tight loop). */
     private static final Duration ERROR_PAUSE = Duration.ofMillis(200);
 
     /** Bytes counted per cache entry besides its key and stored body (the maps, the history). */
@@ -324,10 +325,15 @@ public final class IdempotencyLog implements AutoCloseable {
             }
             try {
                 consumer.assign(tps);
-                seekToWindow(consumer, tps, clock.millis());
+                seekToWindowRetrying(consumer, tps);
             } catch (RuntimeException e) {
                 consumer.close();
                 throw KafkaProblems.toProblem(e);
+            } catch (InterruptedException e) {
+                consumer.close();
+                Thread.currentThread().interrupt();
+                throw new ProblemException(
+                        ProblemType.CLUSTER_UNAVAILABLE, "Interrupted while opening the idempotency log.");
             }
             partitions = n;
             evictedLiveUntilMs = new long[n];
@@ -348,6 +354,29 @@ public final class IdempotencyLog implements AutoCloseable {
     /** How far back a reader starts: every claim that may still be live. */
     private long windowMs() {
         return config.ttl().plus(config.maxClockSkew()).toMillis();
+    }
+
+    /**
+     * {@link #seekToWindow}, tried again while the cluster answers with a retriable error, up to
+     * {@code cluster-timeout}: a log this gateway just created may be in the brokers' metadata
+     * before its partitions are open on their leaders (an offsets lookup then answers
+     * UNKNOWN_TOPIC_OR_PARTITION for a moment).
+     */
+    private void seekToWindowRetrying(Consumer<byte[], byte[]> consumer, List<TopicPartition> tps)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + config.clusterTimeout().toNanos();
+        while (true) {
+            try {
+                seekToWindow(consumer, tps, clock.millis());
+                return;
+            } catch (RetriableException e) {
+                if (System.nanoTime() - deadline >= 0) {
+                    throw e;
+                }
+                log.debug("The idempotency log {} is not ready yet, trying again: {}", config.topic(), e.toString());
+                Thread.sleep(ERROR_PAUSE);
+            }
+        }
     }
 
     private void seekToWindow(Consumer<byte[], byte[]> consumer, List<TopicPartition> tps, long nowMs) {
