@@ -7,6 +7,7 @@ import io.tributary.broker.api.AlterUserScramCredentialsHandler;
 import io.tributary.broker.api.CreateAclsHandler;
 import io.tributary.broker.api.CreatePartitionsHandler;
 import io.tributary.broker.api.CreateTopicsHandler;
+import io.tributary.broker.api.DelegationTokenHandler;
 import io.tributary.broker.api.DeleteAclsHandler;
 import io.tributary.broker.api.DeleteTopicsHandler;
 import io.tributary.broker.api.DescribeAclsHandler;
@@ -285,6 +286,27 @@ public class AdminApiConfiguration {
     @Bean
     DescribeClientQuotasHandler describeClientQuotasHandler(MetadataView metadata) {
         return new DescribeClientQuotasHandler(metadata);
+    }
+
+    /** The delegation-token APIs, refused as Kafka without token authentication refuses them. */
+    @Bean
+    DelegationTokenHandler createDelegationTokenHandler() {
+        return new DelegationTokenHandler(ApiKeys.CREATE_DELEGATION_TOKEN);
+    }
+
+    @Bean
+    DelegationTokenHandler renewDelegationTokenHandler() {
+        return new DelegationTokenHandler(ApiKeys.RENEW_DELEGATION_TOKEN);
+    }
+
+    @Bean
+    DelegationTokenHandler expireDelegationTokenHandler() {
+        return new DelegationTokenHandler(ApiKeys.EXPIRE_DELEGATION_TOKEN);
+    }
+
+    @Bean
+    DelegationTokenHandler describeDelegationTokenHandler() {
+        return new DelegationTokenHandler(ApiKeys.DESCRIBE_DELEGATION_TOKEN);
     }
 
     @Bean

@@ -1,6 +1,7 @@
 package io.tributary.systemtests.auth;
 
 import static io.tributary.systemtests.auth.ApiAuthorizationTable.CLUSTER_REFUSED;
+import static io.tributary.systemtests.auth.ApiAuthorizationTable.ERRORS_ONLY;
 import static io.tributary.systemtests.auth.ApiAuthorizationTable.GROUP_REFUSED;
 import static io.tributary.systemtests.auth.ApiAuthorizationTable.TOPIC_AND_GROUP;
 import static io.tributary.systemtests.auth.ApiAuthorizationTable.TOPIC_ONLY;
@@ -32,6 +33,7 @@ import org.apache.kafka.common.message.AlterClientQuotasRequestData;
 import org.apache.kafka.common.message.AlterConfigsRequestData;
 import org.apache.kafka.common.message.AlterUserScramCredentialsRequestData;
 import org.apache.kafka.common.message.CreateAclsRequestData;
+import org.apache.kafka.common.message.CreateDelegationTokenRequestData;
 import org.apache.kafka.common.message.CreatePartitionsRequestData;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.DeleteAclsRequestData;
@@ -43,11 +45,14 @@ import org.apache.kafka.common.message.DescribeClientQuotasRequestData;
 import org.apache.kafka.common.message.DescribeClusterRequestData;
 import org.apache.kafka.common.message.DescribeClusterResponseData;
 import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeDelegationTokenRequestData;
 import org.apache.kafka.common.message.DescribeUserScramCredentialsRequestData;
+import org.apache.kafka.common.message.ExpireDelegationTokenRequestData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
+import org.apache.kafka.common.message.RenewDelegationTokenRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.resource.ResourceType;
 
@@ -290,6 +295,43 @@ final class AdminApiRows {
                 (names, version) -> new DescribeClusterRequestData().setIncludeClusterAuthorizedOperations(true),
                 (response, names) -> "cluster authorized operations "
                         + ((DescribeClusterResponseData) response.data()).clusterAuthorizedOperations()));
+        // token authentication off on both (Kafka without delegation.token.secret.key): refused
+        // before any ACL check, with the same error
+        byte[] hmac = "authz-not-a-token".getBytes(StandardCharsets.UTF_8);
+        rows.add(new Row(
+                ApiKeys.CREATE_DELEGATION_TOKEN,
+                "",
+                List.of(),
+                null,
+                Set.of(),
+                (names, version) -> new CreateDelegationTokenRequestData().setMaxLifetimeMs(-1),
+                ERRORS_ONLY));
+        rows.add(new Row(
+                ApiKeys.RENEW_DELEGATION_TOKEN,
+                "",
+                List.of(),
+                null,
+                Set.of(),
+                (names, version) ->
+                        new RenewDelegationTokenRequestData().setHmac(hmac).setRenewPeriodMs(-1),
+                ERRORS_ONLY));
+        rows.add(new Row(
+                ApiKeys.EXPIRE_DELEGATION_TOKEN,
+                "",
+                List.of(),
+                null,
+                Set.of(),
+                (names, version) ->
+                        new ExpireDelegationTokenRequestData().setHmac(hmac).setExpiryTimePeriodMs(-1),
+                ERRORS_ONLY));
+        rows.add(new Row(
+                ApiKeys.DESCRIBE_DELEGATION_TOKEN,
+                "",
+                List.of(),
+                null,
+                Set.of(),
+                (names, version) -> new DescribeDelegationTokenRequestData().setOwners(null),
+                ERRORS_ONLY));
         return rows;
     }
 }

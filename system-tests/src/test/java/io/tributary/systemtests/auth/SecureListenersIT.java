@@ -286,6 +286,32 @@ class SecureListenersIT {
         });
     }
 
+    /**
+     * Delegation tokens with token authentication off (Kafka without {@code
+     * delegation.token.secret.key}, Tributary always): every token call of a SASL_SSL client is
+     * answered with Kafka's error, the same on both.
+     */
+    @Test
+    void delegationTokenCallsAreAnsweredAsKafkaWithTokenAuthenticationOff() {
+        assertSameOutcome("create: DelegationTokenDisabledException", (target, outcome) -> {
+            try (Admin admin = Admin.create(sasl(target, SecureTargets.USER, SecureTargets.PASSWORD))) {
+                outcome.add("create: "
+                        + SecureDifferential.outcomeOf(
+                                admin.createDelegationToken().delegationToken()));
+                outcome.add("describe: "
+                        + SecureDifferential.outcomeOf(
+                                admin.describeDelegationToken().delegationTokens()));
+                byte[] hmac = "not-a-token-hmac".getBytes(StandardCharsets.UTF_8);
+                outcome.add("renew: "
+                        + SecureDifferential.outcomeOf(
+                                admin.renewDelegationToken(hmac).expiryTimestamp()));
+                outcome.add("expire: "
+                        + SecureDifferential.outcomeOf(
+                                admin.expireDelegationToken(hmac).expiryTimestamp()));
+            }
+        });
+    }
+
     @Test
     void aTlsClientWithoutTheCaFailsItsHandshake() {
         assertSameOutcome("SslAuthenticationException", (target, outcome) -> {

@@ -156,6 +156,35 @@ class AdminClientIT {
         }
     }
 
+    /**
+     * Delegation-token calls on a PLAINTEXT listener: refused (a connection that did not
+     * authenticate may not ask for tokens), each with the same error on both.
+     */
+    @Test
+    void delegationTokenCallsOnAPlaintextListenerAreRefused() {
+        Differential.assertSameOutcomeAtOnce(AdminClientIT::delegationTokenCallsOnAPlaintextListenerAreRefusedOn);
+    }
+
+    private static void delegationTokenCallsOnAPlaintextListenerAreRefusedOn(
+            KafkaTarget target, Differential.Outcome outcome) throws Exception {
+        byte[] hmac = "not-a-token-hmac".getBytes(StandardCharsets.UTF_8);
+        try (Admin admin = target.admin()) {
+            outcome.add("create", errorOf(admin.createDelegationToken().delegationToken()));
+            outcome.add("describe", errorOf(admin.describeDelegationToken().delegationTokens()));
+            outcome.add("renew", errorOf(admin.renewDelegationToken(hmac).expiryTimestamp()));
+            outcome.add("expire", errorOf(admin.expireDelegationToken(hmac).expiryTimestamp()));
+        }
+    }
+
+    /** The class of the error {@code call} fails with, or what it answered. */
+    private static String errorOf(KafkaFuture<?> call) throws Exception {
+        try {
+            return "answered " + call.get(60, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            return e.getCause().getClass().getSimpleName();
+        }
+    }
+
     @Test
     void listOffsetsEarliestLatestByTimestampAndMaxTimestamp() {
         Differential.assertSameOutcomeAtOnce(AdminClientIT::listOffsetsEarliestLatestByTimestampAndMaxTimestampOn);

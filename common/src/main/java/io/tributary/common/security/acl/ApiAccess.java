@@ -355,6 +355,17 @@ public final class ApiAccess {
         add(rules, ApiKeys.ALTER_CLIENT_QUOTAS, "", cluster(ALTER_CONFIGS));
         add(rules, ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, "", cluster(DESCRIBE));
         add(rules, ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, "", cluster(ALTER));
+        for (ApiKeys tokens : List.of(
+                ApiKeys.CREATE_DELEGATION_TOKEN,
+                ApiKeys.RENEW_DELEGATION_TOKEN,
+                ApiKeys.EXPIRE_DELEGATION_TOKEN,
+                ApiKeys.DESCRIBE_DELEGATION_TOKEN)) {
+            add(
+                    rules,
+                    tokens,
+                    "token authentication is off: refused before any check (Kafka checks owners and"
+                            + " tokens only with it on)");
+        }
         add(rules, ApiKeys.DESCRIBE_QUORUM, "", cluster(DESCRIBE));
         add(rules, ApiKeys.UPDATE_FEATURES, "", cluster(ALTER));
         add(
