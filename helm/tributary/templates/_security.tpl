@@ -123,6 +123,38 @@ include "tributary.security.generatedData" (dict "root" . "name" "x-users" "keys
         path: cluster.secret
 {{- end -}}
 
+{{/*
+The coordinators' volume of the cluster secret: their current secret as cluster.secret (during a
+rotation security.clusterSecret.rotation.coordinatorExistingSecret's, else the brokers' one) and,
+while a rotation is under way, the secret being rotated out as previous.secret.
+*/}}
+{{- define "tributary.security.coordinatorClusterSecretVolume" -}}
+{{- $rotation := .Values.security.clusterSecret.rotation -}}
+- name: cluster-secret
+  projected:
+    defaultMode: {{ include "tributary.security.fileMode" . }}
+    sources:
+      - secret:
+          {{- if $rotation.coordinatorExistingSecret }}
+          name: {{ $rotation.coordinatorExistingSecret }}
+          items:
+            - key: {{ $rotation.coordinatorKey }}
+              path: cluster.secret
+          {{- else }}
+          name: {{ include "tributary.security.clusterSecretName" . }}
+          items:
+            - key: {{ include "tributary.security.clusterSecretKey" . }}
+              path: cluster.secret
+          {{- end }}
+      {{- if $rotation.previousExistingSecret }}
+      - secret:
+          name: {{ $rotation.previousExistingSecret }}
+          items:
+            - key: {{ $rotation.previousKey }}
+              path: previous.secret
+      {{- end }}
+{{- end -}}
+
 {{/* Volume mount of the TLS Secret. */}}
 {{- define "tributary.security.tlsMount" -}}
 - name: tls
@@ -194,6 +226,10 @@ config tree (tributary.secrets.<name>). Usage: include "tributary.security.passw
 {{- include "tributary.security.passwordsImportEnv" (dict "root" . "name" "users") }}
 - name: TRIBUTARY_COORDINATOR_CONTROL_SECRET_FILE
   value: {{ printf "%s/cluster/cluster.secret" $dir | quote }}
+{{- if $security.clusterSecret.rotation.previousExistingSecret }}
+- name: TRIBUTARY_COORDINATOR_CONTROL_PREVIOUS_SECRET_FILE
+  value: {{ printf "%s/cluster/previous.secret" $dir | quote }}
+{{- end }}
 {{- $users := list -}}
 {{- $scram := without $security.sasl.mechanisms "PLAIN" | default (list "SCRAM-SHA-512") -}}
 {{- range $mechanism := $scram -}}
@@ -301,6 +337,10 @@ config tree (tributary.secrets.<name>). Usage: include "tributary.security.passw
 {{- $security := .Values.security -}}
 {{- if and $security.enabled .Values.broker.external.enabled (ne .Values.broker.external.securityProtocol "PLAINTEXT") -}}
 {{- fail "broker.external.enabled with security.enabled: the external listener is PLAINTEXT only so far (its clients are User:ANONYMOUS, allowed only what ACLs grant it); set broker.external.securityProtocol=PLAINTEXT to choose it, or reach the brokers' secured client listener another way" -}}
+{{- end -}}
+{{- $rotation := $security.clusterSecret.rotation -}}
+{{- if and $rotation.previousExistingSecret (eq $rotation.previousExistingSecret (default (include "tributary.security.clusterSecretName" .) $rotation.coordinatorExistingSecret)) (eq $rotation.previousKey (ternary $rotation.coordinatorKey (include "tributary.security.clusterSecretKey" .) (not (empty $rotation.coordinatorExistingSecret)))) -}}
+{{- fail "security.clusterSecret.rotation.previousExistingSecret names the coordinators' current secret: the previous secret is the one being rotated out (docs/security.md, \"Rotating the secret\")" -}}
 {{- end -}}
 {{- if and $security.enabled (eq $security.users.adminUsername $security.gateway.username) -}}
 {{- fail (printf "security.users.adminUsername and security.gateway.username are both %q: the admin and the gateway are two users, each with its own password" $security.gateway.username) -}}

@@ -287,7 +287,8 @@ class HelmSecurityTest {
                 .containsExactly(
                         "kafka-admin:password->tributary.secrets.admin-password",
                         "kafka-gateway:pw->tributary.secrets.gateway-password");
-        Volume cluster = volume(coordinator, "cluster-secret");
+        assertThat(projectedFiles(coordinator, "cluster-secret")).containsExactly("cluster:secret->cluster.secret");
+        Volume cluster = volume(podSpec(resources, "demo-tributary-broker"), "cluster-secret");
         assertThat(cluster.getSecret().getSecretName()).isEqualTo("cluster");
         assertThat(cluster.getSecret().getItems())
                 .extracting(KeyToPath::getKey, KeyToPath::getPath)
@@ -299,6 +300,59 @@ class HelmSecurityTest {
         assertThat(named(adminOnly, Secret.class, "demo-tributary-users").getData())
                 .as("the gateway's password is still generated")
                 .containsOnlyKeys("gateway-password");
+    }
+
+    /**
+     * The chart's steps of a cluster secret rotation (docs/security.md): the coordinators take the
+     * new secret and accept the old one while the brokers keep the old one; then the brokers take
+     * the new one; then the coordinators stop accepting the old one.
+     */
+    @Test
+    void aClusterSecretRotationMovesTheCoordinatorsFirstAndTheyAcceptThePreviousSecretMeanwhile() {
+        Map<String, Object> coordinatorsMoved = Map.of(
+                "security.clusterSecret.rotation.coordinatorExistingSecret", "cluster-secret-2",
+                "security.clusterSecret.rotation.previousExistingSecret", "demo-tributary-cluster-secret");
+        List<HasMetadata> step2 = render(Optional.empty(), coordinatorsMoved);
+        PodSpec coordinator = podSpec(step2, "demo-tributary-coordinator");
+        assertThat(projectedFiles(coordinator, "cluster-secret"))
+                .containsExactly(
+                        "cluster-secret-2:cluster.secret->cluster.secret",
+                        "demo-tributary-cluster-secret:cluster.secret->previous.secret");
+        assertThat(env(container(step2, StatefulSet.class, "coordinator")))
+                .containsEntry("TRIBUTARY_COORDINATOR_CONTROL_SECRET_FILE", SECRETS + "/cluster/cluster.secret")
+                .containsEntry(
+                        "TRIBUTARY_COORDINATOR_CONTROL_PREVIOUS_SECRET_FILE", SECRETS + "/cluster/previous.secret");
+        assertThat(volume(podSpec(step2, "demo-tributary-broker"), "cluster-secret")
+                        .getSecret()
+                        .getSecretName())
+                .as("the brokers keep the old secret")
+                .isEqualTo("demo-tributary-cluster-secret");
+
+        Map<String, Object> brokersMoved = new LinkedHashMap<>(coordinatorsMoved);
+        brokersMoved.put("security.clusterSecret.existingSecret", "cluster-secret-2");
+        List<HasMetadata> step3 = render(Optional.empty(), brokersMoved);
+        assertThat(volume(podSpec(step3, "demo-tributary-broker"), "cluster-secret")
+                        .getSecret()
+                        .getSecretName())
+                .isEqualTo("cluster-secret-2");
+        assertThat(podSpec(step3, "demo-tributary-coordinator"))
+                .as("the coordinators' pods do not change (no restart) when the brokers move")
+                .isEqualTo(coordinator);
+
+        List<HasMetadata> step4 =
+                render(Optional.empty(), Map.of("security.clusterSecret.existingSecret", "cluster-secret-2"));
+        assertThat(projectedFiles(podSpec(step4, "demo-tributary-coordinator"), "cluster-secret"))
+                .containsExactly("cluster-secret-2:cluster.secret->cluster.secret");
+        assertThat(env(container(step4, StatefulSet.class, "coordinator")))
+                .doesNotContainKey("TRIBUTARY_COORDINATOR_CONTROL_PREVIOUS_SECRET_FILE");
+
+        assertThatThrownBy(() -> HelmChart.template(
+                        Optional.empty(),
+                        Map.of(
+                                "security.clusterSecret.rotation.previousExistingSecret",
+                                "demo-tributary-cluster-secret")))
+                .as("the previous secret may not be the current one")
+                .hasMessageContaining("names the coordinators' current secret");
     }
 
     @Test
