@@ -167,7 +167,10 @@ class KafkaClientsGroupTest {
             b.poll(Duration.ofMillis(50));
             Set<TopicPartition> union = new HashSet<>(a.assignment());
             union.addAll(b.assignment());
-            ClassicGroupDescription group = service.classic().describe(GROUP).orElseThrow();
+            ClassicGroupDescription group = service.classic().describe(GROUP).orElse(null);
+            if (group == null) {
+                return false; // neither member's JoinGroup has reached the coordinator yet
+            }
             // Both members have taken in the group's last generation: a cooperative rebalance takes
             // two, and a member learns the second at its next poll.
             return a.assignment().size() == 2
