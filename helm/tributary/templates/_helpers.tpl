@@ -340,3 +340,14 @@ readinessProbe:
 {{- fail "broker.external.enabled needs broker.external.advertisedHost or broker.external.advertisedAddresses: the address clients outside the cluster reach each broker at, which the brokers advertise to them" -}}
 {{- end -}}
 {{- end -}}
+
+{{/* The hosts of the external listener's advertised addresses, each once, "host,host,..." (IPv6 without brackets): what the brokers' certificate must name when the external listener speaks TLS. Usage: include "tributary.broker.externalHosts" . */}}
+{{- define "tributary.broker.externalHosts" -}}
+{{- $hosts := list -}}
+{{- range $address := splitList "," (include "tributary.broker.externalAdvertisedAddresses" .) -}}
+{{- $parts := splitList ":" $address -}}
+{{- $host := join ":" (initial $parts) | trimPrefix "[" | trimSuffix "]" -}}
+{{- $hosts = append $hosts $host -}}
+{{- end -}}
+{{- join "," ($hosts | uniq) -}}
+{{- end -}}

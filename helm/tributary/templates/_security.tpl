@@ -36,6 +36,35 @@ SASL_PLAINTEXT
 {{- if has (include "tributary.security.clientProtocol" .) (list "SASL_PLAINTEXT" "SASL_SSL") -}}true{{- end -}}
 {{- end -}}
 
+{{/* The protocol of the brokers' external listener (broker.external.enabled): broker.external.securityProtocol, else SASL_SSL with security.enabled and PLAINTEXT without; empty when there is no external listener. */}}
+{{- define "tributary.security.externalProtocol" -}}
+{{- $external := .Values.broker.external -}}
+{{- if $external.enabled -}}
+{{- if $external.securityProtocol -}}
+{{- $external.securityProtocol -}}
+{{- else if .Values.security.enabled -}}
+SASL_SSL
+{{- else -}}
+PLAINTEXT
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* "true" when the external listener speaks TLS, empty otherwise. */}}
+{{- define "tributary.security.externalTls" -}}
+{{- if has (include "tributary.security.externalProtocol" .) (list "SSL" "SASL_SSL") -}}true{{- end -}}
+{{- end -}}
+
+{{/* "true" when the external listener asks for a SASL login, empty otherwise. */}}
+{{- define "tributary.security.externalSasl" -}}
+{{- if has (include "tributary.security.externalProtocol" .) (list "SASL_PLAINTEXT" "SASL_SSL") -}}true{{- end -}}
+{{- end -}}
+
+{{/* "true" when a Kafka listener of the brokers (client or external) speaks TLS, so they mount the TLS Secret; empty otherwise. */}}
+{{- define "tributary.security.brokerKafkaTls" -}}
+{{- if and .Values.security.enabled (or (include "tributary.security.clientTls" .) (include "tributary.security.externalTls" .)) -}}true{{- end -}}
+{{- end -}}
+
 {{/* "true" when the coordinators serve HTTPS, empty otherwise. */}}
 {{- define "tributary.security.coordinatorHttps" -}}
 {{- if and .Values.security.enabled .Values.security.coordinatorHttps.enabled -}}true{{- end -}}
@@ -289,17 +318,20 @@ config tree (tributary.secrets.<name>). Usage: include "tributary.security.passw
   value: {{ printf "CLIENT://$(TRIBUTARY_INSTANCE).%s.%s.svc.%s:%d" (include "tributary.headlessName" (dict "root" . "component" "broker")) .Release.Namespace .Values.clusterDomain $port | quote }}
 - name: TRIBUTARY_BROKER_LISTENER_SECURITY_PROTOCOL_MAP
   value: {{ printf "CLIENT:%s" $protocol | quote }}
-{{- if include "tributary.security.clientSasl" . }}
+{{- if or (include "tributary.security.clientSasl" .) (include "tributary.security.externalSasl" .) }}
+# SASL mechanisms of every listener with SASL (client and external).
 - name: TRIBUTARY_BROKER_SASL_ENABLED_MECHANISMS
   value: {{ join "," $security.sasl.mechanisms | quote }}
 {{- end }}
-{{- if include "tributary.security.clientTls" . }}
+{{- if include "tributary.security.brokerKafkaTls" . }}
+# The certificate of every listener with TLS (client and external).
 - name: TRIBUTARY_BROKER_SSL_KEYSTORE_TYPE
   value: PEM
 - name: TRIBUTARY_BROKER_SSL_KEYSTORE_LOCATION
   value: {{ printf "%s/tls/tls.key" $dir | quote }}
 - name: TRIBUTARY_BROKER_SSL_KEYSTORE_CERTIFICATE_CHAIN_LOCATION
   value: {{ printf "%s/tls/tls.crt" $dir | quote }}
+{{- end }}
 {{- if eq $protocol "SSL" }}
 # SSL without SASL: the principal is the client certificate's subject, signed by ca.crt.
 - name: TRIBUTARY_BROKER_SSL_CLIENT_AUTH
@@ -307,6 +339,17 @@ config tree (tributary.secrets.<name>). Usage: include "tributary.security.passw
 - name: TRIBUTARY_BROKER_SSL_TRUSTSTORE_TYPE
   value: PEM
 - name: TRIBUTARY_BROKER_SSL_TRUSTSTORE_LOCATION
+  value: {{ printf "%s/tls/ca.crt" $dir | quote }}
+{{- end }}
+{{- if include "tributary.security.externalTls" . }}
+# The external listener's own client authentication (not the client listener's).
+- name: TRIBUTARY_BROKER_LISTENER_NAME_EXTERNAL_SSL_CLIENT_AUTH
+  value: {{ ternary "required" "none" (eq (include "tributary.security.externalProtocol" .) "SSL") | quote }}
+{{- if eq (include "tributary.security.externalProtocol" .) "SSL" }}
+# SSL without SASL: the principal is the client certificate's subject, signed by ca.crt.
+- name: TRIBUTARY_BROKER_LISTENER_NAME_EXTERNAL_SSL_TRUSTSTORE_TYPE
+  value: PEM
+- name: TRIBUTARY_BROKER_LISTENER_NAME_EXTERNAL_SSL_TRUSTSTORE_LOCATION
   value: {{ printf "%s/tls/ca.crt" $dir | quote }}
 {{- end }}
 {{- end }}
@@ -335,8 +378,12 @@ config tree (tributary.secrets.<name>). Usage: include "tributary.security.passw
 {{/* Fails the render on security values the schema cannot judge alone. */}}
 {{- define "tributary.security.check" -}}
 {{- $security := .Values.security -}}
-{{- if and $security.enabled .Values.broker.external.enabled (ne .Values.broker.external.securityProtocol "PLAINTEXT") -}}
-{{- fail "broker.external.enabled with security.enabled: the external listener is PLAINTEXT only so far (its clients are User:ANONYMOUS, allowed only what ACLs grant it); set broker.external.securityProtocol=PLAINTEXT to choose it, or reach the brokers' secured client listener another way" -}}
+{{- $externalProtocol := include "tributary.security.externalProtocol" . -}}
+{{- if and (not $security.enabled) $externalProtocol (ne $externalProtocol "PLAINTEXT") -}}
+{{- fail (printf "broker.external.securityProtocol %s needs security.enabled (its users, TLS Secret and ACLs); without it the external listener is PLAINTEXT" $externalProtocol) -}}
+{{- end -}}
+{{- if and $security.enabled (include "tributary.security.externalTls" .) (not (include "tributary.security.tlsSecretName" .)) -}}
+{{- fail (printf "broker.external.securityProtocol %s (SASL_SSL is the default with security.enabled) needs a TLS source whose certificate names the external hosts: security.tls.certManager.enabled (the chart's Certificate names them) or security.tls.existingSecret; or choose SASL_PLAINTEXT, or PLAINTEXT to opt out of authentication" $externalProtocol) -}}
 {{- end -}}
 {{- $rotation := $security.clusterSecret.rotation -}}
 {{- if and $rotation.previousExistingSecret (eq $rotation.previousExistingSecret (default (include "tributary.security.clusterSecretName" .) $rotation.coordinatorExistingSecret)) (eq $rotation.previousKey (ternary $rotation.coordinatorKey (include "tributary.security.clusterSecretKey" .) (not (empty $rotation.coordinatorExistingSecret)))) -}}

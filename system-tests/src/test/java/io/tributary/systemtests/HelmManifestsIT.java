@@ -110,8 +110,8 @@ class HelmManifestsIT {
             Map.entry("broker.cluster.controlledShutdownTimeout", "3s"),
             // The external listener on, so that its variables bind and its endpoint is registered.
             Map.entry("broker.external.enabled", true),
-            // Secured by default; the external listener is PLAINTEXT only, chosen explicitly.
-            Map.entry("broker.external.securityProtocol", "PLAINTEXT"),
+            // Secured: its default, SASL_SSL, needs a TLS source this render has not (HelmTlsIT's has).
+            Map.entry("broker.external.securityProtocol", "SASL_PLAINTEXT"),
             Map.entry("broker.external.advertisedHost", "nodes.example.com"),
             Map.entry("broker.external.maxConnections", 77),
             Map.entry("gateway.groups.maxStreams", 50),
@@ -415,8 +415,9 @@ class HelmManifestsIT {
 
     /**
      * The default install is authenticated: a Kafka client logs in on the brokers' client listener
-     * with the admin password the chart generated (both SCRAM mechanisms); a wrong password and a
-     * client that does not log in get nowhere; a user the admin creates is refused until an ACL
+     * with the admin password the chart generated (both SCRAM mechanisms); a wrong password (there
+     * and on the external listener, SASL_PLAINTEXT here) and a client that does not log in get
+     * nowhere; a user the admin creates is refused until an ACL
      * allows it (the authorizer is on, allow.everyone.if.no.acl.found false).
      */
     @Test
@@ -446,6 +447,18 @@ class HelmManifestsIT {
         try (Admin wrong = Admin.create(kafkaLogin(bootstrap, "admin", password + "x", "SCRAM-SHA-512"))) {
             assertThatThrownBy(() -> wrong.listTopics().names().get(30, TimeUnit.SECONDS))
                     .as("a wrong password")
+                    .hasCauseInstanceOf(SaslAuthenticationException.class);
+        }
+        // The external listener asks for the same logins (its advertised nodes.example.com is not
+        // reachable here, so only the login on the bootstrap connection is checked).
+        String external = pods.stream()
+                .filter(p -> p.component().equals("broker"))
+                .map(p -> "127.0.0.1:" + p.port("external"))
+                .findFirst()
+                .orElseThrow();
+        try (Admin wrong = Admin.create(kafkaLogin(external, "admin", password + "x", "SCRAM-SHA-512"))) {
+            assertThatThrownBy(() -> wrong.listTopics().names().get(30, TimeUnit.SECONDS))
+                    .as("a wrong password on the external listener")
                     .hasCauseInstanceOf(SaslAuthenticationException.class);
         }
         Map<String, Object> anonymous = new LinkedHashMap<>(kafkaLogin(bootstrap, "admin", password, "SCRAM-SHA-512"));

@@ -51,7 +51,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class HelmSecurityTest {
 
-    private static final String SECRETS = "/etc/tributary-secrets";
+    static final String SECRETS = "/etc/tributary-secrets";
     /** 0440: the files are root's, readable by the pods' fsGroup. */
     private static final int FILE_MODE = 0440;
 
@@ -540,7 +540,21 @@ class HelmSecurityTest {
         assertThatThrownBy(() -> HelmChart.template(
                         Optional.empty(),
                         Map.of("broker.external.enabled", true, "broker.external.advertisedHost", "n.example.com")))
-                .hasMessageContaining("set broker.external.securityProtocol=PLAINTEXT to choose it");
+                .as("the external listener is SASL_SSL by default, which needs a certificate")
+                .hasMessageContaining("broker.external.securityProtocol SASL_SSL (SASL_SSL is the default with"
+                        + " security.enabled) needs a TLS source");
+        assertThat(env(container(
+                        render(
+                                Optional.empty(),
+                                Map.of(
+                                        "broker.external.enabled", true,
+                                        "broker.external.advertisedHost", "n.example.com",
+                                        "broker.external.securityProtocol", "PLAINTEXT")),
+                        StatefulSet.class,
+                        "broker")))
+                .as("PLAINTEXT when chosen")
+                .containsEntry("TRIBUTARY_BROKER_EXTERNAL_LISTENER_SECURITY_PROTOCOL", "PLAINTEXT")
+                .doesNotContainKey("TRIBUTARY_BROKER_LISTENER_NAME_EXTERNAL_SSL_CLIENT_AUTH");
         assertThatThrownBy(() -> HelmChart.template(Optional.empty(), Map.of("security.gateway.username", "admin")))
                 .as("the coordinators would refuse the same user and mechanism twice at start")
                 .hasMessageContaining("security.users.adminUsername and security.gateway.username are both \"admin\"");
@@ -585,7 +599,7 @@ class HelmSecurityTest {
                 Arguments.of(
                         Map.of("security.authorization.superUsers[0]", "admin"),
                         "/security/authorization/superUsers/0"),
-                Arguments.of(Map.of("broker.external.securityProtocol", "SSL"), "/broker/external/securityProtocol"));
+                Arguments.of(Map.of("broker.external.securityProtocol", "TLS"), "/broker/external/securityProtocol"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -621,7 +635,7 @@ class HelmSecurityTest {
 
     /** The spec of the rendered cert-manager Certificate. */
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> certificateSpec(List<HasMetadata> resources) {
+    static Map<String, Object> certificateSpec(List<HasMetadata> resources) {
         return (Map<String, Object>) customResource(resources, "Certificate")
                 .getAdditionalProperties()
                 .get("spec");
@@ -640,7 +654,7 @@ class HelmSecurityTest {
         return new String(Base64.getDecoder().decode(base64), StandardCharsets.UTF_8);
     }
 
-    private static PodSpec podSpec(List<HasMetadata> resources, String workload) {
+    static PodSpec podSpec(List<HasMetadata> resources, String workload) {
         return resources.stream()
                 .filter(r -> r.getMetadata().getName().equals(workload))
                 .flatMap(r -> podTemplate(r).stream())
@@ -649,14 +663,14 @@ class HelmSecurityTest {
                 .getSpec();
     }
 
-    private static Volume volume(PodSpec pod, String name) {
+    static Volume volume(PodSpec pod, String name) {
         return pod.getVolumes().stream()
                 .filter(v -> v.getName().equals(name))
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("no volume " + name + " in " + pod.getVolumes()));
     }
 
-    private static String mountPath(Container container, String volume) {
+    static String mountPath(Container container, String volume) {
         return container.getVolumeMounts().stream()
                 .filter(m -> m.getName().equals(volume))
                 .findFirst()

@@ -1,14 +1,21 @@
 package io.tributary.broker.app;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.tributary.broker.cluster.BrokerListeners;
 import io.tributary.common.app.KafkaListenerConfiguration;
 import io.tributary.common.app.KafkaListenerLifecycle;
 import io.tributary.common.app.KafkaListenerProperties;
+import io.tributary.common.listeners.KafkaListenersConfig;
+import io.tributary.common.listeners.ListenerSecurities;
+import io.tributary.common.listeners.ListenerSpec;
+import io.tributary.common.listeners.SecurityProtocol;
 import io.tributary.common.protocol.KafkaProtocolServer;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.RequestAuthorizer;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.security.sasl.CredentialLookup;
+import java.time.InstantSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -24,6 +31,11 @@ import org.springframework.context.annotation.Configuration;
  * listener="external"} tag on the protocol meters, and the health indicator {@code
  * kafkaExternalListener}. The broker registers its endpoint with the coordinators beside the
  * internal one ({@link ClusterConfiguration}).
+ *
+ * <p>Its security ({@code security-protocol}, and the TLS and SASL settings of a named listener
+ * called {@code EXTERNAL}) is built as a named listener's ({@link ListenerSecurities}), with the
+ * same credentials ({@link NamedListenersConfiguration}); with TLS it has the named listeners' TLS
+ * reload meters, tagged {@code listener="external"}.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(ExternalListenerProperties.class)
@@ -34,14 +46,40 @@ class ExternalListenerConfiguration {
     ExternalKafkaListener externalKafkaListener(
             ExternalListenerProperties properties,
             KafkaListenerProperties kafka,
+            NamedListenersProperties named,
             ObjectProvider<RequestHandler> handlers,
             RequestAuthorizer authorizer,
+            ObjectProvider<CredentialLookup> credentials,
             MeterRegistry registry) {
+        ListenerSpec spec = KafkaListenersConfig.ownListener(
+                named.kafkaConfig(),
+                properties.bind(),
+                properties.securityProtocol(),
+                NamedListenersProperties.PREFIX,
+                ExternalListenerProperties.SECURITY_PROTOCOL);
         var server = new KafkaProtocolServer(
                 properties.toConfig(kafka),
                 authorizer.guard(handlers.orderedStream().toList()),
-                new ProtocolMetrics(registry, BrokerListeners.EXTERNAL_SERVER_NAME));
-        return new ExternalKafkaListener(new KafkaListenerLifecycle(server));
+                new ProtocolMetrics(registry, BrokerListeners.EXTERNAL_SERVER_NAME),
+                ListenerSecurities.of(
+                        spec,
+                        credentials.getIfAvailable(() -> CredentialLookup.NONE),
+                        named.securityFileCheckInterval(),
+                        InstantSource.system(),
+                        NamedListenersProperties.PREFIX));
+        return new ExternalKafkaListener(new KafkaListenerLifecycle(server), spec.protocol());
+    }
+
+    /** With TLS: the TLS reload meters of a named listener, tagged {@code listener="external"}. */
+    @Bean
+    @ConditionalOnProperty(prefix = "tributary.broker.external-listener", name = "enabled", havingValue = "true")
+    MeterBinder externalListenerTlsMetrics(ExternalKafkaListener listener) {
+        return registry -> {
+            if (listener.protocol().usesTls()) {
+                NamedListenersConfiguration.tlsMeters(
+                        registry, listener.server(), BrokerListeners.EXTERNAL_SERVER_NAME);
+            }
+        };
     }
 
     @Bean
@@ -58,9 +96,15 @@ class ExternalListenerConfiguration {
     static final class ExternalKafkaListener implements SmartLifecycle {
 
         private final KafkaListenerLifecycle lifecycle;
+        private final SecurityProtocol protocol;
 
-        ExternalKafkaListener(KafkaListenerLifecycle lifecycle) {
+        ExternalKafkaListener(KafkaListenerLifecycle lifecycle, SecurityProtocol protocol) {
             this.lifecycle = lifecycle;
+            this.protocol = protocol;
+        }
+
+        SecurityProtocol protocol() {
+            return protocol;
         }
 
         KafkaProtocolServer server() {

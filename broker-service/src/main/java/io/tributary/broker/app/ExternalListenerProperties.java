@@ -3,6 +3,8 @@ package io.tributary.broker.app;
 import io.tributary.broker.cluster.BrokerEndpoint;
 import io.tributary.broker.cluster.BrokerListeners;
 import io.tributary.common.app.KafkaListenerProperties;
+import io.tributary.common.listeners.ListenerAddress;
+import io.tributary.common.listeners.SecurityProtocol;
 import io.tributary.common.protocol.ProtocolServerConfig;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -22,6 +24,13 @@ import org.springframework.validation.annotation.Validated;
  * frame, request bytes in flight, idle and shutdown timeouts) are the internal listener's, held
  * separately per listener; its connection bound is its own.
  *
+ * <p>Its security protocol is its own setting ({@code security-protocol}); its TLS and SASL
+ * settings are those of a named listener called {@value BrokerListeners#EXTERNAL}, with Kafka's
+ * names ({@link NamedListenersProperties}): the global {@code tributary.broker.ssl.*}, {@code
+ * tributary.broker.sasl.*} and {@code tributary.broker.connections.max.reauth.ms}, each replaced by
+ * its {@code tributary.broker.listener.name.external.} form when that is set. Its clients' principals
+ * are found as on a named listener of the same protocol, and the same ACLs and quotas apply to them.
+ *
  * @param enabled whether the broker opens the external listener at all; off by default
  * @param host address to bind; {@code 127.0.0.1} by default, {@code 0.0.0.0} for every interface
  * @param port port to bind; 0 picks a free one
@@ -35,6 +44,9 @@ import org.springframework.validation.annotation.Validated;
  *     renders it) where each broker's external address differs (a node port or load balancer per
  *     broker); empty: {@code advertisedHost} and {@code advertisedPort}
  * @param maxConnections connections open at once on this listener; more are closed on accept
+ * @param securityProtocol what secures its connections, one of Kafka's protocols: {@code
+ *     PLAINTEXT} (the default: every client is {@code User:ANONYMOUS}), {@code SSL}, {@code
+ *     SASL_PLAINTEXT} or {@code SASL_SSL}
  */
 @Validated
 @ConfigurationProperties("tributary.broker.external-listener")
@@ -45,9 +57,13 @@ public record ExternalListenerProperties(
         @DefaultValue("") String advertisedHost,
         @DefaultValue("0") @Min(0) @Max(65535) int advertisedPort,
         @DefaultValue("") @NotNull List<String> advertisedAddresses,
-        @DefaultValue("1000") @Min(1) @Max(1_000_000) int maxConnections) {
+        @DefaultValue("1000") @Min(1) @Max(1_000_000) int maxConnections,
+        @DefaultValue("PLAINTEXT") @NotNull SecurityProtocol securityProtocol) {
 
     private static final String PREFIX = "tributary.broker.external-listener.";
+
+    /** The setting of its security protocol, as the messages name it. */
+    static final String SECURITY_PROTOCOL = PREFIX + "security-protocol";
 
     public ExternalListenerProperties {
         advertisedAddresses = advertisedAddresses == null
@@ -73,6 +89,11 @@ public record ExternalListenerProperties(
                 internal.maxInFlightRequestBytes(),
                 internal.idleTimeout(),
                 internal.shutdownTimeout());
+    }
+
+    /** Its bind address under its registered name, as the listener settings see it. */
+    ListenerAddress bind() {
+        return new ListenerAddress(BrokerListeners.EXTERNAL, host, port);
     }
 
     /**

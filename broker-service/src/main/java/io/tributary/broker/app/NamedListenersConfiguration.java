@@ -19,6 +19,7 @@ import io.tributary.common.security.sasl.CredentialLookup;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -57,8 +58,11 @@ class NamedListenersConfiguration {
             RequestAuthorizer authorizer,
             ObjectProvider<CredentialLookup> credentials,
             MeterRegistry registry) {
-        List<ListenerSpec> specs =
-                KafkaListenersConfig.parse(properties.kafkaConfig(), NamedListenersProperties.PREFIX);
+        // The external listener takes its TLS and SASL settings from the same keys (listener.name.external.*).
+        List<ListenerSpec> specs = KafkaListenersConfig.parse(
+                properties.kafkaConfig(),
+                NamedListenersProperties.PREFIX,
+                external.enabled() ? Set.of(BrokerListeners.EXTERNAL) : Set.of());
         CredentialLookup users = credentials.getIfAvailable(() -> CredentialLookup.NONE);
         List<RequestHandler> registered =
                 authorizer.guard(handlers.orderedStream().toList());
@@ -116,7 +120,8 @@ class NamedListenersConfiguration {
     }
 
     /**
-     * Per named listener with TLS: {@code tributary.protocol.tls.reloads} (changed TLS files loaded
+     * Per named listener with TLS (and the external one, {@link ExternalListenerConfiguration}):
+     * {@code tributary.protocol.tls.reloads} (changed TLS files loaded
      * for new connections) and {@code tributary.protocol.tls.reload.failures} (changed files that
      * could not be loaded, the previous ones kept: a rotation gone wrong), tagged {@code listener}.
      */
@@ -124,20 +129,20 @@ class NamedListenersConfiguration {
     MeterBinder namedListenersTlsMetrics(NamedKafkaListeners listeners) {
         return registry -> listeners.listeners().stream()
                 .filter(n -> n.spec().protocol().usesTls())
-                .forEach(n -> {
-                    FunctionCounter.builder(
-                                    "tributary.protocol.tls.reloads", n.server(), KafkaProtocolServer::tlsReloads)
-                            .description("Changed TLS files this listener loaded for its new connections")
-                            .tag("listener", n.spec().name())
-                            .register(registry);
-                    FunctionCounter.builder(
-                                    "tributary.protocol.tls.reload.failures",
-                                    n.server(),
-                                    KafkaProtocolServer::tlsReloadFailures)
-                            .description("Changed TLS files this listener could not load (it kept the previous ones)")
-                            .tag("listener", n.spec().name())
-                            .register(registry);
-                });
+                .forEach(n -> tlsMeters(registry, n.server(), n.spec().name()));
+    }
+
+    /** The TLS reload meters of one listener with TLS, tagged {@code listener}. */
+    static void tlsMeters(MeterRegistry registry, KafkaProtocolServer server, String listener) {
+        FunctionCounter.builder("tributary.protocol.tls.reloads", server, KafkaProtocolServer::tlsReloads)
+                .description("Changed TLS files this listener loaded for its new connections")
+                .tag("listener", listener)
+                .register(registry);
+        FunctionCounter.builder(
+                        "tributary.protocol.tls.reload.failures", server, KafkaProtocolServer::tlsReloadFailures)
+                .description("Changed TLS files this listener could not load (it kept the previous ones)")
+                .tag("listener", listener)
+                .register(registry);
     }
 
     @Bean

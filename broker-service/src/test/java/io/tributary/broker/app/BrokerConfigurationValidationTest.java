@@ -87,6 +87,37 @@ class BrokerConfigurationValidationTest {
     }
 
     @Test
+    void aSaslSslExternalListenerWithoutAKeyStoreStopsStartupNamingTheKeysThatSetIt() {
+        assertThatThrownBy(() -> start(
+                        "--tributary.kafka.port=0",
+                        "--tributary.broker.external-listener.enabled=true",
+                        "--tributary.broker.external-listener.port=0",
+                        "--tributary.broker.external-listener.security-protocol=SASL_SSL",
+                        "--tributary.broker.sasl.enabled.mechanisms=SCRAM-SHA-512"))
+                .hasStackTraceContaining("listener EXTERNAL is SASL_SSL")
+                .hasStackTraceContaining("tributary.broker.listener.name.external.ssl.keystore.location");
+    }
+
+    @Test
+    void aProtocolMapNamingTheExternalListenerStopsStartupNamingItsOwnSetting() {
+        assertThatThrownBy(() -> start(
+                        "--tributary.kafka.port=0",
+                        "--tributary.broker.external-listener.enabled=true",
+                        "--tributary.broker.external-listener.port=0",
+                        "--tributary.broker.listener.security.protocol.map=EXTERNAL:SASL_SSL"))
+                .hasStackTraceContaining("maps EXTERNAL")
+                .hasStackTraceContaining("tributary.broker.external-listener.security-protocol");
+    }
+
+    @Test
+    void externalListenerSettingsWithoutTheExternalListenerStopStartup() {
+        assertThatThrownBy(() -> start(
+                        "--tributary.kafka.port=0",
+                        "--tributary.broker.listener.name.external.sasl.enabled.mechanisms=PLAIN"))
+                .hasStackTraceContaining("there is no listener EXTERNAL");
+    }
+
+    @Test
     void aListenerMappedToAnUnknownSecurityProtocolStopsStartupNamingTheMap() {
         assertThatThrownBy(() -> start(
                         "--tributary.kafka.port=0",

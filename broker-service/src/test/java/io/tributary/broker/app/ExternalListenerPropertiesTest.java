@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tributary.broker.cluster.BrokerEndpoint;
 import io.tributary.common.app.KafkaListenerProperties;
+import io.tributary.common.listeners.ListenerAddress;
+import io.tributary.common.listeners.SecurityProtocol;
 import io.tributary.common.protocol.ProtocolServerConfig;
 import java.time.Duration;
 import java.util.List;
@@ -74,9 +76,24 @@ class ExternalListenerPropertiesTest {
         }
     }
 
+    @Test
+    void itIsBoundAsTheListenerNamedExternalAndPlaintextByDefault() {
+        var properties = properties("", 0, List.of(), 10);
+
+        assertThat(properties.bind()).isEqualTo(new ListenerAddress("EXTERNAL", "0.0.0.0", 9094));
+        assertThat(properties.securityProtocol()).isEqualTo(SecurityProtocol.PLAINTEXT);
+    }
+
     private static ExternalListenerProperties properties(
             String advertisedHost, int advertisedPort, List<String> advertisedAddresses, int maxConnections) {
         return new ExternalListenerProperties(
-                true, "0.0.0.0", 9094, advertisedHost, advertisedPort, advertisedAddresses, maxConnections);
+                true,
+                "0.0.0.0",
+                9094,
+                advertisedHost,
+                advertisedPort,
+                advertisedAddresses,
+                maxConnections,
+                SecurityProtocol.PLAINTEXT);
     }
 }

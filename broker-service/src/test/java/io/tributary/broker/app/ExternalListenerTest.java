@@ -32,8 +32,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -64,19 +62,14 @@ class ExternalListenerTest {
     static void startBrokerWithBothListeners() throws Exception {
         coordinator = new FakeControlPlane();
         server = new FakeCoordinatorServer(coordinator);
-        broker = new SpringApplicationBuilder(BrokerApplication.class)
-                .web(WebApplicationType.NONE)
-                .run(
-                        "--tributary.kafka.port=0",
-                        "--tributary.broker.external-listener.enabled=true",
-                        "--tributary.broker.external-listener.port=0",
-                        "--tributary.broker.external-listener.max-connections=50",
-                        "--tributary.broker.id=" + BROKER_ID,
-                        "--tributary.broker.data-dir=" + dir,
-                        "--tributary.broker.coordinators=" + server.address(),
-                        "--tributary.broker.cluster.heartbeat-interval=100ms",
-                        "--tributary.broker.cluster.metadata-max-wait=1s",
-                        "--tributary.broker.cluster.controlled-shutdown-timeout=0s");
+        broker = ListenerClients.startBroker(
+                server,
+                BROKER_ID,
+                dir,
+                "--tributary.kafka.port=0",
+                "--tributary.broker.external-listener.enabled=true",
+                "--tributary.broker.external-listener.port=0",
+                "--tributary.broker.external-listener.max-connections=50");
         MetadataFollower follower = broker.getBean(MetadataFollower.class);
         await().atMost(Duration.ofSeconds(30)).until(follower::isActive);
         internalPort = broker.getBean(KafkaListenerLifecycle.class).server().port();

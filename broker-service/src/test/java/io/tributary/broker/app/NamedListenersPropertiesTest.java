@@ -11,7 +11,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * The named listeners' settings bind under {@code tributary.broker.} with Kafka's names, per-listener
@@ -93,5 +96,22 @@ class NamedListenersPropertiesTest {
                 "tributary.broker.ssl.keystore.locaton", "/tls/server.p12"));
         assertThatThrownBy(() -> KafkaListenersConfig.parse(properties.kafkaConfig(), NamedListenersProperties.PREFIX))
                 .hasMessageContaining("tributary.broker.ssl.keystore.locaton is not a listener setting");
+    }
+
+    @Test
+    void theHelmChartsEnvironmentVariablesForTheExternalListenerBindAsKafkaKeys() {
+        var environment = new SystemEnvironmentPropertySource(
+                StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                Map.of(
+                        "TRIBUTARY_BROKER_LISTENER_NAME_EXTERNAL_SSL_CLIENT_AUTH", "none",
+                        "TRIBUTARY_BROKER_LISTENER_NAME_EXTERNAL_SSL_TRUSTSTORE_LOCATION", "/tls/ca.crt",
+                        "TRIBUTARY_BROKER_SASL_ENABLED_MECHANISMS", "SCRAM-SHA-512"));
+        NamedListenersProperties properties = new Binder(ConfigurationPropertySources.from(environment))
+                .bindOrCreate("tributary.broker", NamedListenersProperties.class);
+
+        assertThat(properties.kafkaConfig())
+                .containsEntry("listener.name.external.ssl.client.auth", "none")
+                .containsEntry("listener.name.external.ssl.truststore.location", "/tls/ca.crt")
+                .containsEntry("sasl.enabled.mechanisms", "SCRAM-SHA-512");
     }
 }

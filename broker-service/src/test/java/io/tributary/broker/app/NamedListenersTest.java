@@ -12,7 +12,6 @@ import io.tributary.broker.cluster.FakeCoordinatorServer;
 import io.tributary.broker.cluster.MetadataFollower;
 import io.tributary.common.app.KafkaListenerLifecycle;
 import io.tributary.common.testing.FileTokenLogin;
-import io.tributary.common.testing.TestCertificates;
 import io.tributary.common.testing.TestJwts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -37,8 +36,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -71,40 +68,31 @@ class NamedListenersTest {
 
     @BeforeAll
     static void startBrokerWithNamedListeners() throws Exception {
-        TestCertificates certificates = new TestCertificates(dir);
-        caPem = certificates.ca("ca");
-        certificates.signedServer("ca", "broker", "CN=localhost");
-        Files.writeString(dir.resolve("tls.key"), certificates.privateKeyPem("broker.p12", "broker"));
-        Files.writeString(dir.resolve("tls.crt"), certificates.chainPem("broker.p12", "broker"));
+        caPem = ListenerClients.localhostTlsFiles(dir);
         Files.writeString(dir.resolve("users.properties"), "alice=alice-secret\n");
         Files.writeString(dir.resolve("jwks.json"), TestJwts.jwks(JWT_KEY));
         coordinator = new FakeControlPlane();
         server = new FakeCoordinatorServer(coordinator);
-        broker = new SpringApplicationBuilder(BrokerApplication.class)
-                .web(WebApplicationType.NONE)
-                .run(
-                        "--tributary.kafka.port=0",
-                        "--tributary.broker.listeners=SASL_SSL://127.0.0.1:0,LOCAL://127.0.0.1:0,OAUTH://127.0.0.1:0",
-                        "--tributary.broker.advertised.listeners=SASL_SSL://localhost:0,LOCAL://:0,OAUTH://:0",
-                        "--tributary.broker.listener.security.protocol.map=SASL_SSL:SASL_SSL,LOCAL:SASL_PLAINTEXT,"
-                                + "OAUTH:SASL_PLAINTEXT",
-                        "--tributary.broker.listener.name.oauth.sasl.enabled.mechanisms=OAUTHBEARER",
-                        "--tributary.broker.listener.name.oauth.oauthbearer.sasl.oauthbearer.jwks.endpoint.url="
-                                + dir.resolve("jwks.json").toUri(),
-                        "--tributary.broker.sasl.oauthbearer.expected.issuer=" + JWT_ISSUER,
-                        "--tributary.broker.sasl.oauthbearer.expected.audience=" + JWT_AUDIENCE,
-                        "--tributary.broker.listener.name.oauth.oauthbearer.connections.max.reauth.ms=2000",
-                        "--tributary.broker.ssl.keystore.type=PEM",
-                        "--tributary.broker.ssl.keystore.location=" + dir.resolve("tls.key"),
-                        "--tributary.broker.ssl.keystore.certificate.chain.location=" + dir.resolve("tls.crt"),
-                        "--tributary.broker.sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-512",
-                        "--tributary.broker.sasl.plain.users.file=" + dir.resolve("users.properties"),
-                        "--tributary.broker.id=0",
-                        "--tributary.broker.data-dir=" + dir.resolve("data"),
-                        "--tributary.broker.coordinators=" + server.address(),
-                        "--tributary.broker.cluster.heartbeat-interval=100ms",
-                        "--tributary.broker.cluster.metadata-max-wait=1s",
-                        "--tributary.broker.cluster.controlled-shutdown-timeout=0s");
+        broker = ListenerClients.startBroker(
+                server,
+                0,
+                dir.resolve("data"),
+                "--tributary.kafka.port=0",
+                "--tributary.broker.listeners=SASL_SSL://127.0.0.1:0,LOCAL://127.0.0.1:0,OAUTH://127.0.0.1:0",
+                "--tributary.broker.advertised.listeners=SASL_SSL://localhost:0,LOCAL://:0,OAUTH://:0",
+                "--tributary.broker.listener.security.protocol.map=SASL_SSL:SASL_SSL,LOCAL:SASL_PLAINTEXT,"
+                        + "OAUTH:SASL_PLAINTEXT",
+                "--tributary.broker.listener.name.oauth.sasl.enabled.mechanisms=OAUTHBEARER",
+                "--tributary.broker.listener.name.oauth.oauthbearer.sasl.oauthbearer.jwks.endpoint.url="
+                        + dir.resolve("jwks.json").toUri(),
+                "--tributary.broker.sasl.oauthbearer.expected.issuer=" + JWT_ISSUER,
+                "--tributary.broker.sasl.oauthbearer.expected.audience=" + JWT_AUDIENCE,
+                "--tributary.broker.listener.name.oauth.oauthbearer.connections.max.reauth.ms=2000",
+                "--tributary.broker.ssl.keystore.type=PEM",
+                "--tributary.broker.ssl.keystore.location=" + dir.resolve("tls.key"),
+                "--tributary.broker.ssl.keystore.certificate.chain.location=" + dir.resolve("tls.crt"),
+                "--tributary.broker.sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-512",
+                "--tributary.broker.sasl.plain.users.file=" + dir.resolve("users.properties"));
         MetadataFollower follower = broker.getBean(MetadataFollower.class);
         await().atMost(Duration.ofSeconds(30)).until(follower::isActive);
         internalPort = broker.getBean(KafkaListenerLifecycle.class).server().port();
@@ -127,21 +115,7 @@ class NamedListenersTest {
     }
 
     private static Properties sasl(String protocol, int port, String mechanism, String user, String password) {
-        Properties client = new Properties();
-        client.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + port);
-        client.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, protocol);
-        client.put("sasl.mechanism", mechanism);
-        String module = mechanism.equals("PLAIN")
-                ? "org.apache.kafka.common.security.plain.PlainLoginModule"
-                : "org.apache.kafka.common.security.scram.ScramLoginModule";
-        client.put("sasl.jaas.config", module + " required username=\"" + user + "\" password=\"" + password + "\";");
-        if (protocol.equals("SASL_SSL")) {
-            client.put("ssl.truststore.type", "PEM");
-            client.put("ssl.truststore.location", caPem.toString());
-        }
-        client.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
-        client.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
-        return client;
+        return ListenerClients.sasl("127.0.0.1:" + port, protocol, mechanism, user, password, caPem);
     }
 
     @Test

@@ -100,21 +100,21 @@ public final class KafkaListenersConfig {
      * @throws IllegalArgumentException naming the setting at fault
      */
     public static List<ListenerSpec> parse(Map<String, String> config, String prefix) {
-        Map<String, String> perListener = new HashMap<>();
-        Map<String, String> global = new HashMap<>();
-        for (Map.Entry<String, String> entry : config.entrySet()) {
-            String key = entry.getKey();
-            if (key.equals(LISTENERS) || key.equals(ADVERTISED_LISTENERS) || key.equals(PROTOCOL_MAP)) {
-                continue;
-            }
-            if (key.startsWith(PER_LISTENER)) {
-                perListener.put(key, entry.getValue());
-            } else if (LISTENER_KEYS.contains(key)) {
-                global.put(key, entry.getValue());
-            } else {
-                throw unknown(prefix, key);
-            }
-        }
+        return parse(config, prefix, Set.of());
+    }
+
+    /**
+     * The listeners {@code config} describes, accepting {@code listener.name.<name>.} settings for
+     * {@code ownListeners} too: listeners of the service that {@code listeners} does not name (they
+     * have their own address settings) but that take their TLS and SASL settings from {@code config}
+     * like a named one ({@link #ownListener}).
+     *
+     * @param ownListeners the upper-case names of those listeners (the service refuses a named
+     *     listener of the same name)
+     * @throws IllegalArgumentException naming the setting at fault
+     */
+    public static List<ListenerSpec> parse(Map<String, String> config, String prefix, Set<String> ownListeners) {
+        Keys keys = Keys.split(config, prefix);
         List<ListenerAddress> binds = ListenerAddress.parseList(config.get(LISTENERS), prefix + LISTENERS);
         Map<String, ListenerAddress> advertised = new HashMap<>();
         for (ListenerAddress address :
@@ -149,28 +149,88 @@ public final class KafkaListenersConfig {
                                         PROTOCOL_MAP,
                                         List.of(SecurityProtocol.values())));
             }
+            boolean registered = advertised.isEmpty() || advertised.containsKey(bind.name());
+            specs.add(new ListenerSpec(
+                    bind,
+                    protocol,
+                    Optional.ofNullable(advertised.get(bind.name())),
+                    registered,
+                    keys.settingsOf(bind.name())));
+        }
+        List<String> names = new ArrayList<>(ownListeners);
+        binds.forEach(b -> names.add(b.name()));
+        checkPerListenerKeys(keys.perListener(), names, prefix);
+        return specs;
+    }
+
+    /**
+     * A listener of the service that {@code listeners} does not name, configured on its own (its
+     * address and its security protocol are the service's own settings), with the TLS and SASL
+     * settings of {@code config} as a named listener has them: the global ones, each replaced by its
+     * {@code listener.name.<lower-case name>.} form. Registered, advertised at {@code bind} (the
+     * service fills in what it advertises).
+     *
+     * @param protocolSetting the service's setting of its protocol, for the message when {@code
+     *     listener.security.protocol.map} names this listener too (refused: two places would say
+     *     what secures it)
+     * @throws IllegalArgumentException naming the setting at fault
+     */
+    public static ListenerSpec ownListener(
+            Map<String, String> config,
+            ListenerAddress bind,
+            SecurityProtocol protocol,
+            String prefix,
+            String protocolSetting) {
+        Keys keys = Keys.split(config, prefix);
+        String map = config.get(PROTOCOL_MAP);
+        if (map != null && !map.isBlank() && protocolMap(map, prefix).containsKey(bind.name())) {
+            throw new IllegalArgumentException("%s%s maps %s, whose protocol is %s; remove it from the map"
+                    .formatted(prefix, PROTOCOL_MAP, bind.name(), protocolSetting));
+        }
+        return new ListenerSpec(bind, protocol, Optional.empty(), true, keys.settingsOf(bind.name()));
+    }
+
+    /** The listener settings of a config: the global ones and the {@code listener.name.*} ones. */
+    private record Keys(Map<String, String> global, Map<String, String> perListener) {
+
+        static Keys split(Map<String, String> config, String prefix) {
+            Map<String, String> perListener = new HashMap<>();
+            Map<String, String> global = new HashMap<>();
+            for (Map.Entry<String, String> entry : config.entrySet()) {
+                String key = entry.getKey();
+                if (key.equals(LISTENERS) || key.equals(ADVERTISED_LISTENERS) || key.equals(PROTOCOL_MAP)) {
+                    continue;
+                }
+                if (key.startsWith(PER_LISTENER)) {
+                    perListener.put(key, entry.getValue());
+                } else if (LISTENER_KEYS.contains(key)) {
+                    global.put(key, entry.getValue());
+                } else {
+                    throw unknown(prefix, key);
+                }
+            }
+            return new Keys(global, perListener);
+        }
+
+        /** The settings of listener {@code name}: the global ones, each replaced by the listener's own form. */
+        Map<String, String> settingsOf(String name) {
             Map<String, String> settings = new HashMap<>(global);
-            String own = PER_LISTENER + bind.name().toLowerCase(Locale.ROOT) + ".";
+            String own = PER_LISTENER + name.toLowerCase(Locale.ROOT) + ".";
             perListener.forEach((key, value) -> {
                 if (key.toLowerCase(Locale.ROOT).startsWith(own)) {
                     settings.put(key.substring(own.length()), value);
                 }
             });
-            boolean registered = advertised.isEmpty() || advertised.containsKey(bind.name());
-            specs.add(new ListenerSpec(
-                    bind, protocol, Optional.ofNullable(advertised.get(bind.name())), registered, settings));
+            return settings;
         }
-        checkPerListenerKeys(perListener, binds, prefix);
-        return specs;
     }
 
-    private static void checkPerListenerKeys(
-            Map<String, String> perListener, List<ListenerAddress> binds, String prefix) {
+    private static void checkPerListenerKeys(Map<String, String> perListener, List<String> names, String prefix) {
         for (String key : perListener.keySet()) {
             String rest = key.substring(PER_LISTENER.length());
             int dot = rest.indexOf('.');
             String name = dot < 0 ? rest : rest.substring(0, dot);
-            if (binds.stream().noneMatch(b -> b.name().equalsIgnoreCase(name))) {
+            if (names.stream().noneMatch(n -> n.equalsIgnoreCase(name))) {
                 throw new IllegalArgumentException("%s%s: there is no listener %s in %s%s"
                         .formatted(prefix, key, name.toUpperCase(Locale.ROOT), prefix, LISTENERS));
             }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** Kafka's listener settings: the listeners they describe, and a message naming the setting for each mistake. */
@@ -115,5 +116,42 @@ class KafkaListenersConfigTest {
                         "org.apache.kafka.common.security.plain.PlainLoginModule required;")))
                 .hasMessageContaining("is not a listener setting")
                 .hasMessageContaining("JAAS is not read");
+    }
+
+    @Test
+    void aListenerConfiguredOnItsOwnTakesTheGlobalSettingsReplacedByItsOwnForm() {
+        Map<String, String> config = Map.of(
+                "listeners", "CLIENT://:9093",
+                "listener.security.protocol.map", "CLIENT:SASL_SSL",
+                "ssl.keystore.location", "/tls/global.p12",
+                "sasl.enabled.mechanisms", "SCRAM-SHA-512",
+                "listener.name.external.sasl.enabled.mechanisms", "PLAIN");
+        assertThat(KafkaListenersConfig.parse(config, PREFIX, Set.of("EXTERNAL")))
+                .singleElement()
+                .satisfies(client ->
+                        assertThat(client.setting("sasl.enabled.mechanisms")).contains("SCRAM-SHA-512"));
+
+        ListenerSpec external = KafkaListenersConfig.ownListener(
+                config,
+                new ListenerAddress("EXTERNAL", "0.0.0.0", 9094),
+                SecurityProtocol.SASL_SSL,
+                PREFIX,
+                "external.security-protocol");
+
+        assertThat(external.protocol()).isEqualTo(SecurityProtocol.SASL_SSL);
+        assertThat(external.registered()).isTrue();
+        assertThat(external.setting("ssl.keystore.location")).contains("/tls/global.p12");
+        assertThat(external.setting("sasl.enabled.mechanisms")).contains("PLAIN");
+        assertThatThrownBy(() -> parse(config))
+                .as("without it, its settings name no listener")
+                .hasMessageContaining("there is no listener EXTERNAL");
+        assertThatThrownBy(() -> KafkaListenersConfig.ownListener(
+                        Map.of("listener.security.protocol.map", "EXTERNAL:PLAINTEXT"),
+                        new ListenerAddress("EXTERNAL", "0.0.0.0", 9094),
+                        SecurityProtocol.SASL_SSL,
+                        PREFIX,
+                        "external.security-protocol"))
+                .hasMessageContaining("tributary.broker.listener.security.protocol.map maps EXTERNAL")
+                .hasMessageContaining("external.security-protocol");
     }
 }
