@@ -6,8 +6,10 @@
 #
 #   ca.p12               the run's certificate authority: its key and certificate (PKCS12)
 #   ca.pem               its certificate, what a client trusts (PEM)
-#   server.p12           the brokers' key and certificate chain, signed by the CA, for localhost,
-#                        127.0.0.1 and the addresses of TRIBUTARY_HOSTS (PKCS12)
+#   server.p12           the brokers' and coordinators' key and certificate chain, signed by the
+#                        CA, for localhost, 127.0.0.1 and the addresses of TRIBUTARY_HOSTS (PKCS12):
+#                        the brokers' SASL_SSL client listeners, their internal listeners and the
+#                        coordinators' Kafka listeners
 #   raft.p12             the coordinators' key and certificate for mutual TLS on the Raft port
 #                        (serverAuth and clientAuth, signed by the CA; PKCS12)
 #   keystore.password    the password of ca.p12, server.p12 and raft.p12
@@ -102,10 +104,18 @@ raft_material() { # DIR KEYTOOL
 
 # Writes the processes' secret settings and the clients' configs into DIR.
 secure_configs() { # DIR
-  local dir=$1 admin gateway keystore
+  local dir=$1 admin gateway keystore internal_tls
   admin=$(<"$dir/admin.password")
   gateway=$(<"$dir/gateway.password")
   keystore=$(<"$dir/keystore.password")
+  # Every broker's internal listener and every coordinator's Kafka listener: SASL_SSL with the
+  # run's certificate; their internal clients trust the run's CA (docs/security.md).
+  internal_tls="tributary.kafka.ssl.keystore.type=PKCS12
+tributary.kafka.ssl.keystore.location=$dir/server.p12
+tributary.kafka.ssl.keystore.password=$keystore
+tributary.kafka.ssl.truststore.type=PKCS12
+tributary.kafka.ssl.truststore.location=$dir/truststore.p12
+tributary.kafka.ssl.truststore.password=$keystore"
   (
     umask 077
     cat >"$dir/coordinator.properties" <<EOF
@@ -119,6 +129,9 @@ tributary.coordinator.raft.ssl.keystore.location=$dir/raft.p12
 tributary.coordinator.raft.ssl.keystore.password=$keystore
 tributary.coordinator.raft.ssl.truststore.location=$dir/truststore.p12
 tributary.coordinator.raft.ssl.truststore.password=$keystore
+# The Kafka listener (group requests forwarded by the brokers) is SASL_SSL; the lag metric's client
+# of the brokers' internal listeners trusts the run's CA.
+$internal_tls
 EOF
     cat >"$dir/broker.properties" <<EOF
 # Made by bin/tributary up --secure: the brokers' secrets and the settings every broker shares.
@@ -132,10 +145,16 @@ tributary.broker.ssl.key.password=$keystore
 tributary.broker.authorizer.enabled=true
 tributary.broker.super.users=User:admin;User:gateway
 tributary.broker.allow.everyone.if.no.acl.found=false
+# The internal listener (replication, the gateway) is SASL_SSL; the replica fetchers and the group
+# forwarding to the coordinators' Kafka listeners trust the run's CA and check host names.
+$internal_tls
 EOF
     cat >"$dir/gateway.properties" <<EOF
-# Made by bin/tributary up --secure: the gateway logs in to the brokers' internal listeners.
-tributary.gateway.client-properties.security.protocol=SASL_PLAINTEXT
+# Made by bin/tributary up --secure: the gateway logs in to the brokers' internal listeners, over TLS.
+tributary.gateway.client-properties.security.protocol=SASL_SSL
+tributary.gateway.client-properties.ssl.truststore.type=PKCS12
+tributary.gateway.client-properties.ssl.truststore.location=$dir/truststore.p12
+tributary.gateway.client-properties.ssl.truststore.password=$keystore
 tributary.gateway.client-properties.sasl.mechanism=SCRAM-SHA-512
 tributary.gateway.client-properties.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="gateway" password="$gateway";
 EOF

@@ -75,9 +75,43 @@ PLAINTEXT
 {{- if and .Values.security.enabled .Values.security.raftTls.enabled -}}true{{- end -}}
 {{- end -}}
 
-{{/* "true" when the coordinators mount the TLS Secret (HTTPS or Raft TLS), empty otherwise. */}}
+{{/* "true" when the internal Kafka listeners (the brokers' internal one, the coordinators') are SASL_SSL: security.internalTls.enabled with a TLS source; empty otherwise. */}}
+{{- define "tributary.security.internalTls" -}}
+{{- if and .Values.security.enabled .Values.security.internalTls.enabled (include "tributary.security.tlsSecretName" .) -}}true{{- end -}}
+{{- end -}}
+
+{{/* "true" when the coordinators mount the TLS Secret (HTTPS, Raft TLS or internal TLS), empty otherwise. */}}
 {{- define "tributary.security.coordinatorTls" -}}
-{{- if or (include "tributary.security.coordinatorHttps" .) (include "tributary.security.raftTls" .) -}}true{{- end -}}
+{{- if or (include "tributary.security.coordinatorHttps" .) (include "tributary.security.raftTls" .) (include "tributary.security.internalTls" .) -}}true{{- end -}}
+{{- end -}}
+
+{{/* The TLS settings of a process's own Kafka listener (tributary.kafka.ssl.*) when the internal listeners are TLS: the TLS Secret's key and chain, and its ca.crt as the cluster's CA that the process's internal clients trust. */}}
+{{- define "tributary.security.internalTlsEnv" -}}
+{{- if include "tributary.security.internalTls" . }}
+{{- $dir := include "tributary.security.dir" . }}
+# The internal Kafka listener is SASL_SSL; this process's internal clients trust ca.crt and check host names.
+- name: TRIBUTARY_KAFKA_SSL_KEYSTORE_TYPE
+  value: PEM
+- name: TRIBUTARY_KAFKA_SSL_KEYSTORE_LOCATION
+  value: {{ printf "%s/tls/tls.key" $dir | quote }}
+- name: TRIBUTARY_KAFKA_SSL_KEYSTORE_CERTIFICATE_CHAIN_LOCATION
+  value: {{ printf "%s/tls/tls.crt" $dir | quote }}
+- name: TRIBUTARY_KAFKA_SSL_TRUSTSTORE_TYPE
+  value: PEM
+- name: TRIBUTARY_KAFKA_SSL_TRUSTSTORE_LOCATION
+  value: {{ printf "%s/tls/ca.crt" $dir | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* Volume of the TLS Secret's ca.crt alone (the gateway trusts it on the brokers' internal listeners). */}}
+{{- define "tributary.security.caVolume" -}}
+- name: tls-ca
+  secret:
+    secretName: {{ include "tributary.security.tlsSecretName" . }}
+    defaultMode: {{ include "tributary.security.fileMode" . }}
+    items:
+      - key: ca.crt
+        path: ca.crt
 {{- end -}}
 
 {{/* The Secret holding tls.crt, tls.key and ca.crt: security.tls.existingSecret, or the one the chart's Certificate fills; empty without a TLS source. */}}
@@ -297,6 +331,7 @@ config tree (tributary.secrets.<name>). Usage: include "tributary.security.passw
 - name: TRIBUTARY_COORDINATOR_RAFT_SSL_TRUSTSTORE_LOCATION
   value: {{ printf "%s/tls/ca.crt" $dir | quote }}
 {{- end }}
+{{- include "tributary.security.internalTlsEnv" . }}
 {{- end -}}
 
 {{/* The brokers' security environment: the cluster secret, the CLIENT listener and its advertised pod address, TLS, SASL, the authorizer. */}}
@@ -362,13 +397,23 @@ config tree (tributary.secrets.<name>). Usage: include "tributary.security.passw
 - name: TRIBUTARY_BROKER_ALLOW_EVERYONE_IF_NO_ACL_FOUND
   value: {{ $security.authorization.allowEveryoneIfNoAclFound | quote }}
 {{- end }}
+{{- include "tributary.security.internalTlsEnv" . }}
 {{- end -}}
 
 {{/* The gateway's Kafka login on the brokers' internal listener (tributary.gateway.client-properties.*), the password from its mounted file. */}}
 {{- define "tributary.security.gatewayEnv" -}}
 {{- include "tributary.security.passwordsImportEnv" (dict "root" . "name" "login") }}
+{{- if include "tributary.security.internalTls" . }}
+- name: TRIBUTARY_GATEWAY_CLIENTPROPERTIES_SECURITY_PROTOCOL
+  value: SASL_SSL
+- name: TRIBUTARY_GATEWAY_CLIENTPROPERTIES_SSL_TRUSTSTORE_TYPE
+  value: PEM
+- name: TRIBUTARY_GATEWAY_CLIENTPROPERTIES_SSL_TRUSTSTORE_LOCATION
+  value: {{ printf "%s/tls-ca/ca.crt" (include "tributary.security.dir" .) | quote }}
+{{- else }}
 - name: TRIBUTARY_GATEWAY_CLIENTPROPERTIES_SECURITY_PROTOCOL
   value: SASL_PLAINTEXT
+{{- end }}
 - name: TRIBUTARY_GATEWAY_CLIENTPROPERTIES_SASL_MECHANISM
   value: SCRAM-SHA-512
 - name: TRIBUTARY_GATEWAY_CLIENTPROPERTIES_SASL_JAAS_CONFIG

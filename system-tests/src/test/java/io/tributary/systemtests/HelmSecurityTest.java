@@ -372,8 +372,17 @@ class HelmSecurityTest {
         assertThat(tls.getSecret().getItems())
                 .extracting(KeyToPath::getKey)
                 .containsExactly("tls.crt", "tls.key", "ca.crt");
-        assertThat(podSpec(resources, "demo-tributary-coordinator").getVolumes())
-                .as("coordinators without HTTPS need no certificate")
+        assertThat(podSpec(
+                                render(
+                                        Optional.empty(),
+                                        Map.of(
+                                                "security.tls.existingSecret",
+                                                "kafka-tls",
+                                                "security.internalTls.enabled",
+                                                false)),
+                                "demo-tributary-coordinator")
+                        .getVolumes())
+                .as("coordinators without HTTPS, Raft TLS or internal TLS need no certificate")
                 .extracting(Volume::getName)
                 .doesNotContain("tls");
         assertThat(ofKind(resources, GenericKubernetesResource.class))
@@ -392,6 +401,51 @@ class HelmSecurityTest {
                 .containsEntry("TRIBUTARY_BROKER_SSL_CLIENT_AUTH", "required")
                 .containsEntry("TRIBUTARY_BROKER_SSL_TRUSTSTORE_LOCATION", SECRETS + "/tls/ca.crt")
                 .doesNotContainKey("TRIBUTARY_BROKER_SASL_ENABLED_MECHANISMS");
+    }
+
+    @Test
+    void withATlsSourceTheInternalListenersAreSaslSslAndEveryInternalClientTrustsTheCa() {
+        List<HasMetadata> resources = render(Optional.empty(), Map.of("security.tls.existingSecret", "kafka-tls"));
+        Map<String, String> internalTls = Map.of(
+                "TRIBUTARY_KAFKA_SSL_KEYSTORE_TYPE", "PEM",
+                "TRIBUTARY_KAFKA_SSL_KEYSTORE_LOCATION", SECRETS + "/tls/tls.key",
+                "TRIBUTARY_KAFKA_SSL_KEYSTORE_CERTIFICATE_CHAIN_LOCATION", SECRETS + "/tls/tls.crt",
+                "TRIBUTARY_KAFKA_SSL_TRUSTSTORE_TYPE", "PEM",
+                "TRIBUTARY_KAFKA_SSL_TRUSTSTORE_LOCATION", SECRETS + "/tls/ca.crt");
+        for (String component : List.of("broker", "coordinator")) {
+            Container container = container(resources, StatefulSet.class, component);
+            assertThat(env(container)).as(component).containsAllEntriesOf(internalTls);
+            assertThat(mountPath(container, "tls")).isEqualTo(SECRETS + "/tls");
+            assertThat(volume(podSpec(resources, "demo-tributary-" + component), "tls")
+                            .getSecret()
+                            .getSecretName())
+                    .isEqualTo("kafka-tls");
+        }
+        Container gateway = container(resources, Deployment.class, "gateway");
+        assertThat(env(gateway))
+                .containsEntry("TRIBUTARY_GATEWAY_CLIENTPROPERTIES_SECURITY_PROTOCOL", "SASL_SSL")
+                .containsEntry("TRIBUTARY_GATEWAY_CLIENTPROPERTIES_SSL_TRUSTSTORE_TYPE", "PEM")
+                .containsEntry(
+                        "TRIBUTARY_GATEWAY_CLIENTPROPERTIES_SSL_TRUSTSTORE_LOCATION", SECRETS + "/tls-ca/ca.crt");
+        assertThat(mountPath(gateway, "tls-ca")).isEqualTo(SECRETS + "/tls-ca");
+        assertThat(volume(podSpec(resources, "demo-tributary-gateway"), "tls-ca")
+                        .getSecret()
+                        .getItems())
+                .as("the gateway gets the CA, not the private key")
+                .extracting(KeyToPath::getKey)
+                .containsExactly("ca.crt");
+
+        List<HasMetadata> off = render(
+                Optional.empty(),
+                Map.of("security.tls.existingSecret", "kafka-tls", "security.internalTls.enabled", false));
+        assertThat(env(container(off, StatefulSet.class, "broker")))
+                .as("internal TLS turned off")
+                .doesNotContainKey("TRIBUTARY_KAFKA_SSL_KEYSTORE_LOCATION");
+        assertThat(env(container(off, Deployment.class, "gateway")))
+                .containsEntry("TRIBUTARY_GATEWAY_CLIENTPROPERTIES_SECURITY_PROTOCOL", "SASL_PLAINTEXT");
+        assertThat(env(container(render(Optional.empty(), Map.of()), StatefulSet.class, "coordinator")))
+                .as("no TLS source: the internal traffic stays SASL_PLAINTEXT")
+                .doesNotContainKey("TRIBUTARY_KAFKA_SSL_KEYSTORE_LOCATION");
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.tributary.systemtests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tributary.common.testing.KafkaTestConnection;
 import java.io.IOException;
 import java.io.Reader;
 import java.net.URI;
@@ -25,17 +26,24 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.resource.PatternType;
 import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -48,7 +56,10 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code admin.properties} as {@code --command-config}, {@code admin.kcat.properties} as kcat's
  * {@code -F}); the SASL_SSL listener refuses a client without credentials; the authorizer is on
  * (a new user can do nothing until an ACL allows it); the LOCAL SASL_PLAINTEXT listener serves the
- * admin on 127.0.0.1; the gateway logs in (it is ready). Its own run state, data and port offset.
+ * admin on 127.0.0.1; the gateway logs in (it is ready). The internal Kafka traffic is SASL_SSL:
+ * the broker's internal listener and the coordinator's Kafka listener refuse a PLAINTEXT client and
+ * a TLS client without the run's CA, and a classic group's commit, which the broker forwards to the
+ * coordinator's listener over TLS, is stored. Its own run state, data and port offset.
  */
 class SecureLocalClusterIT {
 
@@ -189,6 +200,67 @@ class SecureLocalClusterIT {
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(listed.statusCode()).as(listed.body()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void aClassicGroupCommitsThroughTheBrokerToTheCoordinatorsSaslSslListener() throws Exception {
+        String topic = "forwarded-group-events";
+        TopicPartition partition = new TopicPartition(topic, 0);
+        try (Admin admin = Admin.create(admin(9092))) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(60, TimeUnit.SECONDS);
+        }
+        Properties producerConfig = admin(9092);
+        producerConfig.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
+        try (var producer = new KafkaProducer<>(producerConfig, new StringSerializer(), new StringSerializer())) {
+            producer.send(new ProducerRecord<>(topic, "k", "v")).get(30, TimeUnit.SECONDS);
+        }
+        Properties consumerConfig = admin(9092);
+        consumerConfig.put(ConsumerConfig.GROUP_ID_CONFIG, "tls-forwarded");
+        consumerConfig.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        consumerConfig.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        try (var consumer = new KafkaConsumer<>(consumerConfig, new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            int received = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (received == 0 && System.nanoTime() < deadline) {
+                received += consumer.poll(Duration.ofSeconds(1)).count();
+            }
+            assertThat(received).as("records the classic group member received").isEqualTo(1);
+            consumer.commitSync(Duration.ofSeconds(30));
+        }
+        try (Admin admin = Admin.create(admin(9092))) {
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets("tls-forwarded")
+                    .partitionsToOffsetAndMetadata()
+                    .get(60, TimeUnit.SECONDS);
+            assertThat(committed.get(partition).offset()).isEqualTo(1L);
+        }
+    }
+
+    @Test
+    void theInternalListenersAreSaslSslAndRefusePlaintextAndClientsWithoutTheCa() throws Exception {
+        try (Admin admin = Admin.create(admin(9492))) {
+            assertThat(admin.describeCluster().nodes().get(60, TimeUnit.SECONDS))
+                    .as("the admin over the broker's internal listener, with the run's CA")
+                    .singleElement()
+                    .satisfies(node -> assertThat(node.port()).isEqualTo(9492 + offset));
+        }
+        for (int port : List.of(9492 + offset, 9191 + offset)) {
+            try (KafkaTestConnection plain = KafkaTestConnection.open(port)) {
+                plain.send(new ApiVersionsRequest.Builder().build((short) 3));
+                assertThat(plain.readUntilClosed())
+                        .as("bytes a PLAINTEXT client reads from port %d: at most a TLS alert, never an answer", port)
+                        .isLessThan(64);
+            }
+        }
+        Properties withoutCa = admin(9492);
+        withoutCa.remove("ssl.truststore.location");
+        withoutCa.remove("ssl.truststore.password");
+        withoutCa.remove("ssl.truststore.type");
+        withoutCa.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
+        try (Admin admin = Admin.create(withoutCa)) {
+            assertThatThrownBy(() -> admin.describeCluster().nodes().get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(SslAuthenticationException.class);
         }
     }
 }

@@ -29,6 +29,7 @@ import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigDefaults;
 import io.tributary.broker.security.ClusterCredentials;
 import io.tributary.common.protocol.AccessControl;
+import io.tributary.common.security.internal.InternalClientSecurity;
 import java.time.InstantSource;
 import java.util.concurrent.Executor;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -105,9 +106,10 @@ public class AdminApiConfiguration {
     }
 
     @Bean
-    CoordinatorGroupsClient coordinatorGroupsClient(MetadataView metadata, ClusterProperties cluster) {
+    CoordinatorGroupsClient coordinatorGroupsClient(
+            MetadataView metadata, ClusterProperties cluster, InternalClientSecurity internalClients) {
         return new CoordinatorGroupsClient(
-                cluster.coordinatorGroupsClientConfig(), metadata.brokerId(), cluster.kafkaLogin(metadata.brokerId()));
+                cluster.coordinatorGroupsClientConfig(), metadata.brokerId(), internalClients);
     }
 
     @Bean

@@ -8,6 +8,7 @@ import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.replication.ReplicaManager;
 import io.tributary.broker.replication.Replication;
 import io.tributary.broker.replication.ReplicationMetrics;
+import io.tributary.common.security.internal.InternalClientSecurity;
 import java.time.Clock;
 import java.util.Collection;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -30,7 +31,7 @@ class ReplicationConfiguration {
             ControlPlane controlPlane,
             MetadataView metadataView,
             ReplicationProperties properties,
-            ClusterProperties cluster,
+            InternalClientSecurity internalClients,
             MeterRegistry registry) {
         Replication replication = new Replication(
                         replicaManager,
@@ -39,7 +40,7 @@ class ReplicationConfiguration {
                         properties.toConfig(),
                         Clock.systemUTC(),
                         new MicrometerReplicationMetrics(registry),
-                        cluster.kafkaLogin(metadataView.brokerId()))
+                        internalClients)
                 .start();
         Gauge.builder(
                         "tributary.broker.replica.fetchers",

@@ -2,16 +2,14 @@ package io.tributary.broker.cluster;
 
 import io.tributary.broker.cluster.ControlPlane.GroupCoordinator;
 import io.tributary.common.protocol.KafkaFrames;
-import io.tributary.common.security.internal.InternalLogin;
+import io.tributary.common.security.internal.InternalClientSecurity;
 import io.tributary.common.security.internal.ScramSocketLogin;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -90,24 +88,25 @@ public final class CoordinatorGroupsClient {
 
     private final Config config;
     private final String clientId;
-    private final Optional<InternalLogin> login;
+    private final InternalClientSecurity security;
     private final AtomicInteger correlationIds = new AtomicInteger();
 
-    /** A client of a coordinator listener without SASL. */
+    /** A client of a {@code PLAINTEXT} coordinator listener. */
     public CoordinatorGroupsClient(Config config, int localBrokerId) {
-        this(config, localBrokerId, Optional.empty());
+        this(config, localBrokerId, InternalClientSecurity.PLAINTEXT);
     }
 
     /**
      * @param localBrokerId this broker's id, in the client id {@code tributary-broker-<id>}
-     * @param login when present, each new connection logs in with it (SCRAM-SHA-512, {@link
-     *     ScramSocketLogin}) before its first request, within the read timeout; a refused login
-     *     fails the call as an unreachable coordinator does
+     * @param security how each new connection is secured before its first request, within the
+     *     read timeout: the TLS handshake when the coordinators' listener is TLS, then the login
+     *     (SCRAM-SHA-512, {@link ScramSocketLogin}) when it requires SASL; a failed handshake or a
+     *     refused login fails the call as an unreachable coordinator does
      */
-    public CoordinatorGroupsClient(Config config, int localBrokerId, Optional<InternalLogin> login) {
+    public CoordinatorGroupsClient(Config config, int localBrokerId, InternalClientSecurity security) {
         this.config = Objects.requireNonNull(config, "config");
         this.clientId = "tributary-broker-" + localBrokerId;
-        this.login = Objects.requireNonNull(login, "login");
+        this.security = Objects.requireNonNull(security, "security");
     }
 
     /** This client's bounds. */
@@ -255,21 +254,13 @@ public final class CoordinatorGroupsClient {
     }
 
     private Socket connect(GroupCoordinator coordinator) throws IOException {
-        Socket socket = new Socket();
-        try {
-            socket.connect(
-                    new InetSocketAddress(coordinator.host(), coordinator.port()),
-                    Math.toIntExact(config.connectTimeout().toMillis()));
-            socket.setTcpNoDelay(true);
-            if (login.isPresent()) {
-                socket.setSoTimeout(Math.toIntExact(config.readTimeout().toMillis()));
-                ScramSocketLogin.login(socket, login.get(), clientId, config.maxResponseBytes());
-            }
-            return socket;
-        } catch (IOException e) {
-            close(socket);
-            throw e;
-        }
+        return security.connect(
+                coordinator.host(),
+                coordinator.port(),
+                config.connectTimeout(),
+                config.readTimeout(),
+                clientId,
+                config.maxResponseBytes());
     }
 
     /**

@@ -4,7 +4,7 @@ import io.tributary.broker.cluster.BrokerEndpoint;
 import io.tributary.broker.cluster.BrokerInfo;
 import io.tributary.broker.cluster.ClusterImage;
 import io.tributary.broker.cluster.PartitionInfo;
-import io.tributary.common.security.internal.InternalLogin;
+import io.tributary.common.security.internal.InternalClientSecurity;
 import java.time.InstantSource;
 import java.util.Collection;
 import java.util.HashMap;
@@ -41,19 +41,19 @@ public final class ReplicaFetcherManager implements AutoCloseable {
     private boolean closed;
 
     /**
-     * Fetchers over sockets to the leaders' internal listeners, logging in with {@code login} when
-     * present (the listeners then require SASL).
+     * Fetchers over sockets to the leaders' internal listeners, secured with {@code security} (TLS
+     * when the listeners are TLS, a login when they require SASL).
      */
     public ReplicaFetcherManager(
             int localBrokerId,
             ReplicationConfig config,
             InstantSource clock,
             ReplicationMetrics metrics,
-            Optional<InternalLogin> login) {
+            InternalClientSecurity security) {
         this(
                 localBrokerId,
                 config,
-                SocketLeaderChannel.connector(localBrokerId, config.connectTimeout(), config.socketTimeout(), login),
+                SocketLeaderChannel.connector(localBrokerId, config.connectTimeout(), config.socketTimeout(), security),
                 clock,
                 metrics);
     }

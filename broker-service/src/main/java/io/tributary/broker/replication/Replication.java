@@ -2,11 +2,10 @@ package io.tributary.broker.replication;
 
 import io.tributary.broker.cluster.ClusterImage;
 import io.tributary.broker.cluster.ControlPlane;
-import io.tributary.common.security.internal.InternalLogin;
+import io.tributary.common.security.internal.InternalClientSecurity;
 import java.time.InstantSource;
 import java.util.Collection;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -39,12 +38,12 @@ public final class Replication implements ReplicaManager.ReplicationListener, Au
             BooleanSupplier active,
             ReplicationConfig config,
             InstantSource clock) {
-        this(replicas, controlPlane, active, config, clock, ReplicationMetrics.NONE, Optional.empty());
+        this(replicas, controlPlane, active, config, clock, ReplicationMetrics.NONE, InternalClientSecurity.PLAINTEXT);
     }
 
     /**
-     * @param login how this broker's fetchers log in to the leaders' internal listeners; empty when
-     *     those listeners are {@code PLAINTEXT}
+     * @param security how this broker's fetchers secure their connections to the leaders' internal
+     *     listeners (TLS, a login, both, or {@link InternalClientSecurity#PLAINTEXT})
      */
     public Replication(
             ReplicaManager replicas,
@@ -53,13 +52,13 @@ public final class Replication implements ReplicaManager.ReplicationListener, Au
             ReplicationConfig config,
             InstantSource clock,
             ReplicationMetrics metrics,
-            Optional<InternalLogin> login) {
+            InternalClientSecurity security) {
         this(
                 replicas,
                 controlPlane,
                 active,
                 config,
-                new ReplicaFetcherManager(replicas.brokerId(), config, clock, metrics, login),
+                new ReplicaFetcherManager(replicas.brokerId(), config, clock, metrics, security),
                 Executors.newVirtualThreadPerTaskExecutor(),
                 metrics);
     }

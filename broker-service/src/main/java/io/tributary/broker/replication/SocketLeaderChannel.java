@@ -2,13 +2,11 @@ package io.tributary.broker.replication;
 
 import io.tributary.broker.cluster.BrokerEndpoint;
 import io.tributary.common.protocol.KafkaFrames;
-import io.tributary.common.security.internal.InternalLogin;
+import io.tributary.common.security.internal.InternalClientSecurity;
 import io.tributary.common.security.internal.ScramSocketLogin;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
-import java.util.Optional;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -18,9 +16,12 @@ import org.apache.kafka.common.requests.RequestHeader;
  * KafkaFrames}): each request is a 4-byte big-endian length, then the request header and body as
  * kafka-clients serializes them; each response the same, parsed by kafka-clients (which checks the
  * correlation id). Correlation ids count up from 1 per connection; the client id is {@code
- * tributary-replica-<broker id>}. With a login (the cluster secret or the broker's key is set),
- * the socket logs in with SCRAM-SHA-512 right after it connects ({@link ScramSocketLogin}), as
- * {@code tributary-broker-<id>}; a refused login fails the connect.
+ * tributary-replica-<broker id>}. When the internal listeners are TLS, the socket runs the TLS
+ * handshake right after it connects (the leader's certificate checked against the cluster's CA and,
+ * by default, the leader's advertised host); with a login (the cluster secret or the broker's key
+ * is set) it then logs in with SCRAM-SHA-512 ({@link ScramSocketLogin}), as {@code
+ * tributary-broker-<id>}, inside the TLS session ({@link InternalClientSecurity}); a failed
+ * handshake or a refused login fails the connect.
  *
  * <p>Used by one fetcher thread; {@link #close} may come from another thread and makes a blocked
  * read fail.
@@ -41,11 +42,11 @@ final class SocketLeaderChannel implements LeaderChannel {
 
     /**
      * A connector opening sockets with these timeouts, as broker {@code localBrokerId}, logging in
-     * with {@code login} when present.
+     * and securing each connection with {@code security}.
      */
     static LeaderChannel.Connector connector(
-            int localBrokerId, Duration connectTimeout, Duration readTimeout, Optional<InternalLogin> login) {
-        return endpoint -> open(endpoint, "tributary-replica-" + localBrokerId, connectTimeout, readTimeout, login);
+            int localBrokerId, Duration connectTimeout, Duration readTimeout, InternalClientSecurity security) {
+        return endpoint -> open(endpoint, "tributary-replica-" + localBrokerId, connectTimeout, readTimeout, security);
     }
 
     static SocketLeaderChannel open(
@@ -53,23 +54,11 @@ final class SocketLeaderChannel implements LeaderChannel {
             String clientId,
             Duration connectTimeout,
             Duration readTimeout,
-            Optional<InternalLogin> login)
+            InternalClientSecurity security)
             throws IOException {
-        Socket socket = new Socket();
-        try {
-            socket.connect(
-                    new InetSocketAddress(endpoint.host(), endpoint.port()),
-                    Math.toIntExact(connectTimeout.toMillis()));
-            socket.setSoTimeout(Math.toIntExact(readTimeout.toMillis()));
-            socket.setTcpNoDelay(true);
-            if (login.isPresent()) {
-                ScramSocketLogin.login(socket, login.get(), clientId, MAX_LOGIN_RESPONSE_BYTES);
-            }
-            return new SocketLeaderChannel(socket, clientId);
-        } catch (IOException | RuntimeException e) {
-            socket.close();
-            throw e;
-        }
+        Socket socket = security.connect(
+                endpoint.host(), endpoint.port(), connectTimeout, readTimeout, clientId, MAX_LOGIN_RESPONSE_BYTES);
+        return new SocketLeaderChannel(socket, clientId);
     }
 
     @Override

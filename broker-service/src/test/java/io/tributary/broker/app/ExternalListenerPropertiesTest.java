@@ -25,7 +25,9 @@ class ExternalListenerPropertiesTest {
             Duration.ofMinutes(3),
             Duration.ofSeconds(4),
             "broker-0.brokers.ns.svc",
-            0);
+            0,
+            java.util.Map.of(),
+            Duration.ofSeconds(30));
 
     @Test
     void itBindsItsOwnAddressWithItsOwnConnectionBoundAndTheInternalListenersOtherBounds() {

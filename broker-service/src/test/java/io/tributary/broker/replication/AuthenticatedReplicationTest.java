@@ -2,7 +2,6 @@ package io.tributary.broker.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import io.tributary.broker.cluster.FakeControlPlane;
 import io.tributary.common.protocol.KafkaFrames;
@@ -15,10 +14,8 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.SimpleRecord;
 import org.apache.kafka.common.requests.ProduceRequest;
@@ -36,7 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AuthenticatedReplicationTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String TOPIC = "secured";
     private static final ClusterSecret SECRET = ClusterSecret.of("0123456789abcdef0123456789abcdef-replicas");
 
@@ -48,21 +44,13 @@ class AuthenticatedReplicationTest {
 
     @BeforeEach
     void startCluster() {
-        ReplicationConfig config = ReplicationConfig.defaults()
-                .withLagTime(Duration.ofSeconds(1), Duration.ofMillis(100))
-                .withFetchTiming(Duration.ofMillis(100), Duration.ofMillis(100));
         for (int id = 0; id < 2; id++) {
-            brokers.add(new ReplicationTestBroker(id, dir.resolve("broker-" + id), coordinator, config)
+            brokers.add(new ReplicationTestBroker(
+                            id, dir.resolve("broker-" + id), coordinator, ReplicationTestBroker.quickConfig())
                     .withSecret(SECRET)
                     .start());
         }
-        for (ReplicationTestBroker broker : brokers) {
-            await().atMost(WAIT).until(broker.follower::isActive);
-        }
-        long version = coordinator.createTopic(TOPIC, 1, 2, Map.of()).version();
-        for (ReplicationTestBroker broker : brokers) {
-            await().atMost(WAIT).until(() -> broker.follower.image().version() >= version);
-        }
+        ReplicationTestBroker.awaitTopic(coordinator, brokers, TOPIC);
     }
 
     @AfterEach

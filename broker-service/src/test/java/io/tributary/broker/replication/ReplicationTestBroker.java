@@ -21,11 +21,14 @@ import io.tributary.common.protocol.RequestHandler;
 import io.tributary.common.security.acl.AclAuthorizer;
 import io.tributary.common.security.acl.KafkaPrincipal;
 import io.tributary.common.security.internal.ClusterSecret;
+import io.tributary.common.security.internal.InternalClientSecurity;
 import io.tributary.common.security.internal.InternalUsers;
 import io.tributary.common.security.sasl.CredentialLookup;
 import io.tributary.common.security.sasl.SaslSettings;
 import io.tributary.common.security.sasl.ScramCredentialData;
 import io.tributary.common.security.sasl.ScramKeys;
+import io.tributary.common.security.tls.TlsClient;
+import io.tributary.common.security.tls.TlsSettings;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -83,6 +86,34 @@ final class ReplicationTestBroker implements AutoCloseable {
         return this;
     }
 
+    /** The internal listener's TLS settings and the fetchers' TLS client, when the listeners are TLS. */
+    private TlsSettings tls;
+
+    private TlsClient tlsClient;
+
+    ReplicationTestBroker withTls(TlsSettings tls, TlsClient tlsClient) {
+        this.tls = tls;
+        this.tlsClient = tlsClient;
+        return this;
+    }
+
+    /**
+     * The port this broker registers, when not its listener's: a proxy in front of it (the other
+     * brokers connect there); the identity: the listener's own port.
+     */
+    private java.util.function.IntUnaryOperator advertisedPort = port -> port;
+
+    ReplicationTestBroker withAdvertisedPort(java.util.function.IntUnaryOperator advertisedPort) {
+        this.advertisedPort = advertisedPort;
+        return this;
+    }
+
+    /** How this broker's fetchers (and a test's clients of its kind) secure their connections. */
+    InternalClientSecurity clientSecurity() {
+        return new InternalClientSecurity(
+                Optional.ofNullable(secret).map(s -> s.brokerKey(id).kafkaLogin()), Optional.ofNullable(tlsClient));
+    }
+
     ReplicationTestBroker start() {
         store = IndexStore.open(dir.resolve("index"));
         replicas = new ReplicaManager(
@@ -121,10 +152,11 @@ final class ReplicationTestBroker implements AutoCloseable {
                 ProtocolServerConfig.defaults("broker-" + id, "127.0.0.1", 0),
                 handlers,
                 new ProtocolMetrics(new SimpleMeterRegistry(), "broker-" + id),
-                secret == null
-                        ? ListenerSecurity.PLAINTEXT
-                        : new ListenerSecurity(
-                                null, new SaslSettings(List.of("SCRAM-SHA-512"), new DerivedCredentials(secret))));
+                new ListenerSecurity(
+                        tls,
+                        secret == null
+                                ? null
+                                : new SaslSettings(List.of("SCRAM-SHA-512"), new DerivedCredentials(secret))));
         server.start();
         replication = new Replication(
                         replicas,
@@ -133,9 +165,9 @@ final class ReplicationTestBroker implements AutoCloseable {
                         config,
                         Clock.systemUTC(),
                         ReplicationMetrics.NONE,
-                        Optional.ofNullable(secret).map(s -> s.brokerKey(id).kafkaLogin()))
+                        clientSecurity())
                 .start();
-        follower.start(List.of(new BrokerEndpoint("PLAINTEXT", "127.0.0.1", server.port())));
+        follower.start(List.of(new BrokerEndpoint("PLAINTEXT", "127.0.0.1", advertisedPort.applyAsInt(server.port()))));
         return this;
     }
 
@@ -162,6 +194,30 @@ final class ReplicationTestBroker implements AutoCloseable {
 
     int port() {
         return server.port();
+    }
+
+    /** Quick lag and fetch timings for a small cluster whose follower catches up within a second. */
+    static ReplicationConfig quickConfig() {
+        return ReplicationConfig.defaults()
+                .withLagTime(Duration.ofSeconds(1), Duration.ofMillis(100))
+                .withFetchTiming(Duration.ofMillis(100), Duration.ofMillis(100));
+    }
+
+    /**
+     * Waits until every broker is active, creates {@code topic} (one partition on two replicas) and
+     * waits until every broker's image has it.
+     */
+    static void awaitTopic(FakeControlPlane coordinator, List<ReplicationTestBroker> brokers, String topic) {
+        Duration wait = Duration.ofSeconds(30);
+        for (ReplicationTestBroker broker : brokers) {
+            org.awaitility.Awaitility.await().atMost(wait).until(broker.follower::isActive);
+        }
+        long version = coordinator.createTopic(topic, 1, 2, java.util.Map.of()).version();
+        for (ReplicationTestBroker broker : brokers) {
+            org.awaitility.Awaitility.await()
+                    .atMost(wait)
+                    .until(() -> broker.follower.image().version() >= version);
+        }
     }
 
     Partition partition(String topic, int index) {

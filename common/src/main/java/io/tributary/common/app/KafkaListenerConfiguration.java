@@ -7,6 +7,7 @@ import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.RequestAuthorizer;
 import io.tributary.common.protocol.RequestHandler;
 import java.util.List;
+import java.util.Optional;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.contributor.Health;
@@ -17,7 +18,9 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The Kafka-protocol listener of a service: every {@link RequestHandler} bean is registered, and
  * ApiVersions advertises exactly those, behind the service's {@link RequestAuthorizer} bean if it
- * has one; it is {@code PLAINTEXT} unless the service defines a {@link KafkaListenerSecurity} bean.
+ * has one; its security is the service's {@link KafkaListenerSecurity} bean, or without one TLS
+ * from {@code tributary.kafka.ssl.*} when set ({@link KafkaListenerProperties#security}), else
+ * {@code PLAINTEXT}.
  * The health indicator {@code kafkaListener} is UP while the
  * listener accepts connections; the services put it in their readiness group.
  */
@@ -40,7 +43,8 @@ public class KafkaListenerConfiguration {
         if (guard != null) {
             registered = guard.guard(registered);
         }
-        ListenerSecurity secured = security.getIfAvailable(() -> new KafkaListenerSecurity(ListenerSecurity.PLAINTEXT))
+        ListenerSecurity secured = security.getIfAvailable(
+                        () -> new KafkaListenerSecurity(properties.security(Optional.empty())))
                 .security();
         var server = new KafkaProtocolServer(
                 properties.toConfig(LISTENER_NAME), registered, new ProtocolMetrics(registry, LISTENER_NAME), secured);

@@ -50,7 +50,12 @@ public final class ListenerSecurities {
         return new ListenerSecurity(tls, sasl, fileCheckInterval);
     }
 
-    private static TlsSettings tls(ListenerSpec spec, String prefix) {
+    /**
+     * The TLS settings of {@code spec}'s {@code ssl.*} settings, with Kafka's defaults.
+     *
+     * @throws IllegalArgumentException naming the setting that is missing or wrong
+     */
+    public static TlsSettings tls(ListenerSpec spec, String prefix) {
         String keyStore = spec.setting("ssl.keystore.location")
                 .orElseThrow(() -> new IllegalArgumentException(("listener %s is %s: set %sssl.keystore.location (or"
                                 + " %slistener.name.%s.ssl.keystore.location)")

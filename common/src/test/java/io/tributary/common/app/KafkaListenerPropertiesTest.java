@@ -48,6 +48,8 @@ class KafkaListenerPropertiesTest {
                 Duration.ofMinutes(10),
                 Duration.ofSeconds(10),
                 advertisedHost,
-                advertisedPort);
+                advertisedPort,
+                java.util.Map.of(),
+                Duration.ofSeconds(30));
     }
 }

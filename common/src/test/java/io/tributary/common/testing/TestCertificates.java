@@ -1,5 +1,6 @@
 package io.tributary.common.testing;
 
+import io.tributary.common.security.tls.TlsSettings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -79,7 +80,16 @@ public final class TestCertificates {
      * 127.0.0.1 and localhost, in {@code <alias>.p12} with the chain (leaf, CA).
      */
     public Path signedServer(String ca, String alias, String dname) throws IOException, InterruptedException {
-        return signed(ca, alias, dname, "serverAuth");
+        return signed(ca, alias, dname, "serverAuth", "SAN=ip:127.0.0.1,dns:localhost");
+    }
+
+    /**
+     * As {@link #signedServer}, for the host names and addresses of {@code san} ({@code
+     * SAN=dns:elsewhere.example}) instead.
+     */
+    public Path signedServer(String ca, String alias, String dname, String san)
+            throws IOException, InterruptedException {
+        return signed(ca, alias, dname, "serverAuth", san);
     }
 
     /**
@@ -87,13 +97,12 @@ public final class TestCertificates {
      * as a client's ({@code extendedKeyUsage} serverAuth and clientAuth).
      */
     public Path signedPeer(String ca, String alias, String dname) throws IOException, InterruptedException {
-        return signed(ca, alias, dname, "serverAuth,clientAuth");
+        return signed(ca, alias, dname, "serverAuth,clientAuth", "SAN=ip:127.0.0.1,dns:localhost");
     }
 
-    private Path signed(String ca, String alias, String dname, String keyUsage)
+    private Path signed(String ca, String alias, String dname, String keyUsage, String san)
             throws IOException, InterruptedException {
         String store = alias + ".p12";
-        String san = "SAN=ip:127.0.0.1,dns:localhost";
         keyPair(alias, dname, store, "-ext", san);
         keytool("-certreq", "-alias", alias, "-keystore", store, "-storepass", PASSWORD, "-file", alias + ".csr");
         keytool(
@@ -128,6 +137,23 @@ public final class TestCertificates {
                 PASSWORD);
         keytool("-importcert", "-alias", alias, "-file", alias + ".crt", "-keystore", store, "-storepass", PASSWORD);
         return dir.resolve(store);
+    }
+
+    /**
+     * A TLS listener's settings serving the key and chain of {@code <alias>.p12} (made by {@link
+     * #signedServer} or {@link #keyPair}), without client certificates, TLS 1.3 and 1.2.
+     */
+    public TlsSettings serverTls(String alias) {
+        return new TlsSettings(
+                dir.resolve(alias + ".p12"),
+                "PKCS12",
+                PASSWORD.toCharArray(),
+                null,
+                null,
+                "PKCS12",
+                null,
+                TlsSettings.ClientAuth.NONE,
+                TlsSettings.DEFAULT_PROTOCOLS);
     }
 
     /** Writes the certificate of {@code alias} in {@code store} as PEM to {@code pemFile}. */

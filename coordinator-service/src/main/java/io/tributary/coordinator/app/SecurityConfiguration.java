@@ -1,5 +1,6 @@
 package io.tributary.coordinator.app;
 
+import io.tributary.common.app.KafkaListenerProperties;
 import io.tributary.common.app.KafkaListenerSecurity;
 import io.tributary.common.protocol.ListenerSecurity;
 import io.tributary.common.security.sasl.CredentialLookup;
@@ -15,6 +16,7 @@ import io.tributary.coordinator.security.QuotaChanges;
 import io.tributary.coordinator.security.ScramAlterations;
 import java.security.SecureRandom;
 import java.util.List;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -71,19 +73,29 @@ class SecurityConfiguration {
      * With the cluster secret, the Kafka listener ({@code tributary.kafka.*}: the brokers forward
      * group requests to it) requires a SCRAM login against the image's credentials of the internal
      * users only ({@link ImageCredentials}): the brokers log in as {@code tributary-broker-<id>}.
-     * Without it the listener is {@code PLAINTEXT}.
+     * Without it the listener requires no login. With {@code tributary.kafka.ssl.keystore.location}
+     * it is TLS too ({@code SASL_SSL}, or {@code SSL} without the secret).
      */
     @Bean
-    KafkaListenerSecurity kafkaListenerSecurity(ControlPlaneProperties control, MetadataRaftNode node) {
+    KafkaListenerSecurity kafkaListenerSecurity(
+            ControlPlaneProperties control, MetadataRaftNode node, KafkaListenerProperties kafka) {
+        Optional<SaslSettings> sasl = Optional.empty();
         if (control.secretFile() == null) {
             log.warn("the Kafka listener (tributary.kafka.*) is open to anyone who reaches it: set"
                     + " tributary.coordinator.control.secret-file to require the brokers' SCRAM logins");
-            return new KafkaListenerSecurity(ListenerSecurity.PLAINTEXT);
+        } else {
+            CredentialLookup credentials =
+                    new ImageCredentials(() -> node.stateMachine().image().scramCredentials());
+            sasl = Optional.of(new SaslSettings(List.of("SCRAM-SHA-512", "SCRAM-SHA-256"), credentials));
         }
-        CredentialLookup credentials =
-                new ImageCredentials(() -> node.stateMachine().image().scramCredentials());
-        return new KafkaListenerSecurity(
-                new ListenerSecurity(null, new SaslSettings(List.of("SCRAM-SHA-512", "SCRAM-SHA-256"), credentials)));
+        ListenerSecurity security = kafka.security(sasl);
+        if (security.tls() == null) {
+            log.warn("the Kafka listener (group requests forwarded by the brokers) is not encrypted: set"
+                    + " tributary.kafka.ssl.keystore.location to make it TLS");
+        } else {
+            log.info("the Kafka listener is {}", security.protocolName());
+        }
+        return new KafkaListenerSecurity(security);
     }
 
     @Bean

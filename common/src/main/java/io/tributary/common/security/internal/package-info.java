@@ -14,7 +14,9 @@
  *       passwords derive from their keys ({@link
  *       io.tributary.common.security.internal.InternalLogin}); the coordinators write those users'
  *       credentials, so a listener verifies a login from the cluster's credentials without the
- *       secret.
+ *       secret; when the internal listeners are TLS the login runs inside the TLS session ({@link
+ *       io.tributary.common.security.internal.InternalClientSecurity}: connect, handshake,
+ *       login).
  * </ul>
  *
  * A coordinator holds the cluster secret and derives any broker's key; a broker can hold only its

@@ -8,6 +8,10 @@
  * io.tributary.common.security.tls.SslPrincipalMapper}, Kafka's {@code
  * ssl.principal.mapping.rules}). {@link io.tributary.common.security.tls.TlsContextSource} holds
  * the context a listener's new connections use and reloads it when the files' content changes;
- * open connections keep the context they started with. Plain Java, no Spring.
+ * open connections keep the context they started with. {@link
+ * io.tributary.common.security.tls.TlsClient} is the other side, for Tributary's own clients of
+ * internal listeners: a trust store, the protocol versions, and the server's host name checked
+ * against its certificate (Kafka's {@code ssl.endpoint.identification.algorithm=https}). Plain
+ * Java, no Spring.
  */
 package io.tributary.common.security.tls;
