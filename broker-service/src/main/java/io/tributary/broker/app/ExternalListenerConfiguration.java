@@ -9,6 +9,7 @@ import io.tributary.common.protocol.KafkaProtocolServer;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.RequestAuthorizer;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.protocol.RequestWrapper;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -36,10 +37,11 @@ class ExternalListenerConfiguration {
             KafkaListenerProperties kafka,
             ObjectProvider<RequestHandler> handlers,
             RequestAuthorizer authorizer,
+            RequestWrapper requestQuota,
             MeterRegistry registry) {
         var server = new KafkaProtocolServer(
                 properties.toConfig(kafka),
-                authorizer.guard(handlers.orderedStream().toList()),
+                requestQuota.wrap(authorizer.guard(handlers.orderedStream().toList())),
                 new ProtocolMetrics(registry, BrokerListeners.EXTERNAL_SERVER_NAME));
         return new ExternalKafkaListener(new KafkaListenerLifecycle(server));
     }

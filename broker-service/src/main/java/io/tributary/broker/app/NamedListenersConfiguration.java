@@ -15,6 +15,7 @@ import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.ProtocolServerConfig;
 import io.tributary.common.protocol.RequestAuthorizer;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.protocol.RequestWrapper;
 import io.tributary.common.security.sasl.CredentialLookup;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -55,13 +56,14 @@ class NamedListenersConfiguration {
             ExternalListenerProperties external,
             ObjectProvider<RequestHandler> handlers,
             RequestAuthorizer authorizer,
+            RequestWrapper requestQuota,
             ObjectProvider<CredentialLookup> credentials,
             MeterRegistry registry) {
         List<ListenerSpec> specs =
                 KafkaListenersConfig.parse(properties.kafkaConfig(), NamedListenersProperties.PREFIX);
         CredentialLookup users = credentials.getIfAvailable(() -> CredentialLookup.NONE);
         List<RequestHandler> registered =
-                authorizer.guard(handlers.orderedStream().toList());
+                requestQuota.wrap(authorizer.guard(handlers.orderedStream().toList()));
         List<NamedKafkaListeners.Named> listeners = new ArrayList<>();
         for (ListenerSpec spec : specs) {
             checkName(spec, external);

@@ -6,6 +6,7 @@ import io.tributary.common.protocol.ListenerSecurity;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.RequestAuthorizer;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.protocol.RequestWrapper;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -34,11 +35,16 @@ public class KafkaListenerConfiguration {
             ObjectProvider<RequestHandler> handlers,
             ObjectProvider<RequestAuthorizer> authorizer,
             ObjectProvider<KafkaListenerSecurity> security,
+            ObjectProvider<RequestWrapper> wrapper,
             MeterRegistry registry) {
         List<RequestHandler> registered = handlers.orderedStream().toList();
         RequestAuthorizer guard = authorizer.getIfAvailable();
         if (guard != null) {
             registered = guard.guard(registered);
+        }
+        RequestWrapper outer = wrapper.getIfAvailable();
+        if (outer != null) {
+            registered = outer.wrap(registered);
         }
         ListenerSecurity secured = security.getIfAvailable(() -> new KafkaListenerSecurity(ListenerSecurity.PLAINTEXT))
                 .security();
