@@ -5,7 +5,9 @@ import io.tributary.broker.cluster.BrokerListeners;
 import io.tributary.common.app.KafkaListenerConfiguration;
 import io.tributary.common.app.KafkaListenerLifecycle;
 import io.tributary.common.app.KafkaListenerProperties;
+import io.tributary.common.protocol.ConnectionAdmission;
 import io.tributary.common.protocol.KafkaProtocolServer;
+import io.tributary.common.protocol.ListenerSecurity;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.RequestAuthorizer;
 import io.tributary.common.protocol.RequestHandler;
@@ -38,11 +40,14 @@ class ExternalListenerConfiguration {
             ObjectProvider<RequestHandler> handlers,
             RequestAuthorizer authorizer,
             RequestWrapper requestQuota,
+            ConnectionAdmission connectionQuota,
             MeterRegistry registry) {
         var server = new KafkaProtocolServer(
                 properties.toConfig(kafka),
                 requestQuota.wrap(authorizer.guard(handlers.orderedStream().toList())),
-                new ProtocolMetrics(registry, BrokerListeners.EXTERNAL_SERVER_NAME));
+                new ProtocolMetrics(registry, BrokerListeners.EXTERNAL_SERVER_NAME),
+                ListenerSecurity.PLAINTEXT,
+                connectionQuota);
         return new ExternalKafkaListener(new KafkaListenerLifecycle(server));
     }
 

@@ -10,6 +10,7 @@ import io.tributary.common.app.KafkaListenerProperties;
 import io.tributary.common.listeners.KafkaListenersConfig;
 import io.tributary.common.listeners.ListenerSecurities;
 import io.tributary.common.listeners.ListenerSpec;
+import io.tributary.common.protocol.ConnectionAdmission;
 import io.tributary.common.protocol.KafkaProtocolServer;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.ProtocolServerConfig;
@@ -57,6 +58,7 @@ class NamedListenersConfiguration {
             ObjectProvider<RequestHandler> handlers,
             RequestAuthorizer authorizer,
             RequestWrapper requestQuota,
+            ConnectionAdmission connectionQuota,
             ObjectProvider<CredentialLookup> credentials,
             MeterRegistry registry) {
         List<ListenerSpec> specs =
@@ -86,7 +88,8 @@ class NamedListenersConfiguration {
                             users,
                             properties.securityFileCheckInterval(),
                             InstantSource.system(),
-                            NamedListenersProperties.PREFIX));
+                            NamedListenersProperties.PREFIX),
+                    connectionQuota);
             if (!spec.registered()) {
                 log.warn(
                         "Kafka listener {} is not in {}advertised.listeners: it is not registered, so its clients are"

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.quota.ByteRateQuota;
+import io.tributary.broker.quota.ConnectionRateQuota;
 import io.tributary.broker.quota.ControllerMutationQuota;
 import io.tributary.broker.quota.RequestTimeQuota;
 import io.tributary.broker.quota.RequestTimeThrottle;
@@ -47,6 +48,12 @@ import org.springframework.context.annotation.Configuration;
  * quota=request_percentage}: {@code tributary.broker.quota.throttle.time}, {@code
  * tributary.broker.quota.request.time.rate} (a client's measured percent of a thread at each measured
  * request) and {@code tributary.broker.quota.clients}.
+ *
+ * <p>And a {@link ConnectionRateQuota} for {@code connection_creation_rate}, which every Kafka
+ * listener asks about each connection it accepts; meters tagged {@code
+ * quota=connection_creation_rate}: {@code tributary.broker.quota.throttle.time} (0 for a connection
+ * taken, the hold for one refused) and {@code tributary.broker.quota.clients} (IP rates kept); the
+ * listener counts refusals in {@code tributary.protocol.connections.throttled}.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(QuotaProperties.class)
@@ -112,6 +119,20 @@ class QuotaConfiguration {
                 });
         clients(registry, tag, measured::trackedClients);
         return new RequestTimeQuota(measured, properties.config().windowSize());
+    }
+
+    /** {@code connection_creation_rate}, asked by every Kafka listener of the broker about each new connection. */
+    @Bean
+    ConnectionRateQuota connectionRateQuota(QuotaProperties properties, MetadataView metadata, MeterRegistry registry) {
+        String tag = QuotaKey.CONNECTION_CREATION_RATE.wireName();
+        DistributionSummary throttle = throttleTime(registry, tag);
+        ConnectionRateQuota quota = new ConnectionRateQuota(
+                properties.config(),
+                () -> metadata.image().clientQuotas(),
+                InstantSource.system(),
+                (rate, throttleMs) -> throttle.record(throttleMs / 1000.0));
+        clients(registry, tag, quota::trackedClients);
+        return quota;
     }
 
     /** Every Kafka listener's handlers behind {@code request_percentage} ({@link RequestTimeThrottle}). */

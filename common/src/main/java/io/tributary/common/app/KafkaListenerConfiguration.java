@@ -1,6 +1,7 @@
 package io.tributary.common.app;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.tributary.common.protocol.ConnectionAdmission;
 import io.tributary.common.protocol.KafkaProtocolServer;
 import io.tributary.common.protocol.ListenerSecurity;
 import io.tributary.common.protocol.ProtocolMetrics;
@@ -36,6 +37,7 @@ public class KafkaListenerConfiguration {
             ObjectProvider<RequestAuthorizer> authorizer,
             ObjectProvider<KafkaListenerSecurity> security,
             ObjectProvider<RequestWrapper> wrapper,
+            ObjectProvider<ConnectionAdmission> admission,
             MeterRegistry registry) {
         List<RequestHandler> registered = handlers.orderedStream().toList();
         RequestAuthorizer guard = authorizer.getIfAvailable();
@@ -49,7 +51,11 @@ public class KafkaListenerConfiguration {
         ListenerSecurity secured = security.getIfAvailable(() -> new KafkaListenerSecurity(ListenerSecurity.PLAINTEXT))
                 .security();
         var server = new KafkaProtocolServer(
-                properties.toConfig(LISTENER_NAME), registered, new ProtocolMetrics(registry, LISTENER_NAME), secured);
+                properties.toConfig(LISTENER_NAME),
+                registered,
+                new ProtocolMetrics(registry, LISTENER_NAME),
+                secured,
+                admission.getIfAvailable(() -> ConnectionAdmission.OPEN));
         return new KafkaListenerLifecycle(server);
     }
 
