@@ -125,15 +125,11 @@ public final class ByteRateQuota {
     }
 
     private RateWindows rateOf(Tags tags, long nowMs) {
-        RateWindows existing = rates.get(tags);
-        if (existing != null) {
-            return existing;
-        }
-        if (rates.size() >= config.maxTrackedClients()) {
-            IdleEviction.forgetIdlest(rates, RateWindows::lastRecordMs);
-        }
-        return rates.computeIfAbsent(
+        return IdleEviction.stateOf(
+                rates,
                 tags,
-                t -> new RateWindows(config.windowCount(), config.windowSize().toMillis(), nowMs));
+                config.maxTrackedClients(),
+                RateWindows::lastRecordMs,
+                () -> new RateWindows(config.windowCount(), config.windowSize().toMillis(), nowMs));
     }
 }

@@ -90,15 +90,11 @@ public final class ConnectionRateQuota implements ConnectionAdmission {
     }
 
     private RateWindows rateOf(String ip, long nowMs) {
-        RateWindows existing = rates.get(ip);
-        if (existing != null) {
-            return existing;
-        }
-        if (rates.size() >= config.maxTrackedClients()) {
-            IdleEviction.forgetIdlest(rates, RateWindows::lastRecordMs);
-        }
-        return rates.computeIfAbsent(
+        return IdleEviction.stateOf(
+                rates,
                 ip,
-                t -> new RateWindows(config.windowCount(), config.windowSize().toMillis(), nowMs));
+                config.maxTrackedClients(),
+                RateWindows::lastRecordMs,
+                () -> new RateWindows(config.windowCount(), config.windowSize().toMillis(), nowMs));
     }
 }

@@ -143,13 +143,11 @@ public final class ControllerMutationQuota {
     }
 
     private TokenBucket bucketOf(Tags tags, double windowsSeconds, double quota, long nowMs) {
-        TokenBucket existing = buckets.get(tags);
-        if (existing != null) {
-            return existing;
-        }
-        if (buckets.size() >= config.maxTrackedClients()) {
-            IdleEviction.forgetIdlest(buckets, TokenBucket::lastMs);
-        }
-        return buckets.computeIfAbsent(tags, t -> new TokenBucket(windowsSeconds, quota, nowMs));
+        return IdleEviction.stateOf(
+                buckets,
+                tags,
+                config.maxTrackedClients(),
+                TokenBucket::lastMs,
+                () -> new TokenBucket(windowsSeconds, quota, nowMs));
     }
 }

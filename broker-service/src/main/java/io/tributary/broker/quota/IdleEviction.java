@@ -1,6 +1,7 @@
 package io.tributary.broker.quota;
 
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -12,6 +13,21 @@ import java.util.function.ToLongFunction;
 final class IdleEviction {
 
     private IdleEviction() {}
+
+    /**
+     * The state kept for {@code key}, made by {@code create} when there is none; the idlest is
+     * forgotten first when {@code states} holds {@code max} already.
+     */
+    static <K, V> V stateOf(Map<K, V> states, K key, int max, ToLongFunction<V> lastUsedMs, Supplier<V> create) {
+        V existing = states.get(key);
+        if (existing != null) {
+            return existing;
+        }
+        if (states.size() >= max) {
+            forgetIdlest(states, lastUsedMs);
+        }
+        return states.computeIfAbsent(key, k -> create.get());
+    }
 
     /** Removes from {@code states} the one whose {@code lastUsedMs} is oldest. */
     static <K, V> void forgetIdlest(Map<K, V> states, ToLongFunction<V> lastUsedMs) {
