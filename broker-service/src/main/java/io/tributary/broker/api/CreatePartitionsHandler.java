@@ -5,6 +5,7 @@ import io.tributary.broker.cluster.ControlPlane;
 import io.tributary.broker.cluster.ControlPlaneException;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.cluster.TopicInfo;
+import io.tributary.broker.quota.ControllerMutationQuota;
 import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.ConnectionInfo;
@@ -60,6 +61,7 @@ public final class CreatePartitionsHandler implements RequestHandler {
     private final ControlPlane controlPlane;
     private final AdminApiConfig config;
     private final AccessControl acls;
+    private final ControllerMutationQuota mutations;
 
     /** A handler without an authorizer ({@link AccessControl#OPEN}). */
     public CreatePartitionsHandler(MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
@@ -69,6 +71,20 @@ public final class CreatePartitionsHandler implements RequestHandler {
     /** @param acls who may grow which topic: ALTER on it */
     public CreatePartitionsHandler(
             MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl acls) {
+        this(metadata, controlPlane, config, acls, ControllerMutationQuota.unlimited());
+    }
+
+    /**
+     * @param acls who may grow which topic: ALTER on it
+     * @param mutations the {@code controller_mutation_rate} quotas its partitions count against
+     */
+    public CreatePartitionsHandler(
+            MetadataView metadata,
+            ControlPlane controlPlane,
+            AdminApiConfig config,
+            AccessControl acls,
+            ControllerMutationQuota mutations) {
+        this.mutations = Objects.requireNonNull(mutations, "mutations");
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.controlPlane = Objects.requireNonNull(controlPlane, "controlPlane");
         this.config = Objects.requireNonNull(config, "config");
@@ -94,6 +110,7 @@ public final class CreatePartitionsHandler implements RequestHandler {
         List<CreatePartitionsTopicResult> results = new ArrayList<>();
         Map<CreatePartitionsTopicResult, Long> grownAt = new IdentityHashMap<>();
         Set<String> answered = new HashSet<>();
+        ControllerMutationQuota.MutationPermits permits = mutations.permitsFor(request, (short) 3);
         for (CreatePartitionsTopic topic : data.topics()) {
             if (!answered.add(topic.name())) {
                 continue;
@@ -115,6 +132,12 @@ public final class CreatePartitionsHandler implements RequestHandler {
                 continue;
             }
             if (data.validateOnly()) {
+                continue;
+            }
+            int added = topic.count()
+                    - image.topic(topic.name()).map(t -> t.partitions().size()).orElse(topic.count());
+            if (!permits.tryTake(added)) {
+                fail(result, CreateTopicsHandler.throttled());
                 continue;
             }
             try {
@@ -148,7 +171,8 @@ public final class CreatePartitionsHandler implements RequestHandler {
                 });
             }
         }
-        return new CreatePartitionsResponse(new CreatePartitionsResponseData().setResults(results));
+        return new CreatePartitionsResponse(
+                new CreatePartitionsResponseData().setResults(results).setThrottleTimeMs(permits.throttleTimeMs()));
     }
 
     private static Optional<ApiError> check(

@@ -6,6 +6,7 @@ import io.tributary.broker.cluster.ControlPlaneException;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigCatalog;
 import io.tributary.broker.log.TopicConfigDefaults;
+import io.tributary.broker.quota.ControllerMutationQuota;
 import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.ConnectionInfo;
@@ -79,6 +80,7 @@ public final class CreateTopicsHandler implements RequestHandler {
     private final ControlPlane controlPlane;
     private final AdminApiConfig config;
     private final AccessControl acls;
+    private final ControllerMutationQuota mutations;
 
     /** A handler without an authorizer ({@link AccessControl#OPEN}). */
     public CreateTopicsHandler(MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
@@ -88,6 +90,20 @@ public final class CreateTopicsHandler implements RequestHandler {
     /** @param acls who may create which topic: CREATE on the cluster, else on the topic */
     public CreateTopicsHandler(
             MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl acls) {
+        this(metadata, controlPlane, config, acls, ControllerMutationQuota.unlimited());
+    }
+
+    /**
+     * @param acls who may create which topic: CREATE on the cluster, else on the topic
+     * @param mutations the {@code controller_mutation_rate} quotas its partitions count against
+     */
+    public CreateTopicsHandler(
+            MetadataView metadata,
+            ControlPlane controlPlane,
+            AdminApiConfig config,
+            AccessControl acls,
+            ControllerMutationQuota mutations) {
+        this.mutations = Objects.requireNonNull(mutations, "mutations");
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.controlPlane = Objects.requireNonNull(controlPlane, "controlPlane");
         this.config = Objects.requireNonNull(config, "config");
@@ -98,6 +114,14 @@ public final class CreateTopicsHandler implements RequestHandler {
     public ApiVersionRange versions() {
         return new ApiVersionRange(
                 ApiKeys.CREATE_TOPICS, ApiKeys.CREATE_TOPICS.oldestVersion(), ApiKeys.CREATE_TOPICS.latestVersion());
+    }
+
+    /** The first version whose clients know THROTTLING_QUOTA_EXCEEDED (KIP-599's strict quota). */
+    static final short STRICT_QUOTA_SINCE = 6;
+
+    /** A topic refused by its caller's {@code controller_mutation_rate} (strict versions only). */
+    static ApiError throttled() {
+        return new ApiError(Errors.THROTTLING_QUOTA_EXCEEDED, Errors.THROTTLING_QUOTA_EXCEEDED.message());
     }
 
     /** A topic that passed the local checks. */
@@ -117,6 +141,7 @@ public final class CreateTopicsHandler implements RequestHandler {
         ConnectionInfo caller = request.connection();
         boolean clusterCreate =
                 acls.allowedQuietly(caller, AclOperation.CREATE, AclResourceType.CLUSTER, AclResourceType.CLUSTER_NAME);
+        ControllerMutationQuota.MutationPermits permits = mutations.permitsFor(request, STRICT_QUOTA_SINCE);
         for (CreatableTopic topic : data.topics()) {
             if (!answered.add(topic.name())) {
                 continue;
@@ -140,6 +165,10 @@ public final class CreateTopicsHandler implements RequestHandler {
             Valid valid = checked.valid();
             if (data.validateOnly()) {
                 results.add(succeeded(valid, Uuid.ZERO_UUID, config.topicDefaults(), describable));
+                continue;
+            }
+            if (!permits.tryTake(valid.partitions())) {
+                results.add(failed(topic.name(), throttled()));
                 continue;
             }
             try {
@@ -181,7 +210,8 @@ public final class CreateTopicsHandler implements RequestHandler {
                 }
             }
         }
-        return new CreateTopicsResponse(new CreateTopicsResponseData().setTopics(results));
+        return new CreateTopicsResponse(
+                new CreateTopicsResponseData().setTopics(results).setThrottleTimeMs(permits.throttleTimeMs()));
     }
 
     /** Either a valid topic or its error. */

@@ -5,6 +5,7 @@ import io.tributary.broker.cluster.ControlPlane;
 import io.tributary.broker.cluster.ControlPlaneException;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.cluster.TopicInfo;
+import io.tributary.broker.quota.ControllerMutationQuota;
 import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.ConnectionInfo;
@@ -62,6 +63,7 @@ public final class DeleteTopicsHandler implements RequestHandler {
     private final ControlPlane controlPlane;
     private final AdminApiConfig config;
     private final AccessControl acls;
+    private final ControllerMutationQuota mutations;
 
     /** A handler without an authorizer ({@link AccessControl#OPEN}). */
     public DeleteTopicsHandler(MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config) {
@@ -71,6 +73,20 @@ public final class DeleteTopicsHandler implements RequestHandler {
     /** @param acls who may delete which topic: DELETE on the cluster, else DESCRIBE and DELETE on it */
     public DeleteTopicsHandler(
             MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl acls) {
+        this(metadata, controlPlane, config, acls, ControllerMutationQuota.unlimited());
+    }
+
+    /**
+     * @param acls who may delete which topic: DELETE on the cluster, else DESCRIBE and DELETE on it
+     * @param mutations the {@code controller_mutation_rate} quotas its partitions count against
+     */
+    public DeleteTopicsHandler(
+            MetadataView metadata,
+            ControlPlane controlPlane,
+            AdminApiConfig config,
+            AccessControl acls,
+            ControllerMutationQuota mutations) {
+        this.mutations = Objects.requireNonNull(mutations, "mutations");
         this.metadata = Objects.requireNonNull(metadata, "metadata");
         this.controlPlane = Objects.requireNonNull(controlPlane, "controlPlane");
         this.config = Objects.requireNonNull(config, "config");
@@ -103,6 +119,7 @@ public final class DeleteTopicsHandler implements RequestHandler {
         ConnectionInfo caller = request.connection();
         boolean clusterDelete =
                 acls.allowedQuietly(caller, AclOperation.DELETE, AclResourceType.CLUSTER, AclResourceType.CLUSTER_NAME);
+        ControllerMutationQuota.MutationPermits permits = mutations.permitsFor(request, (short) 5);
         for (DeleteTopicState topic : asked) {
             Object key = key(topic);
             if (answered.contains(key)) {
@@ -154,6 +171,11 @@ public final class DeleteTopicsHandler implements RequestHandler {
                     continue;
                 }
             }
+            int partitions = image.topic(name).map(t -> t.partitions().size()).orElse(0);
+            if (!permits.tryTake(partitions)) {
+                fail(result, CreateTopicsHandler.throttled());
+                continue;
+            }
             try {
                 long committed = controlPlane.deleteTopic(name);
                 log.info("Deleted topic {} at metadata version {}", name, committed);
@@ -183,7 +205,8 @@ public final class DeleteTopicsHandler implements RequestHandler {
         }
         var collection = new DeleteTopicsResponseData.DeletableTopicResultCollection();
         results.forEach(collection::add);
-        return new DeleteTopicsResponse(new DeleteTopicsResponseData().setResponses(collection));
+        return new DeleteTopicsResponse(
+                new DeleteTopicsResponseData().setResponses(collection).setThrottleTimeMs(permits.throttleTimeMs()));
     }
 
     private static Object key(DeleteTopicState topic) {

@@ -13,6 +13,7 @@ import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.RequestAuthorizer;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.protocol.RequestWaits;
 import io.tributary.common.security.acl.AclOperation;
 import io.tributary.common.security.acl.AclResourceType;
 import io.tributary.common.security.internal.InternalUsers;
@@ -291,10 +292,13 @@ public final class FetchHandler implements RequestHandler {
                 break;
             }
             waited = true;
+            long parkedAt = System.nanoTime();
             try {
                 CompletableFuture.anyOf(signals.toArray(CompletableFuture[]::new))
                         .get(left, TimeUnit.NANOSECONDS);
+                RequestWaits.waited(System.nanoTime() - parkedAt);
             } catch (TimeoutException e) {
+                RequestWaits.waited(System.nanoTime() - parkedAt);
                 // One more read below, then the answer.
                 deadline = System.nanoTime();
             } catch (InterruptedException e) {

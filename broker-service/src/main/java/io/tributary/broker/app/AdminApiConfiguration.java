@@ -27,6 +27,7 @@ import io.tributary.broker.cluster.CoordinatorGroupsClient;
 import io.tributary.broker.cluster.GroupCoordinatorLocator;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.TopicConfigDefaults;
+import io.tributary.broker.quota.ControllerMutationQuota;
 import io.tributary.broker.security.ClusterCredentials;
 import io.tributary.common.protocol.AccessControl;
 import io.tributary.common.security.internal.InternalClientSecurity;
@@ -66,20 +67,32 @@ public class AdminApiConfiguration {
 
     @Bean
     CreateTopicsHandler createTopicsHandler(
-            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl accessControl) {
-        return new CreateTopicsHandler(metadata, controlPlane, config, accessControl);
+            MetadataView metadata,
+            ControlPlane controlPlane,
+            AdminApiConfig config,
+            AccessControl accessControl,
+            ControllerMutationQuota mutationQuota) {
+        return new CreateTopicsHandler(metadata, controlPlane, config, accessControl, mutationQuota);
     }
 
     @Bean
     DeleteTopicsHandler deleteTopicsHandler(
-            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl accessControl) {
-        return new DeleteTopicsHandler(metadata, controlPlane, config, accessControl);
+            MetadataView metadata,
+            ControlPlane controlPlane,
+            AdminApiConfig config,
+            AccessControl accessControl,
+            ControllerMutationQuota mutationQuota) {
+        return new DeleteTopicsHandler(metadata, controlPlane, config, accessControl, mutationQuota);
     }
 
     @Bean
     CreatePartitionsHandler createPartitionsHandler(
-            MetadataView metadata, ControlPlane controlPlane, AdminApiConfig config, AccessControl accessControl) {
-        return new CreatePartitionsHandler(metadata, controlPlane, config, accessControl);
+            MetadataView metadata,
+            ControlPlane controlPlane,
+            AdminApiConfig config,
+            AccessControl accessControl,
+            ControllerMutationQuota mutationQuota) {
+        return new CreatePartitionsHandler(metadata, controlPlane, config, accessControl, mutationQuota);
     }
 
     @Bean

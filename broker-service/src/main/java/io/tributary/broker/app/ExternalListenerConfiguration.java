@@ -10,12 +10,15 @@ import io.tributary.common.listeners.KafkaListenersConfig;
 import io.tributary.common.listeners.ListenerSecurities;
 import io.tributary.common.listeners.ListenerSpec;
 import io.tributary.common.listeners.SecurityProtocol;
+import io.tributary.common.protocol.ConnectionAdmission;
 import io.tributary.common.protocol.KafkaProtocolServer;
+import io.tributary.common.protocol.ListenerSecurity;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.RequestAuthorizer;
 import io.tributary.common.protocol.RequestHandler;
 import io.tributary.common.security.sasl.CredentialLookup;
 import java.time.InstantSource;
+import io.tributary.common.protocol.RequestWrapper;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -50,6 +53,8 @@ class ExternalListenerConfiguration {
             ObjectProvider<RequestHandler> handlers,
             RequestAuthorizer authorizer,
             ObjectProvider<CredentialLookup> credentials,
+            RequestWrapper requestQuota,
+            ConnectionAdmission connectionQuota,
             MeterRegistry registry) {
         ListenerSpec spec = KafkaListenersConfig.ownListener(
                 named.kafkaConfig(),
@@ -59,14 +64,15 @@ class ExternalListenerConfiguration {
                 ExternalListenerProperties.SECURITY_PROTOCOL);
         var server = new KafkaProtocolServer(
                 properties.toConfig(kafka),
-                authorizer.guard(handlers.orderedStream().toList()),
+                requestQuota.wrap(authorizer.guard(handlers.orderedStream().toList())),
                 new ProtocolMetrics(registry, BrokerListeners.EXTERNAL_SERVER_NAME),
                 ListenerSecurities.of(
                         spec,
                         credentials.getIfAvailable(() -> CredentialLookup.NONE),
                         named.securityFileCheckInterval(),
                         InstantSource.system(),
-                        NamedListenersProperties.PREFIX));
+                        NamedListenersProperties.PREFIX),
+                connectionQuota);
         return new ExternalKafkaListener(new KafkaListenerLifecycle(server), spec.protocol());
     }
 

@@ -10,11 +10,13 @@ import io.tributary.common.app.KafkaListenerProperties;
 import io.tributary.common.listeners.KafkaListenersConfig;
 import io.tributary.common.listeners.ListenerSecurities;
 import io.tributary.common.listeners.ListenerSpec;
+import io.tributary.common.protocol.ConnectionAdmission;
 import io.tributary.common.protocol.KafkaProtocolServer;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.ProtocolServerConfig;
 import io.tributary.common.protocol.RequestAuthorizer;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.protocol.RequestWrapper;
 import io.tributary.common.security.sasl.CredentialLookup;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -56,6 +58,8 @@ class NamedListenersConfiguration {
             ExternalListenerProperties external,
             ObjectProvider<RequestHandler> handlers,
             RequestAuthorizer authorizer,
+            RequestWrapper requestQuota,
+            ConnectionAdmission connectionQuota,
             ObjectProvider<CredentialLookup> credentials,
             MeterRegistry registry) {
         // The external listener takes its TLS and SASL settings from the same keys (listener.name.external.*).
@@ -65,7 +69,7 @@ class NamedListenersConfiguration {
                 external.enabled() ? Set.of(BrokerListeners.EXTERNAL) : Set.of());
         CredentialLookup users = credentials.getIfAvailable(() -> CredentialLookup.NONE);
         List<RequestHandler> registered =
-                authorizer.guard(handlers.orderedStream().toList());
+                requestQuota.wrap(authorizer.guard(handlers.orderedStream().toList()));
         List<NamedKafkaListeners.Named> listeners = new ArrayList<>();
         for (ListenerSpec spec : specs) {
             checkName(spec, external);
@@ -88,7 +92,8 @@ class NamedListenersConfiguration {
                             users,
                             properties.securityFileCheckInterval(),
                             InstantSource.system(),
-                            NamedListenersProperties.PREFIX));
+                            NamedListenersProperties.PREFIX),
+                    connectionQuota);
             if (!spec.registered()) {
                 log.warn(
                         "Kafka listener {} is not in {}advertised.listeners: it is not registered, so its clients are"

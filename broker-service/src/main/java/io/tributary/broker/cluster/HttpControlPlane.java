@@ -20,6 +20,7 @@ import io.tributary.broker.cluster.ControlPlaneJson.ScramDeletionJson;
 import io.tributary.broker.cluster.ControlPlaneJson.ScramUpsertionJson;
 import io.tributary.broker.cluster.ControlPlaneJson.TopicWriteJson;
 import io.tributary.broker.cluster.ControlPlaneJson.VersionJson;
+import io.tributary.common.protocol.RequestWaits;
 import io.tributary.common.security.acl.AclBinding;
 import io.tributary.common.security.acl.AclBindingFilter;
 import io.tributary.common.security.internal.BrokerKey;
@@ -520,7 +521,12 @@ public final class HttpControlPlane implements ControlPlane, AutoCloseable {
             }
             HttpResponse<InputStream> response;
             try {
-                response = http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+                long sentAt = System.nanoTime();
+                try {
+                    response = http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+                } finally {
+                    RequestWaits.waited(System.nanoTime() - sentAt);
+                }
             } catch (ConnectException | HttpConnectTimeoutException e) {
                 return new Attempt.TryNext(
                         new ControlPlaneException(

@@ -1,6 +1,7 @@
 package io.tributary.broker.cluster;
 
 import io.tributary.broker.cluster.ControlPlaneException.Kind;
+import io.tributary.common.protocol.RequestWaits;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -333,7 +334,9 @@ public final class MetadataFollower implements MetadataView, AutoCloseable {
                 if (remainingNanos <= 0 || stopping) {
                     return false;
                 }
+                long before = remainingNanos;
                 remainingNanos = versionReached.awaitNanos(remainingNanos);
+                RequestWaits.waited(before - Math.max(0, remainingNanos));
             }
             return true;
         } finally {

@@ -17,6 +17,9 @@ import java.util.function.Supplier;
  * quota) / quota × span)} ms, {@code span} being the time the rate was measured over: as long as it
  * takes for the rate to come back down to the quota if the client sends nothing more.
  *
+ * <p>{@link RequestTimeQuota} measures {@code request_percentage} with one too: its values are then
+ * percents of a thread's second rather than bytes.
+ *
  * <p>A client under no quota is not measured. At most {@link QuotaConfig#maxTrackedClients()} rates
  * are kept; past it the one idle longest is forgotten.
  *
@@ -43,8 +46,8 @@ public final class ByteRateQuota {
 
     public ByteRateQuota(
             QuotaKey key, QuotaConfig config, Supplier<ClusterQuotas> quotas, InstantSource clock, Listener listener) {
-        if (key.type() != QuotaKey.ValueType.LONG) {
-            throw new IllegalArgumentException(key + " is not a byte rate");
+        if (key.type() != QuotaKey.ValueType.LONG && key != QuotaKey.REQUEST_PERCENTAGE) {
+            throw new IllegalArgumentException(key + " is not a rate of bytes or of request time");
         }
         this.key = key;
         this.config = Objects.requireNonNull(config, "config");
@@ -57,7 +60,7 @@ public final class ByteRateQuota {
      * Records {@code bytes} for {@code user}'s client {@code clientId} and answers the throttle time
      * in ms it earned (0 when within its quota, or under none).
      */
-    public long recordAndGetThrottleMs(String user, String clientId, long bytes) {
+    public long recordAndGetThrottleMs(String user, String clientId, double bytes) {
         Optional<QuotaResolver.Resolved> resolved = QuotaResolver.resolve(quotas.get(), key, user, clientId);
         if (resolved.isEmpty()) {
             return 0;
@@ -122,33 +125,11 @@ public final class ByteRateQuota {
     }
 
     private RateWindows rateOf(Tags tags, long nowMs) {
-        RateWindows existing = rates.get(tags);
-        if (existing != null) {
-            return existing;
-        }
-        if (rates.size() >= config.maxTrackedClients()) {
-            forgetIdlest();
-        }
-        return rates.computeIfAbsent(
+        return IdleEviction.stateOf(
+                rates,
                 tags,
-                t -> new RateWindows(config.windowCount(), config.windowSize().toMillis(), nowMs));
-    }
-
-    private void forgetIdlest() {
-        Tags idlest = null;
-        long oldest = Long.MAX_VALUE;
-        for (var e : rates.entrySet()) {
-            long last;
-            synchronized (e.getValue()) {
-                last = e.getValue().lastRecordMs();
-            }
-            if (last < oldest) {
-                oldest = last;
-                idlest = e.getKey();
-            }
-        }
-        if (idlest != null) {
-            rates.remove(idlest);
-        }
+                config.maxTrackedClients(),
+                RateWindows::lastRecordMs,
+                () -> new RateWindows(config.windowCount(), config.windowSize().toMillis(), nowMs));
     }
 }

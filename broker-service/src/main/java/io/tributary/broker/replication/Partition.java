@@ -3,6 +3,7 @@ package io.tributary.broker.replication;
 import io.tributary.broker.cluster.PartitionInfo;
 import io.tributary.broker.log.AppendResult;
 import io.tributary.broker.log.PartitionLog;
+import io.tributary.common.protocol.RequestWaits;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -637,12 +638,15 @@ public final class Partition {
             if (left <= 0) {
                 return false;
             }
+            long parkedAt = System.nanoTime();
             try {
                 signal.get(left, TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
                 return highWatermark() >= offset;
             } catch (ExecutionException e) {
                 throw new IllegalStateException("a change signal never fails", e);
+            } finally {
+                RequestWaits.waited(System.nanoTime() - parkedAt);
             }
         }
     }

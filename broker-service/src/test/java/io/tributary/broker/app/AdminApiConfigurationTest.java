@@ -10,6 +10,7 @@ import io.tributary.broker.cluster.CoordinatorGroupsClient;
 import io.tributary.broker.cluster.MetadataView;
 import io.tributary.broker.log.LogConfig;
 import io.tributary.broker.log.TopicConfigDefaults;
+import io.tributary.broker.quota.ControllerMutationQuota;
 import io.tributary.common.app.KafkaListenerLifecycle;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.RequestHandler;
@@ -27,7 +28,8 @@ class AdminApiConfigurationTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withUserConfiguration(AdminApiConfiguration.class, AccessControlConfiguration.class)
             .withBean(MetadataView.class, () -> mock(MetadataView.class))
-            .withBean(ControlPlane.class, () -> mock(ControlPlane.class));
+            .withBean(ControlPlane.class, () -> mock(ControlPlane.class))
+            .withBean(ControllerMutationQuota.class, ControllerMutationQuota::unlimited);
 
     private ApplicationContextRunner withKafkaDefaults() {
         return runner.withBean(TopicConfigDefaults.class, TopicConfigDefaults::kafka);

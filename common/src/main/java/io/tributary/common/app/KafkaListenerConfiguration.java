@@ -1,11 +1,13 @@
 package io.tributary.common.app;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.tributary.common.protocol.ConnectionAdmission;
 import io.tributary.common.protocol.KafkaProtocolServer;
 import io.tributary.common.protocol.ListenerSecurity;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.RequestAuthorizer;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.protocol.RequestWrapper;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.beans.factory.ObjectProvider;
@@ -37,17 +39,27 @@ public class KafkaListenerConfiguration {
             ObjectProvider<RequestHandler> handlers,
             ObjectProvider<RequestAuthorizer> authorizer,
             ObjectProvider<KafkaListenerSecurity> security,
+            ObjectProvider<RequestWrapper> wrapper,
+            ObjectProvider<ConnectionAdmission> admission,
             MeterRegistry registry) {
         List<RequestHandler> registered = handlers.orderedStream().toList();
         RequestAuthorizer guard = authorizer.getIfAvailable();
         if (guard != null) {
             registered = guard.guard(registered);
         }
+        RequestWrapper outer = wrapper.getIfAvailable();
+        if (outer != null) {
+            registered = outer.wrap(registered);
+        }
         ListenerSecurity secured = security.getIfAvailable(
                         () -> new KafkaListenerSecurity(properties.security(Optional.empty())))
                 .security();
         var server = new KafkaProtocolServer(
-                properties.toConfig(LISTENER_NAME), registered, new ProtocolMetrics(registry, LISTENER_NAME), secured);
+                properties.toConfig(LISTENER_NAME),
+                registered,
+                new ProtocolMetrics(registry, LISTENER_NAME),
+                secured,
+                admission.getIfAvailable(() -> ConnectionAdmission.OPEN));
         return new KafkaListenerLifecycle(server);
     }
 

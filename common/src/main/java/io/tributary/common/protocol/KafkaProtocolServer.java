@@ -71,6 +71,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
     private final List<ApiVersionRange> advertised;
     private final ProtocolMetrics metrics;
     private final Semaphore inFlightBytes;
+    private final ThrottledCloses throttledCloses;
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicLong connectionSequence = new AtomicLong();
     private final AtomicBoolean atCapacityLogged = new AtomicBoolean();
@@ -101,6 +102,20 @@ public final class KafkaProtocolServer implements AutoCloseable {
             Collection<? extends RequestHandler> handlers,
             ProtocolMetrics metrics,
             ListenerSecurity security) {
+        this(config, handlers, metrics, security, ConnectionAdmission.OPEN);
+    }
+
+    /**
+     * A listener that asks {@code admission} about each connection it accepts; one refused is held
+     * unread for its throttle time, then closed ({@link ThrottledCloses}).
+     */
+    public KafkaProtocolServer(
+            ProtocolServerConfig config,
+            Collection<? extends RequestHandler> handlers,
+            ProtocolMetrics metrics,
+            ListenerSecurity security,
+            ConnectionAdmission admission) {
+        this.throttledCloses = new ThrottledCloses(config.name(), config.maxConnections(), admission, metrics);
         this.security = security;
         this.sasl = security.sasl();
         this.tls = security.tls() == null
@@ -205,6 +220,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
         if (acceptorThread != null) {
             joinQuietly(acceptorThread, Duration.ofSeconds(5));
         }
+        throttledCloses.close();
         for (Connection connection : connections) {
             connection.stopReading();
         }
@@ -248,6 +264,9 @@ public final class KafkaProtocolServer implements AutoCloseable {
                             config.maxConnections());
                 }
                 closeQuietly(socket);
+                continue;
+            }
+            if (throttledCloses.refused(socket)) {
                 continue;
             }
             Connection connection = new Connection(socket, config.name() + "-" + connectionSequence.incrementAndGet());

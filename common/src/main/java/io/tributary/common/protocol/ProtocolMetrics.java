@@ -33,6 +33,9 @@ import org.apache.kafka.common.protocol.Errors;
  *   <li>{@code tributary.protocol.connections.muted}, {@code .muted.time}: times a connection was
  *       muted after an answer with {@code throttle_time_ms} (a client over its quota), and for how
  *       long in all (seconds), counters
+ *   <li>{@code tributary.protocol.connections.throttled}, {@code .throttled.time}: connections
+ *       refused for their IP's {@code connection_creation_rate} (held, then closed), and the time
+ *       they were held in all (seconds), counters
  * </ul>
  *
  * Thread-safe.
@@ -61,6 +64,8 @@ public final class ProtocolMetrics {
     private final Counter expired;
     private final Counter muted;
     private final Counter mutedSeconds;
+    private final Counter throttled;
+    private final Counter throttledSeconds;
     private final Map<ApiKeys, Counter> requests = new ConcurrentHashMap<>();
     private final Map<ApiKeys, Timer> latency = new ConcurrentHashMap<>();
     private final Map<String, Counter> errors = new ConcurrentHashMap<>();
@@ -105,6 +110,15 @@ public final class ProtocolMetrics {
                 .register(registry);
         mutedSeconds = Counter.builder("tributary.protocol.connections.muted.time")
                 .description("Time connections were muted for throttled answers")
+                .baseUnit("seconds")
+                .tag("listener", listener)
+                .register(registry);
+        throttled = Counter.builder("tributary.protocol.connections.throttled")
+                .description("Connections refused for their IP's connection_creation_rate quota")
+                .tag("listener", listener)
+                .register(registry);
+        throttledSeconds = Counter.builder("tributary.protocol.connections.throttled.time")
+                .description("Time connections refused for their IP's connection rate were held before closing")
                 .baseUnit("seconds")
                 .tag("listener", listener)
                 .register(registry);
@@ -153,6 +167,11 @@ public final class ProtocolMetrics {
     void connectionMuted(int throttleMs) {
         muted.increment();
         mutedSeconds.increment(throttleMs / 1000.0);
+    }
+
+    void connectionThrottled(long throttleMs) {
+        throttled.increment();
+        throttledSeconds.increment(throttleMs / 1000.0);
     }
 
     void frameRejected(FrameRejection reason) {

@@ -12,6 +12,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterClientQuotasOptions;
+import org.apache.kafka.clients.admin.CreateTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -42,6 +43,9 @@ import org.slf4j.LoggerFactory;
  * a user without cluster ALTER_CONFIGS refused), and a producer and a consumer under a small byte
  * rate are throttled on both (their client's {@code produce-throttle-time-max} and {@code
  * fetch-throttle-time-max} above 0). How fast each moved its bytes is logged, never asserted.
+ * The quotas enforced beyond byte rates answer the same too: a client over {@code
+ * controller_mutation_rate} has its next topic refused with THROTTLING_QUOTA_EXCEEDED, and a
+ * producer over a tiny {@code request_percentage} is throttled.
  * Kafka's outcome is the reference ({@link SecureDifferential}).
  */
 class QuotasIT {
@@ -334,6 +338,147 @@ class QuotasIT {
             try (Admin admin = Admin.create(admin(target))) {
                 alter(admin, set(entity("client-id", "q-producer"), "producer_byte_rate", null), false);
                 alter(admin, set(entity("client-id", "q-consumer"), "consumer_byte_rate", null), false);
+            }
+        });
+    }
+
+    @Test
+    void aClientOverItsControllerMutationRateHasItsNextTopicRefusedAsOnKafka() {
+        SecureDifferential.assertSameOutcomeAtOnce(
+                targets, "second create: ThrottlingQuotaExceededException", (target, outcome) -> {
+                    ClientQuotaEntity mutator = entity("client-id", "q-mutator");
+                    try (Admin admin = Admin.create(admin(target))) {
+                        outcome.add("quota: " + alter(admin, set(mutator, "controller_mutation_rate", 1.0), false));
+                        describeWhenCount(
+                                admin,
+                                ClientQuotaFilter.containsOnly(
+                                        List.of(ClientQuotaFilterComponent.ofEntity("client-id", "q-mutator"))),
+                                1);
+                    }
+                    // A burst of 11 partitions (1/s over 11 windows of 1 s): 20 are taken at once,
+                    // then the bucket is below zero and the next topic is refused.
+                    CreateTopicsOptions noRetry = new CreateTopicsOptions().retryOnQuotaViolation(false);
+                    try (Admin admin = Admin.create(targets.plainClient(
+                            target, SecureTargets.ADMIN, SecureTargets.ADMIN_PASSWORD, "q-mutator"))) {
+                        outcome.add("first create: "
+                                + SecureDifferential.outcomeOf(
+                                        admin.createTopics(List.of(new NewTopic("q-mutated-a", 20, (short) 1)), noRetry)
+                                                .all()));
+                        outcome.add("second create: "
+                                + SecureDifferential.outcomeOf(
+                                        admin.createTopics(List.of(new NewTopic("q-mutated-b", 1, (short) 1)), noRetry)
+                                                .all()));
+                    }
+                    try (Admin admin = Admin.create(admin(target))) {
+                        outcome.add("removed: " + alter(admin, set(mutator, "controller_mutation_rate", null), false));
+                        outcome.add("topics: "
+                                + SecureDifferential.sorted(
+                                        admin.listTopics().names().get(60, TimeUnit.SECONDS).stream()
+                                                .filter(t -> t.startsWith("q-mutated"))
+                                                .toList()));
+                        admin.deleteTopics(List.of("q-mutated-a")).all().get(60, TimeUnit.SECONDS);
+                    }
+                });
+    }
+
+    @Test
+    void aProducerOverItsRequestPercentageIsThrottledAsOnKafka() {
+        SecureDifferential.assertSameOutcomeAtOnce(targets, "producer throttled: true", (target, outcome) -> {
+            String topic = "q-request-time";
+            ClientQuotaEntity busy = entity("client-id", "q-busy");
+            try (Admin admin = Admin.create(admin(target))) {
+                admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)))
+                        .all()
+                        .get(60, TimeUnit.SECONDS);
+                outcome.add("quota: " + alter(admin, set(busy, "request_percentage", 0.001), false));
+                describeWhenCount(
+                        admin,
+                        ClientQuotaFilter.containsOnly(
+                                List.of(ClientQuotaFilterComponent.ofEntity("client-id", "q-busy"))),
+                        1);
+            }
+            Properties props = targets.plainClient(target, SecureTargets.ADMIN, SecureTargets.ADMIN_PASSWORD, "q-busy");
+            props.put(ProducerConfig.ACKS_CONFIG, "1");
+            // 0.001 % of a thread is 100 µs of work in 10 s: a few requests are over it on both.
+            double throttle = 0;
+            int sent = 0;
+            try (var producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+                while (sent < 200 && throttle <= 0) {
+                    producer.send(new ProducerRecord<>(topic, new byte[100])).get(60, TimeUnit.SECONDS);
+                    sent++;
+                    throttle = metric(producer.metrics(), "producer-metrics", "produce-throttle-time-max");
+                }
+            }
+            log.info(
+                    "{}: produce-throttle-time-max {} ms after {} requests under request_percentage 0.001",
+                    target.name(),
+                    throttle,
+                    sent);
+            outcome.add("producer throttled: " + (throttle > 0));
+            try (Admin admin = Admin.create(admin(target))) {
+                outcome.add("removed: " + alter(admin, set(busy, "request_percentage", null), false));
+                admin.deleteTopics(List.of(topic)).all().get(60, TimeUnit.SECONDS);
+            }
+        });
+    }
+
+    /** Opens {@code count} connections at once to {@code port} and tells how many the broker closed unread. */
+    private static int closedOfBurst(int port, int count) throws Exception {
+        List<java.net.Socket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                java.net.Socket socket = new java.net.Socket("127.0.0.1", port);
+                socket.setSoTimeout(5000);
+                sockets.add(socket);
+            }
+            List<java.util.concurrent.CompletableFuture<Boolean>> closed = new ArrayList<>();
+            try (var threads = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+                for (java.net.Socket socket : sockets) {
+                    closed.add(java.util.concurrent.CompletableFuture.supplyAsync(
+                            () -> {
+                                try {
+                                    // The listener waits for the client's TLS hello: an accepted
+                                    // connection stays silent, a throttled one is closed.
+                                    return socket.getInputStream().read() < 0;
+                                } catch (java.net.SocketTimeoutException e) {
+                                    return false;
+                                } catch (java.io.IOException e) {
+                                    return true;
+                                }
+                            },
+                            threads));
+                }
+            }
+            return (int) closed.stream()
+                    .filter(java.util.concurrent.CompletableFuture::join)
+                    .count();
+        } finally {
+            for (java.net.Socket socket : sockets) {
+                socket.close();
+            }
+        }
+    }
+
+    @Test
+    void connectionsFromAnIpOverItsCreationRateAreClosedAsOnKafka() {
+        SecureDifferential.assertSameOutcomeAtOnce(targets, "closed some: true", (target, outcome) -> {
+            int port = Integer.parseInt(
+                    target.bootstrap().substring(target.bootstrap().lastIndexOf(':') + 1));
+            ClientQuotaEntity local = entity("ip", "127.0.0.1");
+            try (Admin admin = Admin.create(admin(target))) {
+                outcome.add("quota: " + alter(admin, set(local, "connection_creation_rate", 2.0), false));
+                describeWhenCount(
+                        admin,
+                        ClientQuotaFilter.containsOnly(List.of(ClientQuotaFilterComponent.ofEntity("ip", "127.0.0.1"))),
+                        1);
+                // 2 a second over 11 windows of 1 s: about 20 of a first burst are taken, the rest
+                // are held unread for their throttle time, then closed.
+                int burst = 40;
+                int closed = closedOfBurst(port, burst);
+                log.info("{}: {} of a burst of {} connections closed unread", target.name(), closed, burst);
+                outcome.add("closed some: " + (closed > 0));
+                outcome.add("accepted some: " + (closed < burst));
+                outcome.add("removed: " + alter(admin, set(local, "connection_creation_rate", null), false));
             }
         });
     }

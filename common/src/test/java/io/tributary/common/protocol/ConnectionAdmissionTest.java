@@ -1,0 +1,82 @@
+package io.tributary.common.protocol;
+
+import static io.tributary.common.protocol.TestHandlers.count;
+import static io.tributary.common.protocol.TestHandlers.eventually;
+import static io.tributary.common.protocol.TestHandlers.handler;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.tributary.common.testing.KafkaTestConnection;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.kafka.common.message.DescribeClusterResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.requests.DescribeClusterResponse;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The listener's side of {@code connection_creation_rate}: each accepted connection is put to the
+ * {@link ConnectionAdmission}; one it refuses is never served, held unread, then closed; one it takes
+ * is served as usual.
+ */
+class ConnectionAdmissionTest {
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final List<InetAddress> asked = new CopyOnWriteArrayList<>();
+
+    private KafkaProtocolServer start(long throttleMs) {
+        ConnectionAdmission admission = address -> {
+            asked.add(address);
+            return asked.size() == 1 ? 0 : throttleMs;
+        };
+        var server = new KafkaProtocolServer(
+                ProtocolServerConfig.defaults("test", "127.0.0.1", 0),
+                List.of(handler(
+                        ApiKeys.DESCRIBE_CLUSTER,
+                        0,
+                        2,
+                        request -> new DescribeClusterResponse(new DescribeClusterResponseData()))),
+                new ProtocolMetrics(registry, "test"),
+                ListenerSecurity.PLAINTEXT,
+                admission);
+        server.start();
+        return server;
+    }
+
+    @Test
+    void aRefusedConnectionIsHeldUnreadThenClosedWhileATakenOneIsServed() throws Exception {
+        try (var server = start(200);
+                var taken = KafkaTestConnection.open(server.port());
+                var refused = new Socket("127.0.0.1", server.port())) {
+            taken.roundTrip(TestRequests.describeCluster(1), DescribeClusterResponse.class);
+
+            refused.getOutputStream().write(new byte[] {0, 0, 0, 1, 0});
+            InputStream in = refused.getInputStream();
+            assertThat(in.read()).as("closed without an answer").isEqualTo(-1);
+
+            assertThat(asked).containsExactly(InetAddress.getByName("127.0.0.1"), InetAddress.getByName("127.0.0.1"));
+            assertThat(server.connectionCount()).isEqualTo(1);
+            eventually()
+                    .untilAsserted(() -> assertThat(count(registry, "tributary.protocol.connections.throttled"))
+                            .isEqualTo(1.0));
+            assertThat(count(registry, "tributary.protocol.connections.throttled.time"))
+                    .isEqualTo(0.2);
+        }
+    }
+
+    @Test
+    void closingTheListenerClosesTheConnectionsItHolds() throws Exception {
+        var server = start(600_000);
+        try (var taken = KafkaTestConnection.open(server.port());
+                var refused = new Socket("127.0.0.1", server.port())) {
+            eventually().until(() -> asked.size() == 2);
+            server.close();
+            assertThat(refused.getInputStream().read()).isEqualTo(-1);
+        } finally {
+            server.close();
+        }
+    }
+}
