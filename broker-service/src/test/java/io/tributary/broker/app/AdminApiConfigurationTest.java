@@ -14,6 +14,7 @@ import io.tributary.broker.quota.ControllerMutationQuota;
 import io.tributary.common.app.KafkaListenerLifecycle;
 import io.tributary.common.protocol.ApiVersionRange;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.security.internal.InternalClientSecurity;
 import java.time.Duration;
 import java.util.Optional;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -29,7 +30,8 @@ class AdminApiConfigurationTest {
             .withUserConfiguration(AdminApiConfiguration.class, AccessControlConfiguration.class)
             .withBean(MetadataView.class, () -> mock(MetadataView.class))
             .withBean(ControlPlane.class, () -> mock(ControlPlane.class))
-            .withBean(ControllerMutationQuota.class, ControllerMutationQuota::unlimited);
+            .withBean(ControllerMutationQuota.class, ControllerMutationQuota::unlimited)
+            .withBean(InternalClientSecurity.class, () -> InternalClientSecurity.PLAINTEXT);
 
     private ApplicationContextRunner withKafkaDefaults() {
         return runner.withBean(TopicConfigDefaults.class, TopicConfigDefaults::kafka);
