@@ -2,6 +2,7 @@ package io.tributary.broker.cluster;
 
 import io.tributary.broker.cluster.ControlPlane.GroupCoordinator;
 import io.tributary.common.protocol.KafkaFrames;
+import io.tributary.common.protocol.RequestWaits;
 import io.tributary.common.security.internal.InternalClientSecurity;
 import io.tributary.common.security.internal.ScramSocketLogin;
 import java.io.IOException;
@@ -265,11 +266,19 @@ public final class CoordinatorGroupsClient {
 
     /**
      * One request and its response on {@code socket}, in Kafka's framing; the response must start
-     * within {@code readTimeout} (and each later read too).
+     * within {@code readTimeout} (and each later read too). The round trip is reported as the
+     * calling request's wait ({@link RequestWaits}): the coordinators work on it, not this broker
+     * (a JoinGroup held until its rebalance completes is no work of the broker's), so it does not
+     * count toward the caller's {@code request_percentage}, as Kafka's purgatories do not.
      */
     private AbstractResponse roundTrip(
             Socket socket, AbstractRequest request, RequestHeader header, Duration readTimeout) throws IOException {
         socket.setSoTimeout(Math.toIntExact(readTimeout.toMillis()));
-        return KafkaFrames.roundTrip(socket, request, header, config.maxResponseBytes());
+        long sentAt = System.nanoTime();
+        try {
+            return KafkaFrames.roundTrip(socket, request, header, config.maxResponseBytes());
+        } finally {
+            RequestWaits.waited(System.nanoTime() - sentAt);
+        }
     }
 }

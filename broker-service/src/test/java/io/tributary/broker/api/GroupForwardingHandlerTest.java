@@ -15,6 +15,7 @@ import io.tributary.common.protocol.KafkaRequest;
 import io.tributary.common.protocol.ProtocolMetrics;
 import io.tributary.common.protocol.ProtocolServerConfig;
 import io.tributary.common.protocol.RequestHandler;
+import io.tributary.common.protocol.RequestWaits;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -330,6 +331,33 @@ class GroupForwardingHandlerTest {
         assertThat(received.get(0).connectionId())
                 .as("the second forward reuses the first one's connection")
                 .isEqualTo(received.get(1).connectionId());
+    }
+
+    /**
+     * The time a forward waits on the coordinator is the request's wait, not its work: a request
+     * the coordinator holds (a JoinGroup until its rebalance completes) does not use up the
+     * caller's request_percentage quota.
+     */
+    @Test
+    void theTimeAForwardWaitsOnTheCoordinatorIsReportedAsTheRequestsWait() {
+        CountDownLatch gate = new CountDownLatch(1);
+        gates.put(ApiKeys.DELETE_GROUPS, gate);
+        GroupForwardingHandler handler = deleteGroups(locator(), client());
+
+        CompletableFuture<RequestWaits.Measured<DeleteGroupsResponse>> measured = CompletableFuture.supplyAsync(
+                () -> RequestWaits.measure(() -> delete(handler, 2, "a")), Thread.ofVirtual()::start);
+        await().atMost(Duration.ofSeconds(10)).until(() -> !received.isEmpty());
+        long arrived = received.getFirst().arrivedNanos();
+        Duration held = Duration.ofMillis(300);
+        await().atMost(Duration.ofSeconds(10)).until(() -> System.nanoTime() - arrived > held.toNanos());
+        gate.countDown();
+
+        RequestWaits.Measured<DeleteGroupsResponse> result = measured.join();
+        assertThat(errorOf(result.result(), "a")).isEqualTo(Errors.NONE);
+        assertThat(result.waitedNanos())
+                .as("at least the time the coordinator held the request")
+                .isGreaterThanOrEqualTo(held.toNanos());
+        assertThat(result.waitedNanos()).isLessThanOrEqualTo(result.elapsedNanos());
     }
 
     @Test
