@@ -257,6 +257,7 @@ class SecureLocalClusterIT {
         withoutCa.remove("ssl.truststore.location");
         withoutCa.remove("ssl.truststore.password");
         withoutCa.remove("ssl.truststore.type");
+        withoutCa.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
         withoutCa.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
         try (Admin admin = Admin.create(withoutCa)) {
             assertThatThrownBy(() -> admin.describeCluster().nodes().get(30, TimeUnit.SECONDS))
