@@ -178,7 +178,14 @@ final class TwoMembers implements AutoCloseable {
         }
         throw new AssertionError(what + ": not within " + Clients.PATIENCE + " (" + last + "); consumer errors "
                 + errors + ", " + delivered.size() + " values delivered; " + detail.get() + "; members "
-                + positions() + ", committed by the members " + new TreeMap<>(committedByUs));
+                + positions() + ", committed by the members " + byName(committedByUs));
+    }
+
+    /** {@code offsets} in partition name order (TopicPartition is not Comparable), for a failure message. */
+    private static Map<String, Long> byName(Map<TopicPartition, Long> offsets) {
+        Map<String, Long> sorted = new TreeMap<>();
+        offsets.forEach((partition, offset) -> sorted.put(partition.toString(), offset));
+        return sorted;
     }
 
     /** Each member's assigned partitions with its position in each, for a failure message. */
