@@ -132,7 +132,8 @@ bench_kafka_libs() {
 # (e.g. '-Xms1g -Xmx1g'), beside kafka-run-class.sh's G1 flags as Kafka ships them; each PROPERTY is
 # one more line of its server.properties. Internal topics have one replica,
 # group.initial.rebalance.delay.ms is 0 (as Kafka's quickstart configuration), topics are not created
-# automatically. Waits until it says it started; sets bench_kafka_pid and bench_kafka_config.
+# automatically. Waits until it says it started; sets bench_kafka_pid and bench_kafka_config. The
+# array bench_kafka_format_args, when set, goes to the storage format (e.g. --add-scram ...).
 bench_kafka_start() {
   local dir=$1 port=$2 heap_flags=$3 controller=$(($2 + 1)) cluster_id i
   shift 3
@@ -176,7 +177,8 @@ PROPERTIES
     cluster_id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
   done
   "$java_bin" -Xmx256m -Dlog4j2.configurationFile="$dir/log4j2.properties" -cp "$bench_libs/*" \
-    kafka.tools.StorageTool format -t "$cluster_id" -c "$bench_kafka_config" >"$dir/format.out" 2>&1 ||
+    kafka.tools.StorageTool format -t "$cluster_id" -c "$bench_kafka_config" \
+    "${bench_kafka_format_args[@]+"${bench_kafka_format_args[@]}"}" >"$dir/format.out" 2>&1 ||
     die "formatting Kafka's storage failed: $(cat "$dir/format.out")"
   local -a heap perf
   read -r -a heap <<<"$heap_flags"
