@@ -46,6 +46,18 @@ public final class ScriptedCluster {
      */
     private static final java.util.Set<Integer> PORTS_GIVEN = new java.util.HashSet<>();
 
+    /**
+     * JVM options for every process of every test cluster, before the test's own (system property
+     * {@code tributary.systest.cluster.jvm.flags}, from the POM's {@code systest.cluster.jvm.flags}:
+     * C1 only and the serial collector by default, as the Kafka peer's broker runs). A test
+     * cluster's JVMs live for a minute or two: C2's compilations and G1's threads cost seven JVMs on
+     * two cores more than they give back (a 3-coordinator, 3-broker, 1-gateway {@code up} took 36 s
+     * and 56 CPU seconds with the defaults, 19 to 23 s and 26 to 31 with these). None of these
+     * tests measures speed; the benchmarks start their clusters without this property.
+     */
+    static final String CLUSTER_JVM_FLAGS =
+            System.getProperty("tributary.systest.cluster.jvm.flags", "").strip();
+
     /** What one {@code bin/tributary} command did. */
     public record Result(int exitCode, String output) {}
 
@@ -101,6 +113,16 @@ public final class ScriptedCluster {
         return cluster;
     }
 
+    /**
+     * The cluster's JVM options: {@link #CLUSTER_JVM_FLAGS} first, then the test's own {@code
+     * TRIBUTARY_JAVA_OPTS} ({@code bin/tributary}'s default {@code -Xmx1g} when it sets none), which
+     * win where they name the same option.
+     */
+    static String javaOptions(String fromTest) {
+        String own = fromTest == null ? "-Xmx1g" : fromTest;
+        return CLUSTER_JVM_FLAGS.isBlank() ? own : (CLUSTER_JVM_FLAGS + " " + own).strip();
+    }
+
     public int portOffset() {
         return portOffset;
     }
@@ -140,6 +162,7 @@ public final class ScriptedCluster {
         variables.put("JAVA_HOME", System.getProperty("java.home"));
         variables.putAll(environment);
         variables.putAll(env);
+        variables.put("TRIBUTARY_JAVA_OPTS", javaOptions(variables.get("TRIBUTARY_JAVA_OPTS")));
         try {
             Process process = builder.start();
             if (!process.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {

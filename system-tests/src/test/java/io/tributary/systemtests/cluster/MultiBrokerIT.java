@@ -26,6 +26,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -424,13 +425,24 @@ class MultiBrokerIT {
                         .toList();
                 out.add("committed offsets after the failover: %s", lost.isEmpty() ? "none lost" : lost);
                 long wanted = producer.sent() + 300;
+                // The values acknowledged once 300 more were: the producer goes on writing (about
+                // 500 a second), so "everything acknowledged so far is delivered" would race the
+                // members' polls at every check; a fixed set is delivered or not.
+                AtomicReference<Set<Long>> due = new AtomicReference<>();
                 members.pollUntil(
                         "300 more records delivered",
-                        () -> producer.acknowledged().size() >= wanted
-                                && members.deliveredValues().containsAll(producer.acknowledged()),
+                        () -> {
+                            if (due.get() == null && producer.acknowledged().size() >= wanted) {
+                                due.set(producer.acknowledged());
+                            }
+                            return due.get() != null
+                                    && members.deliveredValues().containsAll(due.get());
+                        },
                         () -> "acknowledged " + producer.acknowledged().size() + " of " + producer.sent()
                                 + " sent (wanted " + wanted + "), not delivered: "
-                                + fewOf(missing(producer.acknowledged(), members.deliveredValues())));
+                                + (due.get() == null
+                                        ? "(still waiting for the acknowledgements)"
+                                        : fewOf(missing(due.get(), members.deliveredValues()))));
                 producer.stop();
                 Set<Long> acknowledged = producer.acknowledged();
                 members.pollUntil(

@@ -10,14 +10,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The controlled shutdown, end to end, in the default build: a clean restart ({@code bin/tributary
+ * The controlled shutdown, end to end, in {@code bin/chaos} (the broker's own {@code
+ * ControlledShutdownTest} covers it in the default build): a clean restart ({@code bin/tributary
  * stop}: SIGTERM, then start) of partition 0's leader under load, on a cluster whose coordinator fences a
  * silent broker only after 60 s. As soon as the stopped process has exited, the coordinator already
  * shows another leader in a higher epoch: only the broker's controlled shutdown can have moved it
  * that early (its session had 60 s to run). Then the checker over the history. The full loop is
  * {@link LeaderRestartChaos} ({@code bin/chaos}).
  */
-class ControlledShutdownShortIT {
+class ControlledShutdownShortChaos {
 
     @TempDir
     Path work;
