@@ -50,6 +50,9 @@ public class SocketTransferableChannel implements TransferableChannel {
      */
     @Override
     public long transferFrom(FileChannel fileChannel, long position, long count) throws IOException {
+        if (socket instanceof OutputStreamChannel tls) {
+            return tls.transferFrom(fileChannel, position, count); // a TLS socket: no sendfile
+        }
         long sent = fileChannel.transferTo(position, count, socket);
         if (sent > 0 || count <= 0) {
             return sent;
