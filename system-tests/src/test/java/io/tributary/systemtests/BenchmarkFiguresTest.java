@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BenchmarkFiguresTest {
 
-    private static final Pattern MARKER = Pattern.compile("<!--\\s*(ratio|figure):[^>]*-->");
+    private static final Pattern MARKER = Pattern.compile("<!--\\s*(ratio|figure|difference):[^>]*-->");
     private static final Pattern RATIO_MARKER = Pattern.compile("<!--\\s*ratio:[^>]*-->");
     /** A line of the check's report on one citation: "benchmarks.md:LINE [run] ...". */
     private static final Pattern CITED_LINE = Pattern.compile("^benchmarks\\.md:(\\d+) \\[", Pattern.MULTILINE);
