@@ -12,7 +12,9 @@ import org.apache.kafka.common.network.TransferableChannel;
  * segment bytes) go through {@link FileChannel#transferTo}, which the kernel does without copying
  * them through the JVM (sendfile) when the target is a socket. The broker's benchmarks also put a
  * {@code FileChannel} on {@code /dev/null} behind it, which is why it takes any blocking gathering
- * channel; {@link #close()} closes that channel.
+ * channel; {@link #close()} closes that channel. Behind a TLS listener's {@link OutputStreamChannel}
+ * there is no sendfile: regions go through its own buffer ({@code OutputStreamChannel.transferFrom})
+ * and {@link #flush()} sends what it holds.
  *
  * <p>Waiting for room in the socket's send buffer: on a virtual thread (every connection's) the
  * JDK runs a blocking socket non-blocking underneath and parks the thread while a {@code write}
