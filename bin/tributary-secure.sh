@@ -18,6 +18,8 @@
 #   admin.password       the super user `admin`'s password (SCRAM-SHA-512 and SCRAM-SHA-256)
 #   gateway.password     the gateway's SCRAM user's password (a super user, see docs/security.md)
 #   admin.properties     a Java client config for the admin (kafka-topics.sh --command-config ...)
+#   admin-local.properties  the same over the brokers' SASL_PLAINTEXT listeners on 127.0.0.1:9392+i
+#                        (LOCAL), for local tools without TLS
 #   admin.kcat.properties  the same for librdkafka (kcat -F ...): kcat refuses Java's
 #                        sasl.jaas.config and trust stores, so one file cannot serve both; PLAIN
 #                        over TLS, since Debian's librdkafka 2.0 fails SCRAM against Kafka 4.4 too
@@ -167,6 +169,14 @@ sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule require
 ssl.truststore.type=PKCS12
 ssl.truststore.location=$dir/truststore.p12
 ssl.truststore.password=$keystore
+EOF
+    cat >"$dir/admin-local.properties" <<EOF
+# The super user admin over the brokers' SASL_PLAINTEXT listeners (LOCAL, 127.0.0.1 only), for
+# local Java clients and Kafka's tools without TLS:
+#   kafka-topics.sh --bootstrap-server 127.0.0.1:9392 --command-config $dir/admin-local.properties --list
+security.protocol=SASL_PLAINTEXT
+sasl.mechanism=SCRAM-SHA-512
+sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="$admin";
 EOF
     # PLAIN (over TLS): Debian's librdkafka (2.0) fails SCRAM logins against Apache Kafka 4.4's
     # SCRAM server as against Tributary's (kafka-clients' own), while PLAIN is checked against the

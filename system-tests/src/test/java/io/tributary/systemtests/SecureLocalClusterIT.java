@@ -56,7 +56,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code admin.properties} as {@code --command-config}, {@code admin.kcat.properties} as kcat's
  * {@code -F}); the SASL_SSL listener refuses a client without credentials; the authorizer is on
  * (a new user can do nothing until an ACL allows it); the LOCAL SASL_PLAINTEXT listener serves the
- * admin on 127.0.0.1; the gateway logs in (it is ready). The internal Kafka traffic is SASL_SSL:
+ * admin on 127.0.0.1 with {@code admin-local.properties} as written; the gateway logs in (it is ready). The internal Kafka traffic is SASL_SSL:
  * the broker's internal listener and the coordinator's Kafka listener refuse a PLAINTEXT client and
  * a TLS client without the run's CA, and a classic group's commit, which the broker forwards to the
  * coordinator's listener over TLS, is stored. Its own run state, data and port offset.
@@ -88,8 +88,13 @@ class SecureLocalClusterIT {
 
     /** {@code admin.properties} as written, with the broker's SASL_SSL (or another) address. */
     private static Properties admin(int basePort) throws IOException {
+        return admin("admin.properties", basePort);
+    }
+
+    /** A client config {@code up --secure} wrote, as written, with the broker's address on {@code basePort}. */
+    private static Properties admin(String file, int basePort) throws IOException {
         Properties properties = new Properties();
-        try (Reader in = Files.newBufferedReader(secure.resolve("admin.properties"))) {
+        try (Reader in = Files.newBufferedReader(secure.resolve(file))) {
             properties.load(in);
         }
         properties.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + (basePort + offset));
@@ -101,7 +106,8 @@ class SecureLocalClusterIT {
     void statusSaysWhereTheClientConfigsAre() {
         ScriptedCluster.Result status = cluster.run("status");
         assertThat(status.exitCode()).as(status.output()).isZero();
-        assertThat(status.output()).contains("admin.properties", "admin.kcat.properties", secure.toString());
+        assertThat(status.output())
+                .contains("admin.properties", "admin-local.properties", "admin.kcat.properties", secure.toString());
         assertThat(secure.resolve("ca.pem")).exists();
         assertThat(secure.resolve("truststore.p12")).exists();
         assertThat(secure.resolve("truststore.password")).exists();
@@ -179,8 +185,7 @@ class SecureLocalClusterIT {
 
     @Test
     void theLocalListenerServesTheAdminOverSaslPlaintext() throws Exception {
-        Properties local = admin(9392);
-        local.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
+        Properties local = admin("admin-local.properties", 9392);
         try (Admin admin = Admin.create(local)) {
             assertThat(admin.describeCluster().nodes().get(60, TimeUnit.SECONDS))
                     .singleElement()

@@ -11,7 +11,6 @@ import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -35,9 +34,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
-import javax.net.ssl.SSLSocket;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.network.Send;
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -296,24 +295,24 @@ public final class KafkaProtocolServer implements AutoCloseable {
 
         void serve() {
             ConnectionInfo info = null;
+            ResponseChannel out = null;
             try {
                 Socket plain = socket.socket();
                 plain.setTcpNoDelay(true);
                 plain.setSoTimeout(Math.toIntExact(config.idleTimeout().toMillis()));
                 InetSocketAddress remote = (InetSocketAddress) socket.getRemoteAddress();
                 info = new ConnectionInfo(id, remote, config.name());
-                InputStream raw;
-                SocketTransferableChannel out;
+                DataInputStream in;
                 if (tls == null) {
-                    raw = plain.getInputStream();
+                    in = new DataInputStream(new BufferedInputStream(plain.getInputStream()));
                     out = new SocketTransferableChannel(socket);
                 } else {
-                    SSLSocket secured = (SSLSocket) tls.current()
-                            .getSocketFactory()
-                            .createSocket(plain, remote.getHostString(), remote.getPort(), true);
-                    security.tls().configure(secured);
+                    SSLEngine engine = tls.current().createSSLEngine(remote.getHostString(), remote.getPort());
+                    security.tls().configure(engine);
+                    TlsChannel secured = new TlsChannel(engine, plain);
+                    out = secured;
                     try {
-                        secured.startHandshake();
+                        secured.handshake();
                     } catch (IOException e) {
                         log.info(
                                 "Closing connection {} from {} on {}: TLS handshake failed: {}",
@@ -324,7 +323,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
                         return;
                     }
                     Optional<KafkaPrincipal> principal = certificatePrincipal(
-                            secured.getSession(), security.tls().principalMapper());
+                            secured.session(), security.tls().principalMapper());
                     if (principal.isEmpty() && sasl == null) {
                         log.info(
                                 "Closing connection {} from {} on {}: no ssl.principal.mapping.rules rule applies"
@@ -336,10 +335,8 @@ public final class KafkaProtocolServer implements AutoCloseable {
                     }
                     // On SASL_SSL the SASL exchange names the principal; the mapping rules do not apply.
                     info = info.withPrincipal(principal.orElse(KafkaPrincipal.ANONYMOUS));
-                    raw = secured.getInputStream();
-                    out = new SocketTransferableChannel(new OutputStreamChannel(secured.getOutputStream()));
+                    in = new DataInputStream(secured.input()); // TlsChannel buffers what it decrypts
                 }
-                DataInputStream in = new DataInputStream(new BufferedInputStream(raw));
                 while (!closing && serveOne(in, out, authenticatedInfo == null ? info : authenticatedInfo)) {
                     // next request
                 }
@@ -350,6 +347,9 @@ public final class KafkaProtocolServer implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {
+                if (out != null) {
+                    closeQuietly(out); // a TLS connection answers the client's close_notify first
+                }
                 forceClose();
                 connections.remove(this);
                 metrics.connectionClosed();
@@ -360,7 +360,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
         }
 
         /** Reads, handles and answers one request; false when the connection is to be closed. */
-        private boolean serveOne(DataInputStream in, SocketTransferableChannel out, ConnectionInfo info)
+        private boolean serveOne(DataInputStream in, ResponseChannel out, ConnectionInfo info)
                 throws IOException, InterruptedException {
             int first = in.read();
             if (first < 0) {
@@ -434,7 +434,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
 
         /** Dispatches a decoded request and writes its answer; false when the connection is to be closed. */
         private boolean answer(
-                KafkaCodec.Decoded decoded, ConnectionInfo info, SocketTransferableChannel out, Timer.Sample sample)
+                KafkaCodec.Decoded decoded, ConnectionInfo info, ResponseChannel out, Timer.Sample sample)
                 throws IOException {
             Answer answer = dispatch(decoded, info);
             if (answer.response() == null) {
@@ -484,7 +484,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
          * closed. Once it completes, the connection's requests carry the authenticated principal.
          */
         private boolean authenticate(
-                KafkaCodec.Decoded decoded, ConnectionInfo info, SocketTransferableChannel out, Timer.Sample sample)
+                KafkaCodec.Decoded decoded, ConnectionInfo info, ResponseChannel out, Timer.Sample sample)
                 throws IOException {
             SaslSession.Step step = session.handle(decoded.body());
             metrics.reauthentication(step.reauthentication());
@@ -522,7 +522,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
         }
 
         /** Writes one response whole, then sends what a buffering (TLS) channel holds. */
-        private void write(KafkaCodec.Decoded decoded, AbstractResponse response, SocketTransferableChannel out)
+        private void write(KafkaCodec.Decoded decoded, AbstractResponse response, ResponseChannel out)
                 throws IOException {
             Send send = KafkaCodec.encode(decoded.header(), response);
             while (!send.completed()) {

@@ -1,20 +1,18 @@
 package io.tributary.common.protocol;
 
-import java.io.Flushable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.GatheringByteChannel;
-import org.apache.kafka.common.network.TransferableChannel;
 
 /**
  * Lets kafka-clients' {@code Send} write to a blocking socket. File regions in a response (fetched
  * segment bytes) go through {@link FileChannel#transferTo}, which the kernel does without copying
  * them through the JVM (sendfile) when the target is a socket. The broker's benchmarks also put a
  * {@code FileChannel} on {@code /dev/null} behind it, which is why it takes any blocking gathering
- * channel; {@link #close()} closes that channel. Behind a TLS listener's {@link OutputStreamChannel}
- * there is no sendfile: regions go through its own buffer ({@code OutputStreamChannel.transferFrom})
- * and {@link #flush()} sends what it holds.
+ * channel; {@link #close()} closes that channel. It holds nothing back, so {@link #flush()} has
+ * nothing to do. (A TLS listener's connections answer through {@link TlsChannel} instead: TLS
+ * encrypts in the JVM, so there is no sendfile there.)
  *
  * <p>Waiting for room in the socket's send buffer: on a virtual thread (every connection's) the
  * JDK runs a blocking socket non-blocking underneath and parks the thread while a {@code write}
@@ -27,7 +25,7 @@ import org.apache.kafka.common.network.TransferableChannel;
  *
  * <p>Not thread-safe: one connection's thread writes.
  */
-public class SocketTransferableChannel implements TransferableChannel {
+public class SocketTransferableChannel implements ResponseChannel {
 
     /** What one blocking write sends when sendfile found the socket's send buffer full. */
     static final int WAIT_CHUNK_BYTES = 16 * 1024;
@@ -52,9 +50,6 @@ public class SocketTransferableChannel implements TransferableChannel {
      */
     @Override
     public long transferFrom(FileChannel fileChannel, long position, long count) throws IOException {
-        if (socket instanceof OutputStreamChannel tls) {
-            return tls.transferFrom(fileChannel, position, count); // a TLS socket: no sendfile
-        }
         long sent = fileChannel.transferTo(position, count, socket);
         if (sent > 0 || count <= 0) {
             return sent;
@@ -91,12 +86,9 @@ public class SocketTransferableChannel implements TransferableChannel {
         return socket.write(source);
     }
 
-    /** Sends what a buffering channel holds (a TLS connection's); nothing to do for a socket. */
-    public void flush() throws IOException {
-        if (socket instanceof Flushable flushable) {
-            flushable.flush();
-        }
-    }
+    /** Nothing to do: every write went to the socket. */
+    @Override
+    public void flush() {}
 
     @Override
     public boolean isOpen() {

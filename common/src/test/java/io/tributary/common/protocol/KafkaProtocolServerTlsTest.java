@@ -44,9 +44,7 @@ class KafkaProtocolServerTlsTest {
     @BeforeAll
     static void makeStores() throws Exception {
         TestCertificates certificates = new TestCertificates(stores);
-        certificates.keyPair("server", "CN=localhost", "server.p12", "-ext", "SAN=ip:127.0.0.1,dns:localhost");
-        certificates.exportCertificate("server", "server.p12", "server.pem");
-        certificates.trustStore("server", "server.pem", "client-trust.p12");
+        certificates.selfSignedLocalhostServer();
         certificates.keyPair("client", "CN=client,O=example", "client.p12");
         certificates.exportCertificate("client", "client.p12", "client.pem");
         certificates.trustStore("client", "client.pem", "server-trust.p12");

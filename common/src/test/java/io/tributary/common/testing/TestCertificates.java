@@ -156,6 +156,17 @@ public final class TestCertificates {
                 TlsSettings.DEFAULT_PROTOCOLS);
     }
 
+    /**
+     * A self-signed server key for localhost and 127.0.0.1 in {@code server.p12} (alias {@code
+     * server}), its certificate in {@code server.pem}, and a trust store of it for clients, {@code
+     * client-trust.p12}.
+     */
+    public void selfSignedLocalhostServer() throws IOException, InterruptedException {
+        keyPair("server", "CN=localhost", "server.p12", "-ext", "SAN=ip:127.0.0.1,dns:localhost");
+        exportCertificate("server", "server.p12", "server.pem");
+        trustStore("server", "server.pem", "client-trust.p12");
+    }
+
     /** Writes the certificate of {@code alias} in {@code store} as PEM to {@code pemFile}. */
     public Path exportCertificate(String alias, String store, String pemFile) throws IOException, InterruptedException {
         keytool("-exportcert", "-alias", alias, "-keystore", store, "-storepass", PASSWORD, "-rfc", "-file", pemFile);

@@ -9,7 +9,7 @@ import java.util.Set;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
 
 /**
@@ -186,14 +186,14 @@ public record TlsSettings(
         return TrustStores.trustManagers(trustStore, trustStoreType, trustStorePassword);
     }
 
-    /** Applies the server-side settings (protocol versions, client authentication) to an accepted socket. */
-    public void configure(SSLSocket socket) {
-        socket.setUseClientMode(false);
-        socket.setEnabledProtocols(protocols.toArray(String[]::new));
+    /** Applies the server-side settings (protocol versions, client authentication) to an accepted connection's engine. */
+    public void configure(SSLEngine engine) {
+        engine.setUseClientMode(false);
+        engine.setEnabledProtocols(protocols.toArray(String[]::new));
         switch (clientAuth) {
-            case REQUIRED -> socket.setNeedClientAuth(true);
-            case REQUESTED -> socket.setWantClientAuth(true);
-            case NONE -> socket.setWantClientAuth(false);
+            case REQUIRED -> engine.setNeedClientAuth(true);
+            case REQUESTED -> engine.setWantClientAuth(true);
+            case NONE -> engine.setWantClientAuth(false);
         }
     }
 }
