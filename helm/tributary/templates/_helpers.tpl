@@ -295,6 +295,8 @@ readinessProbe:
   value: {{ .kafka.idleTimeout | quote }}
 - name: TRIBUTARY_KAFKA_SHUTDOWN_TIMEOUT
   value: {{ .kafka.shutdownTimeout | quote }}
+- name: TRIBUTARY_KAFKA_CONNECTION_THREADS
+  value: {{ .kafka.connectionThreads | quote }}
 {{- end -}}
 
 {{/* A Spring Boot simple-format duration ("500ms", "45s", "15m"; the schema's pattern) in whole milliseconds, rounded down. Usage: include "tributary.durationMillis" "45s" */}}

@@ -408,6 +408,17 @@ class HelmChartTest {
     }
 
     @Test
+    void theKafkaListenersConnectionThreadsAreVirtualUnlessSetPerService() {
+        assertThat(env(container(render(Optional.empty(), Map.of()), StatefulSet.class, "broker")))
+                .containsEntry("TRIBUTARY_KAFKA_CONNECTION_THREADS", "virtual");
+        List<HasMetadata> platform = render(Optional.empty(), Map.of("broker.kafka.connectionThreads", "platform"));
+        assertThat(env(container(platform, StatefulSet.class, "broker")))
+                .containsEntry("TRIBUTARY_KAFKA_CONNECTION_THREADS", "platform");
+        assertThat(env(container(platform, StatefulSet.class, "coordinator")))
+                .containsEntry("TRIBUTARY_KAFKA_CONNECTION_THREADS", "virtual");
+    }
+
+    @Test
     void everyGatewayAdvertisesItsPodUrlForForwardedCommitsUnlessTurnedOff() {
         Container gateway = container(render(Optional.empty(), Map.of()), Deployment.class, "gateway");
 
@@ -770,6 +781,7 @@ class HelmChartTest {
                 Arguments.of("gateway.groups.advertisePodUrl", "yes", "advertisePodUrl"),
                 Arguments.of("gateway.groups.podIpFamily", "IPv5", "podIpFamily"),
                 Arguments.of("broker.external.maxConnections", 0, "maxConnections"),
+                Arguments.of("broker.kafka.connectionThreads", "green", "connectionThreads"),
                 Arguments.of("broker.containerPorts.external", 70000, "external"));
     }
 

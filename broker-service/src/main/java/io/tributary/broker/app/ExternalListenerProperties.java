@@ -21,7 +21,7 @@ import org.springframework.validation.annotation.Validated;
  * APIs as the internal listener ({@code tributary.kafka.*}) and its endpoint is registered with the
  * coordinators under the name {@value BrokerListeners#EXTERNAL}, so a client that came in on it is
  * told every broker's external address (see {@link BrokerListeners}). Its request bounds (largest
- * frame, request bytes in flight, idle and shutdown timeouts) are the internal listener's, held
+ * frame, request bytes in flight, idle and shutdown timeouts, connection threads) are the internal listener's, held
  * separately per listener; its connection bound is its own.
  *
  * <p>Its security protocol is its own setting ({@code security-protocol}); its TLS and SASL
@@ -88,7 +88,8 @@ public record ExternalListenerProperties(
                 maxConnections,
                 internal.maxInFlightRequestBytes(),
                 internal.idleTimeout(),
-                internal.shutdownTimeout());
+                internal.shutdownTimeout(),
+                internal.connectionThreads());
     }
 
     /** Its bind address under its registered name, as the listener settings see it. */

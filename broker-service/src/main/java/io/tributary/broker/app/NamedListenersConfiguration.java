@@ -82,7 +82,8 @@ class NamedListenersConfiguration {
                     bounds.maxConnections(),
                     bounds.maxInFlightRequestBytes(),
                     bounds.idleTimeout(),
-                    bounds.shutdownTimeout());
+                    bounds.shutdownTimeout(),
+                    bounds.connectionThreads());
             var server = new KafkaProtocolServer(
                     config,
                     registered,

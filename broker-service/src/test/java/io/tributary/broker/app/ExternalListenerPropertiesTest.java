@@ -27,7 +27,8 @@ class ExternalListenerPropertiesTest {
             "broker-0.brokers.ns.svc",
             0,
             java.util.Map.of(),
-            Duration.ofSeconds(30));
+            Duration.ofSeconds(30),
+            ProtocolServerConfig.ConnectionThreads.PLATFORM);
 
     @Test
     void itBindsItsOwnAddressWithItsOwnConnectionBoundAndTheInternalListenersOtherBounds() {
@@ -41,6 +42,7 @@ class ExternalListenerPropertiesTest {
         assertThat(config.maxInFlightRequestBytes()).isEqualTo(64L * 1024 * 1024);
         assertThat(config.idleTimeout()).isEqualTo(Duration.ofMinutes(3));
         assertThat(config.shutdownTimeout()).isEqualTo(Duration.ofSeconds(4));
+        assertThat(config.connectionThreads()).isEqualTo(ProtocolServerConfig.ConnectionThreads.PLATFORM);
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.tributary.common.listeners.ListenerSpec;
 import io.tributary.common.listeners.SecurityProtocol;
 import io.tributary.common.protocol.ListenerSecurity;
 import io.tributary.common.protocol.ProtocolServerConfig;
+import io.tributary.common.protocol.ProtocolServerConfig.ConnectionThreads;
 import io.tributary.common.security.sasl.SaslSettings;
 import io.tributary.common.security.tls.TlsClient;
 import io.tributary.common.security.tls.TlsSettings;
@@ -56,6 +57,8 @@ import org.springframework.validation.annotation.Validated;
  *     defaults (docs/security.md, "Internal traffic"); empty: no TLS
  * @param securityFileCheckInterval how often at most the TLS files are looked at for a change, when
  *     a connection is accepted (a renewed certificate is used without a restart)
+ * @param connectionThreads {@code virtual} (the default) or {@code platform}: the thread each
+ *     connection of every Kafka listener of the process is served on ({@link ConnectionThreads})
  */
 @Validated
 @ConfigurationProperties("tributary.kafka")
@@ -70,7 +73,8 @@ public record KafkaListenerProperties(
         @DefaultValue("") String advertisedHost,
         @DefaultValue("0") @Min(0) @Max(65535) int advertisedPort,
         @DefaultValue Map<String, String> ssl,
-        @DefaultValue("30s") @NotNull Duration securityFileCheckInterval) {
+        @DefaultValue("30s") @NotNull Duration securityFileCheckInterval,
+        @DefaultValue("virtual") @NotNull ConnectionThreads connectionThreads) {
 
     /** The configuration prefix of this listener's settings, for messages. */
     public static final String PREFIX = "tributary.kafka.";
@@ -249,6 +253,7 @@ public record KafkaListenerProperties(
                 maxConnections,
                 maxInFlightRequestSize.toBytes(),
                 idleTimeout,
-                shutdownTimeout);
+                shutdownTimeout,
+                connectionThreads);
     }
 }

@@ -271,7 +271,12 @@ public final class KafkaProtocolServer implements AutoCloseable {
             Connection connection = new Connection(socket, config.name() + "-" + connectionSequence.incrementAndGet());
             connections.add(connection);
             metrics.connectionOpened();
-            connection.thread = Thread.ofVirtual().name(connection.id).unstarted(connection::serve);
+            Thread.Builder threads = config.connectionThreads() == ProtocolServerConfig.ConnectionThreads.PLATFORM
+                    ? Thread.ofPlatform()
+                            .daemon(true)
+                            .stackSize(ProtocolServerConfig.ConnectionThreads.PLATFORM_STACK_BYTES)
+                    : Thread.ofVirtual();
+            connection.thread = threads.name(connection.id).unstarted(connection::serve);
             connection.thread.start();
         }
     }

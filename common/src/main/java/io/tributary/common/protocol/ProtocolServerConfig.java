@@ -19,6 +19,7 @@ import java.util.Objects;
  *     connections.max.idle.ms}, 10 minutes by default)
  * @param shutdownTimeout how long {@link KafkaProtocolServer#close()} lets requests in flight finish
  *     before it closes their connections
+ * @param connectionThreads what kind of thread serves each connection ({@link ConnectionThreads})
  */
 public record ProtocolServerConfig(
         String name,
@@ -28,7 +29,33 @@ public record ProtocolServerConfig(
         int maxConnections,
         long maxInFlightRequestBytes,
         Duration idleTimeout,
-        Duration shutdownTimeout) {
+        Duration shutdownTimeout,
+        ConnectionThreads connectionThreads) {
+
+    /**
+     * The thread each connection is served on, for its whole life (reading its requests, running
+     * their handlers, writing the answers).
+     */
+    public enum ConnectionThreads {
+        /**
+         * A virtual thread (the default): a connection costs a few KiB while it waits, so tens of
+         * thousands of mostly idle connections are cheap. Every read that finds the socket empty
+         * parks the thread and the JDK's poller wakes it, which costs a carrier thread's wake-up:
+         * under a stream of requests that arrive in pieces (TLS records) that is most of the
+         * listener's CPU (docs/benchmarks.md, "Kafka API", the TLS runs).
+         */
+        VIRTUAL,
+        /**
+         * A platform thread: a read that finds the socket empty blocks in the kernel, which wakes
+         * the thread directly when bytes arrive. Less CPU per request for busy connections (the
+         * TLS runs in docs/benchmarks.md), at the cost of an OS thread (its stack reserved, {@value
+         * #PLATFORM_STACK_BYTES} bytes) per open connection, up to {@code maxConnections}.
+         */
+        PLATFORM;
+
+        /** The stack size asked for each platform connection thread. */
+        public static final long PLATFORM_STACK_BYTES = 1024 * 1024;
+    }
 
     /** Kafka's default {@code socket.request.max.bytes}. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 100 * 1024 * 1024;
@@ -43,6 +70,7 @@ public record ProtocolServerConfig(
         Objects.requireNonNull(host, "host");
         Objects.requireNonNull(idleTimeout, "idleTimeout");
         Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
+        Objects.requireNonNull(connectionThreads, "connectionThreads");
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be 0..65535, got " + port);
         }
@@ -75,7 +103,22 @@ public record ProtocolServerConfig(
                 DEFAULT_MAX_CONNECTIONS,
                 DEFAULT_MAX_IN_FLIGHT_REQUEST_BYTES,
                 DEFAULT_IDLE_TIMEOUT,
-                DEFAULT_SHUTDOWN_TIMEOUT);
+                DEFAULT_SHUTDOWN_TIMEOUT,
+                ConnectionThreads.VIRTUAL);
+    }
+
+    /** This config with its connections served on {@code threads}. */
+    public ProtocolServerConfig withConnectionThreads(ConnectionThreads threads) {
+        return new ProtocolServerConfig(
+                name,
+                host,
+                port,
+                maxFrameBytes,
+                maxConnections,
+                maxInFlightRequestBytes,
+                idleTimeout,
+                shutdownTimeout,
+                threads);
     }
 
     /** This config with another maximum frame size. */
@@ -88,6 +131,7 @@ public record ProtocolServerConfig(
                 maxConnections,
                 Math.max(bytes, maxInFlightRequestBytes),
                 idleTimeout,
-                shutdownTimeout);
+                shutdownTimeout,
+                connectionThreads);
     }
 }

@@ -2,6 +2,7 @@ package io.tributary.common.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tributary.common.protocol.ProtocolServerConfig;
 import java.net.InetAddress;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -50,6 +51,7 @@ class KafkaListenerPropertiesTest {
                 advertisedHost,
                 advertisedPort,
                 java.util.Map.of(),
-                Duration.ofSeconds(30));
+                Duration.ofSeconds(30),
+                ProtocolServerConfig.ConnectionThreads.VIRTUAL);
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tributary.common.protocol.ListenerSecurity;
+import io.tributary.common.protocol.ProtocolServerConfig;
 import io.tributary.common.security.sasl.CredentialLookup;
 import io.tributary.common.security.sasl.SaslSettings;
 import io.tributary.common.security.tls.TlsSettings;
@@ -43,7 +44,8 @@ class KafkaListenerTlsPropertiesTest {
                 "",
                 0,
                 ssl,
-                Duration.ofSeconds(5));
+                Duration.ofSeconds(5),
+                ProtocolServerConfig.ConnectionThreads.VIRTUAL);
     }
 
     private static Map<String, String> serverTls() {

@@ -36,7 +36,8 @@ class KafkaProtocolServerLifecycleTest {
                 1,
                 defaults.maxInFlightRequestBytes(),
                 defaults.idleTimeout(),
-                defaults.shutdownTimeout());
+                defaults.shutdownTimeout(),
+                defaults.connectionThreads());
         try (var server = start(config, registry)) {
             try (var first = KafkaTestConnection.open(server.port())) {
                 assertThat(Errors.forCode(first.apiVersions().data().errorCode()))

@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -39,12 +40,14 @@ import org.apache.kafka.common.requests.ApiVersionsResponse;
 import org.apache.kafka.common.requests.DescribeClusterResponse;
 import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.RequestUtils;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -183,6 +186,32 @@ class KafkaProtocolServerTest {
                                     ApiKeys.API_VERSIONS.oldestVersion(),
                                     ApiKeys.API_VERSIONS.latestVersion()));
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(ProtocolServerConfig.ConnectionThreads.class)
+    void eachConnectionIsServedOnTheKindOfThreadConfigured(ProtocolServerConfig.ConnectionThreads kind)
+            throws Exception {
+        var threads = config.withConnectionThreads(kind);
+        var served = new CopyOnWriteArrayList<Boolean>();
+        RequestHandler metadata = TestHandlers.metadataOfOneNode(() -> 9092);
+        try (var server = start(threads, registry, handler(ApiKeys.METADATA, 0, 12, request -> {
+                    served.add(Thread.currentThread().isVirtual());
+                    return metadata.handle(request);
+                }));
+                var first = KafkaTestConnection.open(server.port());
+                var second = KafkaTestConnection.open(server.port())) {
+            for (var connection : List.of(first, second, first)) {
+                var response = connection.roundTrip(
+                        MetadataRequest.Builder.allTopics().build((short) 12), MetadataResponse.class);
+                assertThat(response.brokers()).hasSize(1);
+            }
+        }
+        assertThat(served)
+                .containsExactly(
+                        kind == ProtocolServerConfig.ConnectionThreads.VIRTUAL,
+                        kind == ProtocolServerConfig.ConnectionThreads.VIRTUAL,
+                        kind == ProtocolServerConfig.ConnectionThreads.VIRTUAL);
     }
 
     @Test
