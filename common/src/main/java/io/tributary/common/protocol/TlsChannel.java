@@ -13,6 +13,7 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLEngineResult.HandshakeStatus;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSession;
 
 /**
@@ -43,8 +44,8 @@ import javax.net.ssl.SSLSession;
  *       and on {@link #flush()}, so that one write carries several records.
  * </ul>
  *
- * <p>Post-handshake messages (a TLS 1.3 key update, a TLS 1.2 renegotiation) are answered as the
- * engine asks, while reading. Closing: when the client sent its {@code close_notify}, {@link
+ * <p>A TLS 1.3 key update from the client is answered while reading; a TLS 1.2 renegotiation
+ * ends the connection, as on Kafka. Closing: when the client sent its {@code close_notify}, {@link
  * #close()} answers with this side's before closing the socket; otherwise it closes the socket
  * without one (a write to a client that stopped reading could wait forever).
  *
@@ -247,32 +248,40 @@ public final class TlsChannel implements ResponseChannel {
                         // the next record
                     }
                     case CLOSED -> {
+                        // The client's close_notify: close() answers it.
                         inboundDone = true;
                         peerClosed = true;
+                        return;
                     }
                     case BUFFER_UNDERFLOW -> {
                         return;
                     }
                     case BUFFER_OVERFLOW -> {
-                        // The session's records grew (a renegotiation): from now on a read asks
-                        // for more room than this target had (appIn grows to it if need be).
+                        // A record larger than the session said: from now on a read asks for
+                        // more room than this target had (appIn grows to it if need be).
                         recordPlaintextBytes =
                                 Math.max(engine.getSession().getApplicationBufferSize(), target.remaining() + 1);
                         return;
                     }
                 }
                 afterUnwrap(result.getHandshakeStatus());
-                if (inboundDone) {
-                    return;
-                }
             }
         } finally {
             netIn.compact();
         }
     }
 
-    /** Answers what the engine asks for after a post-handshake message (a key update, a renegotiation). */
+    /**
+     * Answers what the engine asks for after a post-handshake message: a TLS 1.3 key update is
+     * answered; a TLS 1.2 renegotiation is refused, as Kafka refuses it (while it ran, responses
+     * could not be sent).
+     */
     private void afterUnwrap(HandshakeStatus status) throws IOException {
+        if (status != HandshakeStatus.NOT_HANDSHAKING
+                && status != HandshakeStatus.FINISHED
+                && !"TLSv1.3".equals(engine.getSession().getProtocol())) {
+            throw new SSLHandshakeException("TLS renegotiation is not supported");
+        }
         while (true) {
             switch (status) {
                 case NEED_TASK -> status = runTasks();
@@ -412,6 +421,11 @@ public final class TlsChannel implements ResponseChannel {
                 case OK -> {
                     if (result.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
                         runTasks();
+                    } else if (result.bytesConsumed() == 0 && result.bytesProduced() == 0 && source.hasRemaining()) {
+                        // The engine waits for the client (a handshake in progress): nothing can be
+                        // sent, and calling again would spin.
+                        throw new SSLException(
+                                "the TLS engine takes no data (handshake status " + result.getHandshakeStatus() + ")");
                     }
                     return result;
                 }

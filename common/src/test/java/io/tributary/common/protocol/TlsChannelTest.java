@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -251,6 +252,29 @@ class TlsChannelTest {
             assertThat(client.getInputStream().read())
                     .as("the server's close_notify ends the client's input cleanly")
                     .isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void aTls12RenegotiationEndsTheConnectionAsOnKafka() throws Exception {
+        CompletableFuture<Throwable> server = serve(channel -> channel.input().read())
+                .handle((result, e) -> e == null ? null : e.getCause().getCause());
+        try (SSLSocket client = connect("TLSv1.2")) {
+            CompletableFuture<Void> again = CompletableFuture.runAsync(
+                    () -> {
+                        try {
+                            client.startHandshake(); // a second handshake: renegotiation
+                            client.getOutputStream().write(1);
+                            client.getOutputStream().flush();
+                        } catch (IOException e) {
+                            // refused: the server closed the connection
+                        }
+                    },
+                    threads);
+            assertThat(server.get(30, TimeUnit.SECONDS))
+                    .isInstanceOf(SSLHandshakeException.class)
+                    .hasMessageContaining("renegotiation");
+            again.get(30, TimeUnit.SECONDS);
         }
     }
 
