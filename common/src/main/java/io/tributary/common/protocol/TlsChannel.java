@@ -28,10 +28,10 @@ import javax.net.ssl.SSLSession;
  * poller. Producing 1 KiB records over SASL_SSL, a broker so made one {@code read} per 2.6 KiB
  * received and 4 times the context switches of the same load over SASL_PLAINTEXT (perf stat on the
  * broker during {@code ProducerPerformance}). Here each read asks the socket for as much as {@link
- * #READ_BYTES} of ciphertext and every complete record in it is decrypted before the next read, as
- * Kafka's own TLS transport does.
+ * #READ_BYTES} of ciphertext and every complete record in it is decrypted before the next read.
  *
- * <p>The four buffers, each allocated once per connection:
+ * <p>The four buffers, each allocated once per connection, about 160 KiB together (a listener's
+ * {@code max-connections} TLS connections hold that many times it on the heap):
  *
  * <ul>
  *   <li>{@code netIn}: ciphertext read from the socket and not yet decrypted ({@link #READ_BYTES}
@@ -54,11 +54,11 @@ import javax.net.ssl.SSLSession;
  */
 public final class TlsChannel implements ResponseChannel {
 
-    /** How much ciphertext one read from the socket asks for. */
-    static final int READ_BYTES = 64 * 1024;
+    /** How much ciphertext one read from the socket asks for (two records' worth). */
+    static final int READ_BYTES = 32 * 1024;
 
-    /** How much of a response is collected before it is encrypted. */
-    static final int OUTPUT_BYTES = 64 * 1024;
+    /** How much of a response is collected before it is encrypted (two records' worth). */
+    static final int OUTPUT_BYTES = 32 * 1024;
 
     /** The most plaintext one TLS record carries (2^14 bytes, RFC 8446 section 5.1). */
     static final int MAX_RECORD_PLAINTEXT = 16 * 1024;
@@ -98,8 +98,7 @@ public final class TlsChannel implements ResponseChannel {
         SSLSession session = engine.getSession();
         this.recordPlaintextBytes = session.getApplicationBufferSize();
         this.netIn = ByteBuffer.allocate(READ_BYTES + session.getPacketBufferSize());
-        this.appIn = ByteBuffer.allocate(Math.max(READ_BYTES, 2 * recordPlaintextBytes))
-                .flip();
+        this.appIn = ByteBuffer.allocate(2 * recordPlaintextBytes).flip();
         this.netOut = ByteBuffer.allocate(OUTPUT_BYTES + session.getPacketBufferSize());
     }
 
