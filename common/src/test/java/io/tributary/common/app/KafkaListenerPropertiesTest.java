@@ -1,15 +1,36 @@
 package io.tributary.common.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tributary.common.protocol.ProtocolServerConfig;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.util.unit.DataSize;
 
-/** What a service advertises for its Kafka listener. */
+/** What a service advertises for its Kafka listener, and settings as Spring binds them. */
 class KafkaListenerPropertiesTest {
+
+    private static KafkaListenerProperties bind(Map<String, String> values) {
+        return new Binder(new MapConfigurationPropertySource(values))
+                .bindOrCreate("tributary.kafka", KafkaListenerProperties.class);
+    }
+
+    @Test
+    void connectionsAreServedOnVirtualThreadsUnlessPlatformIsSet() {
+        assertThat(bind(Map.of()).toConfig("test").connectionThreads())
+                .isEqualTo(ProtocolServerConfig.ConnectionThreads.VIRTUAL);
+        assertThat(bind(Map.of("tributary.kafka.connection-threads", "platform"))
+                        .toConfig("test")
+                        .connectionThreads())
+                .isEqualTo(ProtocolServerConfig.ConnectionThreads.PLATFORM);
+        assertThatThrownBy(() -> bind(Map.of("tributary.kafka.connection-threads", "green")))
+                .hasStackTraceContaining("connection-threads");
+    }
 
     @Test
     void anExplicitAdvertisedHostAndPortWin() {
@@ -50,7 +71,7 @@ class KafkaListenerPropertiesTest {
                 Duration.ofSeconds(10),
                 advertisedHost,
                 advertisedPort,
-                java.util.Map.of(),
+                Map.of(),
                 Duration.ofSeconds(30),
                 ProtocolServerConfig.ConnectionThreads.VIRTUAL);
     }
