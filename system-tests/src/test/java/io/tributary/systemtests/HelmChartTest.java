@@ -408,14 +408,14 @@ class HelmChartTest {
     }
 
     @Test
-    void theKafkaListenersConnectionThreadsAreVirtualUnlessSetPerService() {
+    void theKafkaListenersConnectionThreadsAreAutoUnlessSetPerService() {
         assertThat(env(container(render(Optional.empty(), Map.of()), StatefulSet.class, "broker")))
-                .containsEntry("TRIBUTARY_KAFKA_CONNECTION_THREADS", "virtual");
+                .containsEntry("TRIBUTARY_KAFKA_CONNECTION_THREADS", "auto");
         List<HasMetadata> platform = render(Optional.empty(), Map.of("broker.kafka.connectionThreads", "platform"));
         assertThat(env(container(platform, StatefulSet.class, "broker")))
                 .containsEntry("TRIBUTARY_KAFKA_CONNECTION_THREADS", "platform");
         assertThat(env(container(platform, StatefulSet.class, "coordinator")))
-                .containsEntry("TRIBUTARY_KAFKA_CONNECTION_THREADS", "virtual");
+                .containsEntry("TRIBUTARY_KAFKA_CONNECTION_THREADS", "auto");
     }
 
     @Test

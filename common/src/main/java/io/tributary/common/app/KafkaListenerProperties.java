@@ -57,8 +57,9 @@ import org.springframework.validation.annotation.Validated;
  *     defaults (docs/security.md, "Internal traffic"); empty: no TLS
  * @param securityFileCheckInterval how often at most the TLS files are looked at for a change, when
  *     a connection is accepted (a renewed certificate is used without a restart)
- * @param connectionThreads {@code virtual} (the default) or {@code platform}: the thread each
- *     connection of every Kafka listener of the process is served on ({@link ConnectionThreads})
+ * @param connectionThreads {@code auto} (the default: platform threads on TLS listeners, virtual
+ *     ones on the others), {@code virtual} or {@code platform}: the thread each connection of every
+ *     Kafka listener of the process is served on ({@link ConnectionThreads})
  */
 @Validated
 @ConfigurationProperties("tributary.kafka")
@@ -74,7 +75,7 @@ public record KafkaListenerProperties(
         @DefaultValue("0") @Min(0) @Max(65535) int advertisedPort,
         @DefaultValue Map<String, String> ssl,
         @DefaultValue("30s") @NotNull Duration securityFileCheckInterval,
-        @DefaultValue("virtual") @NotNull ConnectionThreads connectionThreads) {
+        @DefaultValue("auto") @NotNull ConnectionThreads connectionThreads) {
 
     /** The configuration prefix of this listener's settings, for messages. */
     public static final String PREFIX = "tributary.kafka.";

@@ -271,17 +271,15 @@ public final class KafkaProtocolServer implements AutoCloseable {
             Connection connection = new Connection(socket, config.name() + "-" + connectionSequence.incrementAndGet());
             connections.add(connection);
             metrics.connectionOpened();
-            Thread.Builder threads = config.connectionThreads() == ProtocolServerConfig.ConnectionThreads.PLATFORM
-                    ? Thread.ofPlatform()
-                            .daemon(true)
-                            .stackSize(ProtocolServerConfig.ConnectionThreads.PLATFORM_STACK_BYTES)
-                    : Thread.ofVirtual();
-            connection.thread = threads.name(connection.id).unstarted(connection::serve);
+            connection.thread = config.connectionThreads()
+                    .builder(tls != null)
+                    .name(connection.id)
+                    .unstarted(connection::serve);
             connection.thread.start();
         }
     }
 
-    /** One client connection and the virtual thread that serves it. */
+    /** One client connection and the thread that serves it ({@link ProtocolServerConfig.ConnectionThreads}). */
     private final class Connection {
         final SocketChannel socket;
         final String id;

@@ -38,23 +38,47 @@ public record ProtocolServerConfig(
      */
     public enum ConnectionThreads {
         /**
-         * A virtual thread (the default): a connection costs a few KiB while it waits, so tens of
-         * thousands of mostly idle connections are cheap. Every read that finds the socket empty
-         * parks the thread and the JDK's poller wakes it, which costs a carrier thread's wake-up:
-         * under a stream of requests that arrive in pieces (TLS records) that is most of the
-         * listener's CPU (docs/benchmarks.md, "Kafka API", the TLS runs).
+         * The default: a platform thread for each connection of a TLS listener ({@code SSL}, {@code
+         * SASL_SSL}), a virtual thread for each of a listener without TLS. A TLS connection already
+         * holds about 160 KiB of buffers ({@link TlsChannel}) and its requests arrive as 16 KiB
+         * records, each of which would wake a parked virtual thread: there a platform thread costs
+         * less CPU for a comparable share of memory. A plaintext connection stays a few KiB while
+         * idle.
+         */
+        AUTO,
+        /**
+         * A virtual thread: a connection costs a few KiB while it waits, so tens of thousands of
+         * mostly idle connections are cheap (about 20 KiB each with 5,000 held open, heap included).
+         * Every read that finds the socket empty parks the thread and the JDK's poller wakes it,
+         * which costs a carrier thread's wake-up: under a stream of requests that arrive in pieces
+         * (TLS records) that is most of the listener's CPU (docs/benchmarks.md, "Kafka API", the
+         * TLS runs).
          */
         VIRTUAL,
         /**
          * A platform thread: a read that finds the socket empty blocks in the kernel, which wakes
          * the thread directly when bytes arrive. Less CPU per request for busy connections (the
-         * TLS runs in docs/benchmarks.md), at the cost of an OS thread (its stack reserved, {@value
-         * #PLATFORM_STACK_BYTES} bytes) per open connection, up to {@code maxConnections}.
+         * TLS runs in docs/benchmarks.md), at the cost of an OS thread per open connection, up to
+         * {@code maxConnections}: its stack reserved ({@value #PLATFORM_STACK_BYTES} bytes), of
+         * which about 110 KiB stay committed once it has served requests (5,000 idle connections
+         * held about 130 KiB each).
          */
         PLATFORM;
 
         /** The stack size asked for each platform connection thread. */
         public static final long PLATFORM_STACK_BYTES = 1024 * 1024;
+
+        /** The kind a connection of a listener with or without TLS gets: never {@link #AUTO}. */
+        public ConnectionThreads on(boolean tls) {
+            return this == AUTO ? (tls ? PLATFORM : VIRTUAL) : this;
+        }
+
+        /** A builder of this kind's threads for a listener with or without TLS. */
+        public Thread.Builder builder(boolean tls) {
+            return on(tls) == PLATFORM
+                    ? Thread.ofPlatform().daemon(true).stackSize(PLATFORM_STACK_BYTES)
+                    : Thread.ofVirtual();
+        }
     }
 
     /** Kafka's default {@code socket.request.max.bytes}. */
@@ -104,7 +128,7 @@ public record ProtocolServerConfig(
                 DEFAULT_MAX_IN_FLIGHT_REQUEST_BYTES,
                 DEFAULT_IDLE_TIMEOUT,
                 DEFAULT_SHUTDOWN_TIMEOUT,
-                ConnectionThreads.VIRTUAL);
+                ConnectionThreads.AUTO);
     }
 
     /** This config with its connections served on {@code threads}. */

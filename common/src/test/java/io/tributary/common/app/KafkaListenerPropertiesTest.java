@@ -21,8 +21,12 @@ class KafkaListenerPropertiesTest {
     }
 
     @Test
-    void connectionsAreServedOnVirtualThreadsUnlessPlatformIsSet() {
+    void connectionThreadsAreAutoUnlessVirtualOrPlatformIsSet() {
         assertThat(bind(Map.of()).toConfig("test").connectionThreads())
+                .isEqualTo(ProtocolServerConfig.ConnectionThreads.AUTO);
+        assertThat(bind(Map.of("tributary.kafka.connection-threads", "virtual"))
+                        .toConfig("test")
+                        .connectionThreads())
                 .isEqualTo(ProtocolServerConfig.ConnectionThreads.VIRTUAL);
         assertThat(bind(Map.of("tributary.kafka.connection-threads", "platform"))
                         .toConfig("test")

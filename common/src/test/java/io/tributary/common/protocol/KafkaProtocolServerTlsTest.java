@@ -39,6 +39,7 @@ class KafkaProtocolServerTlsTest {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final AtomicReference<KafkaPrincipal> seen = new AtomicReference<>();
+    private final AtomicReference<Thread> servedOn = new AtomicReference<>();
     private KafkaProtocolServer server;
 
     @BeforeAll
@@ -61,7 +62,8 @@ class KafkaProtocolServerTlsTest {
                 PASSWORD.toCharArray(),
                 clientAuth,
                 TlsSettings.DEFAULT_PROTOCOLS);
-        server = TestHandlers.startRecordingPrincipals("tls", new ListenerSecurity(tls, sasl), registry, seen);
+        server =
+                TestHandlers.startRecordingPrincipals("tls", new ListenerSecurity(tls, sasl), registry, seen, servedOn);
     }
 
     @AfterEach
@@ -101,6 +103,15 @@ class KafkaProtocolServerTlsTest {
         start(ClientAuth.NONE, null);
         assertThat(clusterId(clientConfig("SSL", false))).isEqualTo(TestHandlers.CLUSTER_ID);
         assertThat(seen.get()).isEqualTo(KafkaPrincipal.ANONYMOUS);
+    }
+
+    @Test
+    void byDefaultATlsListenersConnectionsAreServedOnPlatformThreads() throws Exception {
+        start(ClientAuth.NONE, null);
+        assertThat(clusterId(clientConfig("SSL", false))).isEqualTo(TestHandlers.CLUSTER_ID);
+        // connection-threads=auto: TLS records would wake a parked virtual thread each (ConnectionThreads).
+        assertThat(servedOn.get().isVirtual()).isFalse();
+        assertThat(servedOn.get().isDaemon()).isTrue();
     }
 
     @Test

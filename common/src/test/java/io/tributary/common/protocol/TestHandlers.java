@@ -79,12 +79,23 @@ final class TestHandlers {
      */
     static KafkaProtocolServer startRecordingPrincipals(
             String name, ListenerSecurity security, MeterRegistry registry, AtomicReference<KafkaPrincipal> seen) {
+        return startRecordingPrincipals(name, security, registry, seen, new AtomicReference<>());
+    }
+
+    /** As above; {@code servedOn} gets the thread that served the last DescribeCluster. */
+    static KafkaProtocolServer startRecordingPrincipals(
+            String name,
+            ListenerSecurity security,
+            MeterRegistry registry,
+            AtomicReference<KafkaPrincipal> seen,
+            AtomicReference<Thread> servedOn) {
         ProtocolServerConfig config = ProtocolServerConfig.defaults(name, "127.0.0.1", 0);
         var self = new AtomicReference<KafkaProtocolServer>();
         var server = new KafkaProtocolServer(
                 config,
                 List.of(metadataOfOneNode(() -> self.get().port()), handler(ApiKeys.DESCRIBE_CLUSTER, 0, 2, request -> {
                     seen.set(request.connection().principal());
+                    servedOn.set(Thread.currentThread());
                     return describeClusterOk(request);
                 })),
                 new ProtocolMetrics(registry, config.name()),
