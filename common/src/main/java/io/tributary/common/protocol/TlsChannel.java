@@ -81,6 +81,8 @@ public final class TlsChannel implements ResponseChannel {
     private final InputStream input = new Input();
     /** The plaintext one record can carry: a read that can take this much skips {@code appIn}. */
     private int recordPlaintextBytes;
+    /** The ciphertext one record can take: {@link #wrap} sends first when less room is left. */
+    private int recordPacketBytes;
 
     private boolean inboundDone;
     private boolean peerClosed;
@@ -97,6 +99,7 @@ public final class TlsChannel implements ResponseChannel {
         this.socketOut = socket.getOutputStream();
         SSLSession session = engine.getSession();
         this.recordPlaintextBytes = session.getApplicationBufferSize();
+        this.recordPacketBytes = session.getPacketBufferSize();
         this.netIn = ByteBuffer.allocate(READ_BYTES + session.getPacketBufferSize());
         this.appIn = ByteBuffer.allocate(2 * recordPlaintextBytes).flip();
         this.netOut = ByteBuffer.allocate(OUTPUT_BYTES + session.getPacketBufferSize());
@@ -128,6 +131,7 @@ public final class TlsChannel implements ResponseChannel {
             throw e;
         }
         recordPlaintextBytes = engine.getSession().getApplicationBufferSize();
+        recordPacketBytes = engine.getSession().getPacketBufferSize();
     }
 
     /** One handshake message from the client, reading more of it from the socket when needed. */
@@ -409,10 +413,10 @@ public final class TlsChannel implements ResponseChannel {
     /** Encrypts one record of {@code source} (or a handshake message) into {@code netOut}, sending first when it is full. */
     private SSLEngineResult wrap(ByteBuffer source) throws IOException {
         while (true) {
-            if (netOut.remaining() < engine.getSession().getPacketBufferSize()) {
+            if (netOut.remaining() < recordPacketBytes) {
                 send();
-                if (netOut.remaining() < engine.getSession().getPacketBufferSize()) {
-                    netOut = grow(netOut, engine.getSession().getPacketBufferSize());
+                if (netOut.remaining() < recordPacketBytes) {
+                    netOut = grow(netOut, recordPacketBytes);
                 }
             }
             SSLEngineResult result = engine.wrap(source, netOut);
@@ -428,7 +432,12 @@ public final class TlsChannel implements ResponseChannel {
                     }
                     return result;
                 }
-                case BUFFER_OVERFLOW -> send();
+                case BUFFER_OVERFLOW -> {
+                    send();
+                    // The session's records may have grown (asked again only here, not per wrap).
+                    recordPacketBytes =
+                            Math.max(recordPacketBytes, engine.getSession().getPacketBufferSize());
+                }
                 case CLOSED -> {
                     if (result.bytesProduced() > 0) {
                         return result; // the close_notify or an alert
