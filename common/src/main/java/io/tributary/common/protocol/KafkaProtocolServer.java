@@ -53,7 +53,8 @@ import org.slf4j.LoggerFactory;
  * ApiVersions is answered by the server itself from the registered handlers. See the package
  * documentation for the frame format and the invariants.
  *
- * <p>Threading: one acceptor thread; one virtual thread per connection that reads a request,
+ * <p>Threading: one acceptor thread; one thread per connection (virtual or platform, {@link
+ * ProtocolServerConfig.ConnectionThreads}) that reads a request,
  * handles it and writes its response before it reads the next (blocking I/O; a waiting handler
  * parks only its own connection's thread). {@link #start()} and {@link #close()} may be called from
  * any thread, each once.

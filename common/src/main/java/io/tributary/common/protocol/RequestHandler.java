@@ -6,7 +6,8 @@ import org.apache.kafka.common.requests.AbstractResponse;
  * Serves one Kafka API. Registered with {@link KafkaProtocolServer}; what it returns from {@link
  * #versions()} is what ApiVersions advertises for its API.
  *
- * <p>Thread-safety: {@link #handle} is called concurrently from many connections' virtual threads,
+ * <p>Thread-safety: {@link #handle} is called concurrently from many connections' threads (virtual
+ * or platform, {@link ProtocolServerConfig.ConnectionThreads}),
  * and may block (a long-poll fetch parks its connection's thread, nothing else).
  */
 public interface RequestHandler {

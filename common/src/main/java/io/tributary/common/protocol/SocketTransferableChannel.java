@@ -14,7 +14,8 @@ import java.nio.channels.GatheringByteChannel;
  * nothing to do. (A TLS listener's connections answer through {@link TlsChannel} instead: TLS
  * encrypts in the JVM, so there is no sendfile there.)
  *
- * <p>Waiting for room in the socket's send buffer: on a virtual thread (every connection's) the
+ * <p>Waiting for room in the socket's send buffer: on a virtual thread (a plaintext connection's by
+ * default) the
  * JDK runs a blocking socket non-blocking underneath and parks the thread while a {@code write}
  * cannot go on, but {@code FileChannel.transferTo} does not park: when sendfile finds the send
  * buffer full it returns 0 at once, and a {@code Send} called again at once would spin a carrier
