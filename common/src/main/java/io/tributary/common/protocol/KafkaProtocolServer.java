@@ -1,21 +1,11 @@
 package io.tributary.common.protocol;
 
-import io.micrometer.core.instrument.Timer;
-import io.tributary.common.protocol.ProtocolMetrics.FrameRejection;
-import io.tributary.common.security.acl.KafkaPrincipal;
 import io.tributary.common.security.sasl.SaslSession;
 import io.tributary.common.security.sasl.SaslSettings;
-import io.tributary.common.security.tls.SslPrincipalMapper;
 import io.tributary.common.security.tls.TlsContextSource;
-import java.io.BufferedInputStream;
-import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
-import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -26,19 +16,13 @@ import java.util.Collection;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLPeerUnverifiedException;
-import javax.net.ssl.SSLSession;
 import org.apache.kafka.common.errors.InvalidRequestException;
-import org.apache.kafka.common.network.Send;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
@@ -72,7 +56,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
     private final ProtocolMetrics metrics;
     private final Semaphore inFlightBytes;
     private final ThrottledCloses throttledCloses;
-    private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+    private final Set<ListenerConnection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicLong connectionSequence = new AtomicLong();
     private final AtomicBoolean atCapacityLogged = new AtomicBoolean();
     private final AtomicBoolean started = new AtomicBoolean();
@@ -221,15 +205,15 @@ public final class KafkaProtocolServer implements AutoCloseable {
             joinQuietly(acceptorThread, Duration.ofSeconds(5));
         }
         throttledCloses.close();
-        for (Connection connection : connections) {
+        for (ListenerConnection connection : connections) {
             connection.stopReading();
         }
         long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();
-        for (Connection connection : connections) {
+        for (ListenerConnection connection : connections) {
             long left = Math.max(0, deadline - System.nanoTime());
             joinQuietly(connection.thread, Duration.ofNanos(left));
         }
-        for (Connection connection : connections) {
+        for (ListenerConnection connection : connections) {
             // Past the deadline: close the socket and wake a thread parked on the in-flight budget.
             connection.forceClose();
             Thread thread = connection.thread;
@@ -269,7 +253,8 @@ public final class KafkaProtocolServer implements AutoCloseable {
             if (throttledCloses.refused(socket)) {
                 continue;
             }
-            Connection connection = new Connection(socket, config.name() + "-" + connectionSequence.incrementAndGet());
+            ListenerConnection connection =
+                    new ListenerConnection(this, socket, config.name() + "-" + connectionSequence.incrementAndGet());
             connections.add(connection);
             metrics.connectionOpened();
             connection.thread = config.connectionThreads()
@@ -280,295 +265,40 @@ public final class KafkaProtocolServer implements AutoCloseable {
         }
     }
 
-    /** One client connection and the thread that serves it ({@link ProtocolServerConfig.ConnectionThreads}). */
-    private final class Connection {
-        final SocketChannel socket;
-        final String id;
-        volatile Thread thread;
-        /** This connection's SASL exchange, or null on a listener without authentication. */
-        final SaslSession session = sasl == null ? null : new SaslSession(sasl, config.host());
-        /** The connection once its SASL exchange completed (its principal); only its thread uses it. */
-        ConnectionInfo authenticatedInfo;
-        /** Whether the thread is waiting out a throttle ({@link #mute}); the listener's close wakes it. */
-        volatile boolean muted;
+    // What a connection (ListenerConnection) uses of its listener.
 
-        Connection(SocketChannel socket, String id) {
-            this.socket = socket;
-            this.id = id;
-        }
-
-        void serve() {
-            ConnectionInfo info = null;
-            ResponseChannel out = null;
-            try {
-                Socket plain = socket.socket();
-                plain.setTcpNoDelay(true);
-                plain.setSoTimeout(Math.toIntExact(config.idleTimeout().toMillis()));
-                InetSocketAddress remote = (InetSocketAddress) socket.getRemoteAddress();
-                info = new ConnectionInfo(id, remote, config.name());
-                DataInputStream in;
-                if (tls == null) {
-                    in = new DataInputStream(new BufferedInputStream(plain.getInputStream()));
-                    out = new SocketTransferableChannel(socket);
-                } else {
-                    SSLEngine engine = tls.current().createSSLEngine(remote.getHostString(), remote.getPort());
-                    security.tls().configure(engine);
-                    TlsChannel secured = new TlsChannel(engine, plain);
-                    out = secured;
-                    try {
-                        secured.handshake();
-                    } catch (IOException e) {
-                        log.info(
-                                "Closing connection {} from {} on {}: TLS handshake failed: {}",
-                                id,
-                                remote,
-                                config.name(),
-                                e.getMessage());
-                        return;
-                    }
-                    Optional<KafkaPrincipal> principal = certificatePrincipal(
-                            secured.session(), security.tls().principalMapper());
-                    if (principal.isEmpty() && sasl == null) {
-                        log.info(
-                                "Closing connection {} from {} on {}: no ssl.principal.mapping.rules rule applies"
-                                        + " to its certificate's subject",
-                                id,
-                                remote,
-                                config.name());
-                        return;
-                    }
-                    // On SASL_SSL the SASL exchange names the principal; the mapping rules do not apply.
-                    info = info.withPrincipal(principal.orElse(KafkaPrincipal.ANONYMOUS));
-                    in = new DataInputStream(secured.input()); // TlsChannel buffers what it decrypts
-                }
-                while (!closing && serveOne(in, out, authenticatedInfo == null ? info : authenticatedInfo)) {
-                    // next request
-                }
-            } catch (SocketTimeoutException e) {
-                log.debug("Connection {} idle for {}, closing", id, config.idleTimeout());
-            } catch (IOException e) {
-                log.debug("Connection {} ended: {}", id, e.toString());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                if (out != null) {
-                    closeQuietly(out); // a TLS connection answers the client's close_notify first
-                }
-                forceClose();
-                connections.remove(this);
-                metrics.connectionClosed();
-                if (connections.size() < config.maxConnections()) {
-                    atCapacityLogged.set(false);
-                }
-            }
-        }
-
-        /** Reads, handles and answers one request; false when the connection is to be closed. */
-        private boolean serveOne(DataInputStream in, ResponseChannel out, ConnectionInfo info)
-                throws IOException, InterruptedException {
-            int first = in.read();
-            if (first < 0) {
-                return false;
-            }
-            int size;
-            try {
-                size = (first << 24) | (in.readUnsignedByte() << 16) | (in.readUnsignedShort());
-            } catch (EOFException e) {
-                return reject(info, FrameRejection.TRUNCATED, "the connection ended inside a frame's length");
-            }
-            if (size < 0) {
-                return reject(info, FrameRejection.NEGATIVE_SIZE, "frame length " + size + " is negative");
-            }
-            if (size > config.maxFrameBytes()) {
-                return reject(
-                        info,
-                        FrameRejection.OVERSIZED,
-                        "frame length %d is over maxFrameBytes=%d".formatted(size, config.maxFrameBytes()));
-            }
-            inFlightBytes.acquire(size);
-            try {
-                byte[] frame = new byte[size];
-                try {
-                    in.readFully(frame);
-                } catch (EOFException e) {
-                    return reject(
-                            info,
-                            FrameRejection.TRUNCATED,
-                            "the connection ended inside a %d-byte frame".formatted(size));
-                }
-                Timer.Sample sample = metrics.startRequest();
-                KafkaCodec.Decoded decoded;
-                try {
-                    decoded = KafkaCodec.decode(ByteBuffer.wrap(frame));
-                } catch (MalformedRequestException e) {
-                    return reject(info, FrameRejection.MALFORMED, e.getMessage());
-                }
-                try {
-                    SaslSession.Route route = session == null ? SaslSession.Route.SERVE : session.route(decoded.body());
-                    if (route == SaslSession.Route.EXPIRED) {
-                        // KIP-368: as Kafka, closed without an answer once the session expired.
-                        metrics.sessionExpired();
-                        log.info(
-                                "Closing connection {} from {} on {}: its SASL session expired before {}",
-                                id,
-                                info.remoteAddress(),
-                                config.name(),
-                                decoded.header().apiKey().name);
-                        return false;
-                    }
-                    return route == SaslSession.Route.EXCHANGE
-                            ? authenticate(decoded, info, out, sample)
-                            : answer(decoded, info, out, sample);
-                } catch (RuntimeException e) {
-                    // kafka-clients could not build or encode an answer for a request it parsed (a
-                    // hostile body such as an acks=0 produce without records): treat it as malformed.
-                    return reject(
-                            info,
-                            FrameRejection.MALFORMED,
-                            "%s v%d could not be answered: %s"
-                                    .formatted(
-                                            decoded.header().apiKey().name,
-                                            decoded.header().apiVersion(),
-                                            e));
-                }
-            } finally {
-                inFlightBytes.release(size);
-            }
-        }
-
-        /** Dispatches a decoded request and writes its answer; false when the connection is to be closed. */
-        private boolean answer(
-                KafkaCodec.Decoded decoded, ConnectionInfo info, ResponseChannel out, Timer.Sample sample)
-                throws IOException {
-            Answer answer = dispatch(decoded, info);
-            if (answer.response() == null) {
-                // A failed request that gets no response, not even an error (an acks=0 produce):
-                // as Kafka does, close the connection, which is how such a client learns of it.
-                metrics.requestCompleted(decoded.header().apiKey(), sample, answer.errorCounts());
-                log.warn(
-                        "Closing connection {} from {} on {}: a {} request that expects no response failed",
-                        id,
-                        info.remoteAddress(),
-                        config.name(),
-                        decoded.header().apiKey().name);
-                return false;
-            }
-            if (KafkaCodec.expectsResponse(decoded.body())) {
-                write(decoded, answer.response(), out);
-            }
-            metrics.requestCompleted(decoded.header().apiKey(), sample, answer.errorCounts());
-            mute(answer.response().throttleTimeMs());
-            return true;
-        }
-
-        /**
-         * Kafka's channel muting for a throttled client: after the answer that carried {@code
-         * throttle_time_ms}, nothing more is read from the connection for that long (its requests wait
-         * in the socket). Ends early when the listener closes.
-         */
-        private void mute(int throttleMs) {
-            if (throttleMs <= 0) {
-                return;
-            }
-            metrics.connectionMuted(throttleMs);
-            muted = true;
-            try {
-                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(throttleMs);
-                long left;
-                while (!closing && (left = deadline - System.nanoTime()) > 0) {
-                    LockSupport.parkNanos(this, left);
-                }
-            } finally {
-                muted = false;
-            }
-        }
-
-        /**
-         * One step of the SASL exchange ({@link SaslSession}); false when the connection is to be
-         * closed. Once it completes, the connection's requests carry the authenticated principal.
-         */
-        private boolean authenticate(
-                KafkaCodec.Decoded decoded, ConnectionInfo info, ResponseChannel out, Timer.Sample sample)
-                throws IOException {
-            SaslSession.Step step = session.handle(decoded.body());
-            metrics.reauthentication(step.reauthentication());
-            ApiKeys api = decoded.header().apiKey();
-            if (step.response() == null) {
-                metrics.requestCompleted(api, sample, Map.of());
-                log.info(
-                        "Closing connection {} from {} on {}: unexpected Kafka request of type {} in SASL state {}",
-                        id,
-                        info.remoteAddress(),
-                        config.name(),
-                        api.name,
-                        step.reauthentication() == SaslSession.Reauthentication.FAILED
-                                ? "re-authentication with another mechanism"
-                                : "handshake");
-                return false;
-            }
-            write(decoded, step.response(), out);
-            metrics.requestCompleted(api, sample, step.response().errorCounts());
-            if (session.authenticated()) {
-                // On SASL_SSL the SASL principal replaces the certificate's, as on Kafka.
-                authenticatedInfo = info.withPrincipal(session.principal());
-            }
-            if (step.closeAfter()) {
-                log.info(
-                        "Closing connection {} from {} on {}: SASL {} failed ({})",
-                        id,
-                        info.remoteAddress(),
-                        config.name(),
-                        session.mechanism() == null ? "handshake" : session.mechanism(),
-                        step.response().errorCounts().keySet());
-                return false;
-            }
-            return true;
-        }
-
-        /** Writes one response whole, then sends what a buffering (TLS) channel holds. */
-        private void write(KafkaCodec.Decoded decoded, AbstractResponse response, ResponseChannel out)
-                throws IOException {
-            Send send = KafkaCodec.encode(decoded.header(), response);
-            while (!send.completed()) {
-                send.writeTo(out);
-            }
-            out.flush();
-        }
-
-        private boolean reject(ConnectionInfo info, FrameRejection reason, String detail) {
-            metrics.frameRejected(reason);
-            log.warn("Closing connection {} from {} on {}: {}", id, info.remoteAddress(), config.name(), detail);
-            return false;
-        }
-
-        void stopReading() {
-            Thread t = thread;
-            if (muted && t != null) {
-                LockSupport.unpark(t);
-            }
-            try {
-                socket.shutdownInput();
-            } catch (IOException e) {
-                forceClose();
-            }
-        }
-
-        void forceClose() {
-            closeQuietly(socket);
-        }
+    ProtocolServerConfig config() {
+        return config;
     }
 
-    /**
-     * The principal of a TLS connection without SASL, as Kafka's default principal builder: {@code
-     * User:} and the name {@code mapper} makes of the client certificate's subject as RFC 2253 writes
-     * it ({@code User:CN=client,O=example} with the default rules), or {@code User:ANONYMOUS} when
-     * the client presented none; empty when no mapping rule applies.
-     */
-    private static Optional<KafkaPrincipal> certificatePrincipal(SSLSession session, SslPrincipalMapper mapper) {
-        try {
-            return mapper.name(session.getPeerPrincipal().getName()).map(KafkaPrincipal::user);
-        } catch (SSLPeerUnverifiedException e) {
-            return Optional.of(KafkaPrincipal.ANONYMOUS);
+    ProtocolMetrics metrics() {
+        return metrics;
+    }
+
+    ListenerSecurity security() {
+        return security;
+    }
+
+    /** The TLS contexts (reloaded when the files change), or null on a listener without TLS. */
+    TlsContextSource tlsContexts() {
+        return tls;
+    }
+
+    /** The request bytes all connections may hold at once ({@code maxInFlightRequestBytes}). */
+    Semaphore inFlightBytes() {
+        return inFlightBytes;
+    }
+
+    boolean closing() {
+        return closing;
+    }
+
+    /** A connection's thread ended: it is forgotten, and the at-capacity warning may be logged again. */
+    void connectionEnded(ListenerConnection connection) {
+        connections.remove(connection);
+        metrics.connectionClosed();
+        if (connections.size() < config.maxConnections()) {
+            atCapacityLogged.set(false);
         }
     }
 
@@ -582,7 +312,8 @@ public final class KafkaProtocolServer implements AutoCloseable {
         return tls == null ? 0 : tls.reloadFailures();
     }
 
-    private Answer dispatch(KafkaCodec.Decoded decoded, ConnectionInfo info) {
+    /** Answers a decoded request: ApiVersions itself, any other API by its handler. */
+    Answer dispatch(KafkaCodec.Decoded decoded, ConnectionInfo info) {
         RequestHeader header = decoded.header();
         AbstractRequest body = decoded.body();
         ApiKeys api = header.apiKey();
@@ -615,7 +346,7 @@ public final class KafkaProtocolServer implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(AutoCloseable closeable) {
+    static void closeQuietly(AutoCloseable closeable) {
         try {
             closeable.close();
         } catch (Exception e) {

@@ -7,7 +7,7 @@
  *  KafkaProtocolServer          one acceptor thread; refuses connections past maxConnections
  *        | accept
  *        v
- *  Connection (one thread each: virtual, or platform on a TLS listener; ConnectionThreads)
+ *  ListenerConnection (one thread each: virtual, or platform on a TLS listener; ConnectionThreads)
  *        | read frame  --&gt;  KafkaCodec.decode  --&gt;  RequestHandler.handle  --&gt;  KafkaCodec.encode  --&gt; write
  *        |                (header + body with kafka-clients' generated classes)
  *        '-- loop: the next request is read only after the previous response is written, so
