@@ -46,15 +46,17 @@ final class ListenerConnection {
     private final KafkaProtocolServer listener;
     private final ProtocolServerConfig config;
     private final ProtocolMetrics metrics;
-    final SocketChannel socket;
+    private final SocketChannel socket;
+    /** Its name in logs and its thread's name ({@code <listener>-<n>}). */
     final String id;
+    /** The thread that serves it; set by the listener before it starts the thread. */
     volatile Thread thread;
     /** This connection's SASL exchange, or null on a listener without authentication. */
-    final SaslSession session;
+    private final SaslSession session;
     /** The connection once its SASL exchange completed (its principal); only its thread uses it. */
-    ConnectionInfo authenticatedInfo;
+    private ConnectionInfo authenticatedInfo;
     /** Whether the thread is waiting out a throttle ({@link #mute}); the listener's close wakes it. */
-    volatile boolean muted;
+    private volatile boolean muted;
 
     ListenerConnection(KafkaProtocolServer listener, SocketChannel socket, String id) {
         this.listener = listener;

@@ -42,13 +42,14 @@ public record ProtocolServerConfig(
          * SASL_SSL}), a virtual thread for each of a listener without TLS. A TLS connection already
          * holds about 160 KiB of buffers ({@link TlsChannel}) and its requests arrive as 16 KiB
          * records, each of which would wake a parked virtual thread: there a platform thread costs
-         * less CPU for a comparable share of memory. A plaintext connection stays a few KiB while
-         * idle.
+         * less CPU for a comparable share of memory. A plaintext connection stays about 20 KiB
+         * while idle.
          */
         AUTO,
         /**
-         * A virtual thread: a connection costs a few KiB while it waits, so tens of thousands of
-         * mostly idle connections are cheap (about 20 KiB each with 5,000 held open, heap included).
+         * A virtual thread: the thread costs a few KiB while its connection waits, so tens of
+         * thousands of mostly idle connections are cheap (about 20 KiB each with 5,000 held open,
+         * heap included).
          * Every read that finds the socket empty parks the thread and the JDK's poller wakes it,
          * which costs a carrier thread's wake-up: under a stream of requests that arrive in pieces
          * (TLS records) that is most of the listener's CPU (docs/benchmarks.md, "Kafka API", the

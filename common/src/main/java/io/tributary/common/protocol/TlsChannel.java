@@ -102,7 +102,7 @@ public final class TlsChannel implements ResponseChannel {
         this.recordPacketBytes = session.getPacketBufferSize();
         this.netIn = ByteBuffer.allocate(READ_BYTES + session.getPacketBufferSize());
         this.appIn = ByteBuffer.allocate(2 * recordPlaintextBytes).flip();
-        this.netOut = ByteBuffer.allocate(OUTPUT_BYTES + session.getPacketBufferSize());
+        this.netOut = ByteBuffer.allocate(OUTPUT_BYTES + recordPacketBytes);
     }
 
     /**
