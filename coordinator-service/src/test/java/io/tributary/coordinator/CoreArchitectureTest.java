@@ -20,7 +20,8 @@ class CoreArchitectureTest {
         "io.tributary.coordinator.liveness..",
         "io.tributary.coordinator.group..",
         "io.tributary.coordinator.lag..",
-        "io.tributary.coordinator.security.."
+        "io.tributary.coordinator.security..",
+        "io.tributary.coordinator.transaction.."
     };
 
     @ArchTest

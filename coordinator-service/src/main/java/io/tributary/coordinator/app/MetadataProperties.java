@@ -34,6 +34,7 @@ import org.springframework.validation.annotation.Validated;
  * @param maxScramUsers the most users that may hold SCRAM credentials
  * @param maxAcls the most ACLs that may be stored
  * @param maxQuotaEntities the most entities that may have client quotas
+ * @param maxTransactionalIds the most transactional ids that may be stored
  * @param logFlush when a voter counts a Raft log entry as written: {@code fsync} (the default) or
  *     {@code page-cache} (what each may lose: {@link RaftNodeConfig.LogFlush})
  */
@@ -57,6 +58,7 @@ public record MetadataProperties(
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxScramUsers,
         @DefaultValue("100000") @Min(1) @Max(1_000_000) int maxAcls,
         @DefaultValue("10000") @Min(1) @Max(1_000_000) int maxQuotaEntities,
+        @DefaultValue("100000") @Min(1) @Max(10_000_000) int maxTransactionalIds,
         @DefaultValue("fsync") @NotNull RaftNodeConfig.LogFlush logFlush) {
 
     LivenessConfig livenessConfig() {
@@ -75,6 +77,7 @@ public record MetadataProperties(
                 maxConsumerGroups,
                 maxScramUsers,
                 maxAcls,
-                maxQuotaEntities);
+                maxQuotaEntities,
+                maxTransactionalIds);
     }
 }

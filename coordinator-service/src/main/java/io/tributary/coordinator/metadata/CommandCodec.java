@@ -23,6 +23,7 @@ import io.tributary.coordinator.metadata.MetadataCommand.DeleteConsumerGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteGroupOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteTopic;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteTransaction;
 import io.tributary.coordinator.metadata.MetadataCommand.ElectLeaders;
 import io.tributary.coordinator.metadata.MetadataCommand.ElectionType;
 import io.tributary.coordinator.metadata.MetadataCommand.FenceBroker;
@@ -31,6 +32,7 @@ import io.tributary.coordinator.metadata.MetadataCommand.RegisterBroker;
 import io.tributary.coordinator.metadata.MetadataCommand.ScramDeletion;
 import io.tributary.coordinator.metadata.MetadataCommand.ScramUpsertion;
 import io.tributary.coordinator.metadata.MetadataCommand.StoreClassicGroup;
+import io.tributary.coordinator.metadata.MetadataCommand.StoreTransaction;
 import io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker;
 import io.tributary.coordinator.metadata.MetadataCommand.UpdateConsumerGroup;
 import java.util.ArrayList;
@@ -49,7 +51,7 @@ import java.util.TreeMap;
  * offset 0  int8   format version: 1 for types 1..9, 2 for type 10, 3 for types 11..13,
  *                  4 for types 14..15, 5 for types 16..17 (below), 6 for an UpdateConsumerGroup
  *                  that carries a classic member's metadata (record kind 7), 7 for types 18..19,
- *                  8 for types 20..21, 9 for type 22
+ *                  8 for types 20..21, 9 for type 22, 10 for types 23..24
  * offset 1  int8   command type (below)
  * offset 2  ...    the command's fields, in this order:
  *
@@ -87,6 +89,9 @@ import java.util.TreeMap;
  * type 21 DeleteAcls        int32 ACL count A, A x acl              (version 8 and later)
  * type 22 AlterClientQuotas int32 change count C, C x quota change  (version 9 and later;
  *                             the layout is in QuotaCodec)
+ * type 23 StoreTransaction  transaction record                      (version 10 and later;
+ *                             the layout is in TransactionCodec)
+ * type 24 DeleteTransaction string transactionalId, int64 revision  (version 10 and later)
  *
  * offsets (also in ImageCodec): int32 topic count T, T x (string topic, int32 partition count P (1..),
  *                                 P x (int32 partition, int64 offset (0..), int32 leaderEpoch,
@@ -112,7 +117,7 @@ import java.util.TreeMap;
  *
  * <p>Versions: version 2 adds type 10, version 3 adds types 11..13, version 4 types 14..15,
  * version 5 types 16..17, version 6 record kind 7 (a consumer group's classic member) inside
- * type 16, version 7 types 18..19, version 8 types 20..21, version 9 type 22; none changes anything else. Each command is written in the lowest version that has its type, so types
+ * type 16, version 7 types 18..19, version 8 types 20..21, version 9 type 22, version 10 types 23..24; none changes anything else. Each command is written in the lowest version that has its type, so types
  * 1..9 keep their version-1 bytes and a coordinator that reads only version 1 can still follow a
  * log without producer id allocations, committed offsets, classic or consumer groups (a rolling upgrade); a
  * reader accepts each type in the version that added it and every later one.
@@ -136,7 +141,10 @@ import java.util.TreeMap;
 public final class CommandCodec {
 
     /** The newest format version this class writes (for the types it added; see the class doc). */
-    public static final int VERSION = 9;
+    public static final int VERSION = 10;
+
+    /** The format version that added type 22. */
+    static final int VERSION_9 = 9;
 
     /** The format version that added types 20..21. */
     static final int VERSION_8 = 8;
@@ -184,6 +192,8 @@ public final class CommandCodec {
     private static final int CREATE_ACLS = 20;
     private static final int DELETE_ACLS = 21;
     private static final int ALTER_CLIENT_QUOTAS = 22;
+    private static final int STORE_TRANSACTION = 23;
+    private static final int DELETE_TRANSACTION = 24;
 
     /** The smallest encoded ACL: three codes, three empty strings, one more code. */
     static final int MIN_ACL_BYTES = 1 + 4 + 1 + 4 + 4 + 1 + 1;
@@ -290,6 +300,12 @@ public final class CommandCodec {
                 w.int8(ALTER_CLIENT_QUOTAS);
                 QuotaCodec.writeChanges(w, c.changes());
             }
+            case StoreTransaction c -> {
+                w.int8(STORE_TRANSACTION);
+                TransactionCodec.write(w, c.transaction());
+            }
+            case DeleteTransaction c ->
+                w.int8(DELETE_TRANSACTION).string(c.transactionalId()).int64(c.revision());
         }
         return w.toByteArray();
     }
@@ -309,7 +325,9 @@ public final class CommandCodec {
             case BootstrapScramCredentials c -> VERSION_7;
             case CreateAcls c -> VERSION_8;
             case DeleteAcls c -> VERSION_8;
-            case AlterClientQuotas c -> VERSION;
+            case AlterClientQuotas c -> VERSION_9;
+            case StoreTransaction c -> VERSION;
+            case DeleteTransaction c -> VERSION;
             default -> VERSION_1;
         };
     }
@@ -323,7 +341,8 @@ public final class CommandCodec {
             case UPDATE_CONSUMER_GROUP, DELETE_CONSUMER_GROUP -> VERSION_5;
             case ALTER_SCRAM_CREDENTIALS, BOOTSTRAP_SCRAM_CREDENTIALS -> VERSION_7;
             case CREATE_ACLS, DELETE_ACLS -> VERSION_8;
-            case ALTER_CLIENT_QUOTAS -> VERSION;
+            case ALTER_CLIENT_QUOTAS -> VERSION_9;
+            case STORE_TRANSACTION, DELETE_TRANSACTION -> VERSION;
             default -> VERSION_1; // an unknown type is rejected as such
         };
     }
@@ -581,6 +600,15 @@ public final class CommandCodec {
             case CREATE_ACLS -> new CreateAcls(readAcls(r));
             case DELETE_ACLS -> new DeleteAcls(readAcls(r));
             case ALTER_CLIENT_QUOTAS -> new AlterClientQuotas(QuotaCodec.readChanges(r));
+            case STORE_TRANSACTION -> new StoreTransaction(TransactionCodec.read(r));
+            case DELETE_TRANSACTION -> {
+                String id = r.string();
+                long revision = r.int64();
+                if (id.isEmpty() || revision < 0) {
+                    throw r.corrupt("a deletion of transactional id '" + id + "' at revision " + revision);
+                }
+                yield new DeleteTransaction(id, revision);
+            }
             default -> throw r.corrupt("unknown command type " + type);
         };
         r.expectEnd();

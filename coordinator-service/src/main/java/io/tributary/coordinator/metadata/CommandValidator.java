@@ -5,6 +5,7 @@ import io.tributary.coordinator.metadata.MetadataCommand.AllocateProducerIds;
 import io.tributary.coordinator.metadata.MetadataCommand.CommitOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.CreateTopics;
 import io.tributary.coordinator.metadata.MetadataCommand.StoreClassicGroup;
+import io.tributary.coordinator.metadata.MetadataCommand.StoreTransaction;
 import io.tributary.coordinator.metadata.MetadataCommand.UpdateConsumerGroup;
 import java.nio.charset.StandardCharsets;
 
@@ -78,6 +79,7 @@ public final class CommandValidator {
             case CommitOffsets c -> checkCommit(image, c);
             case StoreClassicGroup c -> checkClassicGroup(image, c);
             case UpdateConsumerGroup c -> checkConsumerGroup(image, c);
+            case StoreTransaction c -> checkTransaction(image, c);
             default -> {}
         }
         MetadataImage next = image.apply(command);
@@ -118,6 +120,16 @@ public final class CommandValidator {
         if (groups.get(groupId).isEmpty() && groups.count() >= limits.maxClassicGroups()) {
             throw new InvalidRequestException("classic group '%s': %d classic groups are stored; the limit is %d"
                     .formatted(groupId, groups.count(), limits.maxClassicGroups()));
+        }
+    }
+
+    /** The bound on transactional ids: a new id only below {@link MetadataLimits#maxTransactionalIds()}. */
+    private void checkTransaction(MetadataImage image, StoreTransaction c) {
+        Transactions transactions = image.transactions();
+        String id = c.transaction().transactionalId();
+        if (transactions.get(id).isEmpty() && transactions.count() >= limits.maxTransactionalIds()) {
+            throw new InvalidRequestException("transactional id '%s': %d transactional ids are stored; the limit is %d"
+                    .formatted(id, transactions.count(), limits.maxTransactionalIds()));
         }
     }
 

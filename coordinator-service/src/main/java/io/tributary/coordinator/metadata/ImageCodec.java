@@ -19,7 +19,7 @@ import java.util.zip.CRC32C;
  *
  * <pre>
  * offset 0  int32  magic 0x5452424D ("TRBM")
- * offset 4  int8   format version, 9 (1 to 8 are read too)
+ * offset 4  int8   format version, 10 (1 to 9 are read too)
  * offset 5  int64  metadata version
  * offset 13 int64  next producer id (version 2 only; a version-1 image has none, and reads as 0)
  *           int32  broker count B, then B brokers in id order:
@@ -63,6 +63,8 @@ import java.util.zip.CRC32C;
  *                    P x (int8 type (1 user, 2 client-id, 3 ip), optional string name (absent:
  *                    the default)); value = int8 key (1 producer_byte_rate .. 5
  *                    connection_creation_rate), int64 IEEE 754 double bits (positive, finite)
+ *           int32  transactional id count X (version 10 and later), then X transaction records
+ *                    in id order, each in TransactionCodec's layout; no id twice
  * last 4    int32  CRC32C of every byte before it
  * </pre>
  *
@@ -70,12 +72,12 @@ import java.util.zip.CRC32C;
  * committed offsets after the topics, version 4 the classic groups after the committed offsets,
  * version 5 the consumer groups after the classic groups, version 6 a classic flag (and metadata)
  * after each consumer group member's metadata, version 7 the SCRAM credentials after the consumer
- * groups, version 8 the ACLs after the SCRAM credentials, version 9 the client quotas after the ACLs; none changes anything else. A snapshot written by an older coordinator loads with what that
+ * groups, version 8 the ACLs after the SCRAM credentials, version 9 the client quotas after the ACLs, version 10 the transactional ids after the client quotas; none changes anything else. A snapshot written by an older coordinator loads with what that
  * coordinator's state had: next producer id 0 from version 1 (it never handed one out), no committed
  * offsets from versions 1 and 2, no classic groups from versions 1 to 3, no consumer groups from
  * versions 1 to 4 (it could not store any), no SCRAM credentials and not bootstrapped from versions
  * 1 to 6 (so the first leader of a newer coordinator writes the bootstrap credentials once), no ACLs
- * from versions 1 to 7, no client quotas from versions 1 to 8.
+ * from versions 1 to 7, no client quotas from versions 1 to 8, no transactional ids from versions 1 to 9.
  *
  * <p>A reader rejects a wrong magic, an unknown version, a checksum mismatch, truncation and trailing
  * bytes with a {@link CorruptCommandException}, and a state that breaks an invariant (an ISR outside
@@ -89,7 +91,10 @@ public final class ImageCodec {
     public static final int MAGIC = 0x5452424D;
 
     /** The format version this class writes. */
-    public static final int VERSION = 9;
+    public static final int VERSION = 10;
+
+    /** The format version before transactional ids, still read. */
+    static final int VERSION_9 = 9;
 
     /** The format version before client quotas, still read. */
     static final int VERSION_8 = 8;
@@ -170,6 +175,8 @@ public final class ImageCodec {
         w.int32(image.acls().size());
         image.acls().asSet().forEach(acl -> CommandCodec.writeAcl(w, acl));
         QuotaCodec.writeSection(w, image.clientQuotas());
+        w.int32(image.transactions().count());
+        image.transactions().asMap().values().forEach(t -> TransactionCodec.write(w, t));
         byte[] body = w.toByteArray();
         CRC32C crc = new CRC32C();
         crc.update(body);
@@ -262,6 +269,7 @@ public final class ImageCodec {
             acls = readAcls(r);
         }
         ClientQuotas quotas = version > VERSION_8 ? QuotaCodec.readSection(r) : ClientQuotas.EMPTY;
+        Transactions transactions = version > VERSION_9 ? readTransactions(r) : Transactions.EMPTY;
         r.expectEnd();
         return new MetadataImage(
                 metadataVersion,
@@ -273,7 +281,24 @@ public final class ImageCodec {
                 consumerGroups,
                 scram,
                 acls,
-                quotas);
+                quotas,
+                transactions);
+    }
+
+    /** Reads the transactions section; ids must be in order and not repeat. */
+    private static Transactions readTransactions(Bytes.Reader r) {
+        int n = r.count(TransactionCodec.MIN_RECORD_BYTES);
+        List<io.tributary.coordinator.transaction.TransactionRecord> records = new ArrayList<>(n);
+        String previous = null;
+        for (int i = 0; i < n; i++) {
+            var t = TransactionCodec.read(r);
+            if (previous != null && previous.compareTo(t.transactionalId()) >= 0) {
+                throw r.corrupt("transactional id '" + t.transactionalId() + "' out of order or twice");
+            }
+            previous = t.transactionalId();
+            records.add(t);
+        }
+        return Transactions.of(records);
     }
 
     /** Reads the SCRAM section; users and mechanisms must be in order and not repeat. */

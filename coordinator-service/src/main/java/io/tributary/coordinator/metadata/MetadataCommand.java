@@ -6,6 +6,7 @@ import io.tributary.common.security.quota.QuotaKey;
 import io.tributary.common.security.sasl.ScramCredentialData;
 import io.tributary.coordinator.group.ConsumerGroupRecord;
 import io.tributary.coordinator.group.classic.ClassicGroupRecord;
+import io.tributary.coordinator.transaction.TransactionRecord;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.EnumSet;
@@ -155,7 +156,9 @@ public sealed interface MetadataCommand {
      * Hands broker {@code brokerId} the producer ids {@code [next, next + count)}, where {@code next}
      * is the image's {@link MetadataImage#nextProducerId()}, which moves on by {@code count}: ids are
      * never handed out twice, also across snapshots and restarts (Kafka's AllocateProducerIds). The
-     * broker must be registered; {@code count} is 1 or more (and at most {@link
+     * broker must be registered, unless {@code brokerId} is a coordinator's node id ({@link
+     * io.tributary.common.protocol.CoordinatorNodeIds#nodeId}: the block of its transaction
+     * coordinator, which gives transactional ids their producer ids); {@code count} is 1 or more (and at most {@link
      * MetadataLimits#maxProducerIdsPerBlock()}, checked before the command is appended). A resent
      * command allocates a second block; the first is then never used, which is safe.
      */
@@ -339,6 +342,32 @@ public sealed interface MetadataCommand {
         public ScramUpsertion {
             Objects.requireNonNull(user, "user");
             Objects.requireNonNull(credential, "credential");
+        }
+    }
+
+    /**
+     * Stores a transactional id's record (the transaction coordinator's decision), replacing the
+     * stored one: only when its revision is 0 and nothing is stored for the id, or one more than the
+     * stored record's (else STALE_EPOCH: the coordinator computed it from a record that is no longer
+     * the latest), with a state the stored one leads to ({@link
+     * io.tributary.coordinator.transaction.TransactionState#next()}; a new id's is Empty) and producer
+     * ids below the image's {@link MetadataImage#nextProducerId()} (handed out already). Storing the
+     * record already stored (a resent command) changes nothing; a new id beyond {@link
+     * MetadataLimits#maxTransactionalIds()} is refused before the command is appended.
+     */
+    record StoreTransaction(TransactionRecord transaction) implements MetadataCommand {
+        public StoreTransaction {
+            Objects.requireNonNull(transaction, "transaction");
+        }
+    }
+
+    /**
+     * Forgets an expired transactional id whose stored record has {@code revision} (else STALE_EPOCH);
+     * nothing stored is no change.
+     */
+    record DeleteTransaction(String transactionalId, long revision) implements MetadataCommand {
+        public DeleteTransaction {
+            Objects.requireNonNull(transactionalId, "transactionalId");
         }
     }
 

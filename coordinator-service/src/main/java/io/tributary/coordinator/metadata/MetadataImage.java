@@ -18,12 +18,14 @@ import io.tributary.coordinator.metadata.MetadataCommand.DeleteConsumerGroup;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteGroupOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteOffsets;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteTopic;
+import io.tributary.coordinator.metadata.MetadataCommand.DeleteTransaction;
 import io.tributary.coordinator.metadata.MetadataCommand.ElectLeaders;
 import io.tributary.coordinator.metadata.MetadataCommand.ElectionType;
 import io.tributary.coordinator.metadata.MetadataCommand.FenceBroker;
 import io.tributary.coordinator.metadata.MetadataCommand.NewTopic;
 import io.tributary.coordinator.metadata.MetadataCommand.RegisterBroker;
 import io.tributary.coordinator.metadata.MetadataCommand.StoreClassicGroup;
+import io.tributary.coordinator.metadata.MetadataCommand.StoreTransaction;
 import io.tributary.coordinator.metadata.MetadataCommand.UnfenceBroker;
 import io.tributary.coordinator.metadata.MetadataCommand.UpdateConsumerGroup;
 import java.util.ArrayList;
@@ -51,8 +53,9 @@ import java.util.regex.Pattern;
  * fenced broker) returns {@code this}; every other command returns an image with {@link #version()}
  * one higher, except the commands on committed offsets ({@link CommitOffsets}, {@link
  * DeleteGroupOffsets}, {@link DeleteOffsets}), on classic groups ({@link StoreClassicGroup},
- * {@link DeleteClassicGroup}) and on consumer groups ({@link UpdateConsumerGroup}, {@link
- * DeleteConsumerGroup}), which keep the version: it counts the changes brokers watch (their
+ * {@link DeleteClassicGroup}), on consumer groups ({@link UpdateConsumerGroup}, {@link
+ * DeleteConsumerGroup}) and on transactional ids ({@link StoreTransaction}, {@link
+ * DeleteTransaction}), which keep the version: it counts the changes brokers watch (their
  * metadata long poll wakes on it), and brokers hold neither. Deleting a topic drops its committed
  * offsets in every group. Committed offsets and classic groups are independent: deleting a group's
  * offsets keeps its classic record and the other way round (DeleteGroups sends both commands).
@@ -71,6 +74,8 @@ import java.util.regex.Pattern;
  *     version) and whether the bootstrap credentials were written
  * @param acls the ACLs (brokers hold them: a change bumps the version)
  * @param clientQuotas the client quotas (brokers hold them: a change bumps the version)
+ * @param transactions the transactional ids' records ({@link StoreTransaction}, {@link
+ *     DeleteTransaction}; brokers do not hold them: the version stays)
  */
 public record MetadataImage(
         long version,
@@ -82,7 +87,8 @@ public record MetadataImage(
         ConsumerGroups consumerGroups,
         ScramCredentials scramCredentials,
         AclSet acls,
-        ClientQuotas clientQuotas) {
+        ClientQuotas clientQuotas,
+        Transactions transactions) {
 
     /** The image before the first command. */
     public static final MetadataImage EMPTY =
@@ -165,6 +171,32 @@ public record MetadataImage(
                 ClientQuotas.EMPTY);
     }
 
+    /** An image without transactions (a version-9 snapshot or older, tests). */
+    public MetadataImage(
+            long version,
+            SortedMap<Integer, Broker> brokers,
+            SortedMap<String, Topic> topics,
+            long nextProducerId,
+            CommittedOffsets committedOffsets,
+            ClassicGroups classicGroups,
+            ConsumerGroups consumerGroups,
+            ScramCredentials scramCredentials,
+            AclSet acls,
+            ClientQuotas clientQuotas) {
+        this(
+                version,
+                brokers,
+                topics,
+                nextProducerId,
+                committedOffsets,
+                classicGroups,
+                consumerGroups,
+                scramCredentials,
+                acls,
+                clientQuotas,
+                Transactions.EMPTY);
+    }
+
     /** Kafka's longest topic name. */
     public static final int MAX_TOPIC_NAME_LENGTH = 249;
 
@@ -180,6 +212,7 @@ public record MetadataImage(
         Objects.requireNonNull(scramCredentials, "scramCredentials");
         Objects.requireNonNull(acls, "acls");
         Objects.requireNonNull(clientQuotas, "clientQuotas");
+        Objects.requireNonNull(transactions, "transactions");
         brokers = Collections.unmodifiableSortedMap(new TreeMap<>(brokers));
         topics = Collections.unmodifiableSortedMap(new TreeMap<>(topics));
     }
@@ -262,6 +295,8 @@ public record MetadataImage(
             case CreateAcls c -> withAcls(acls.with(c.acls()));
             case DeleteAcls c -> withAcls(acls.without(c.acls()));
             case AlterClientQuotas c -> withClientQuotas(clientQuotas.with(c.changes()));
+            case StoreTransaction c -> withTransactions(storeTransaction(c));
+            case DeleteTransaction c -> withTransactions(transactions.without(c.transactionalId(), c.revision()));
         };
     }
 
@@ -315,7 +350,8 @@ public record MetadataImage(
                 consumerGroups,
                 scramCredentials,
                 acls,
-                clientQuotas);
+                clientQuotas,
+                transactions);
     }
 
     private Broker currentIncarnation(int brokerId, UUID incarnationId) {
@@ -344,7 +380,8 @@ public record MetadataImage(
                 consumerGroups,
                 scramCredentials,
                 acls,
-                clientQuotas);
+                clientQuotas,
+                transactions);
     }
 
     /** Topics after broker {@code id} leaves every ISR and leadership (its broker record not yet fenced). */
@@ -427,7 +464,8 @@ public record MetadataImage(
                 consumerGroups,
                 scramCredentials,
                 acls,
-                clientQuotas);
+                clientQuotas,
+                transactions);
     }
 
     /** Checks a topic name against Kafka's rules. */
@@ -509,7 +547,8 @@ public record MetadataImage(
                 consumerGroups,
                 scramCredentials,
                 acls,
-                clientQuotas);
+                clientQuotas,
+                transactions);
     }
 
     private MetadataImage deleteTopic(DeleteTopic c) {
@@ -526,7 +565,8 @@ public record MetadataImage(
                 consumerGroups,
                 scramCredentials,
                 acls,
-                clientQuotas);
+                clientQuotas,
+                transactions);
     }
 
     private MetadataImage addPartitions(AddPartitions c) {
@@ -640,7 +680,8 @@ public record MetadataImage(
                         consumerGroups,
                         scramCredentials,
                         acls,
-                        clientQuotas);
+                        clientQuotas,
+                        transactions);
             }
         }
         return image == this
@@ -655,11 +696,14 @@ public record MetadataImage(
                         consumerGroups,
                         scramCredentials,
                         acls,
-                        clientQuotas);
+                        clientQuotas,
+                        transactions);
     }
 
     private MetadataImage allocateProducerIds(AllocateProducerIds c) {
-        broker(c.brokerId());
+        if (c.brokerId() < CoordinatorNodeIds.BASE) {
+            broker(c.brokerId()); // a coordinator's node id asks for its transaction coordinator
+        }
         if (c.count() < 1) {
             throw new InvalidRequestException("a producer id block needs 1 or more ids, got " + c.count());
         }
@@ -677,7 +721,8 @@ public record MetadataImage(
                 consumerGroups,
                 scramCredentials,
                 acls,
-                clientQuotas);
+                clientQuotas,
+                transactions);
     }
 
     private static String checkGroupId(String groupId) {
@@ -715,7 +760,8 @@ public record MetadataImage(
                         consumerGroups,
                         scramCredentials,
                         acls,
-                        clientQuotas);
+                        clientQuotas,
+                        transactions);
     }
 
     /** This image with other classic groups, at the same metadata version (brokers do not watch groups). */
@@ -732,7 +778,8 @@ public record MetadataImage(
                         consumerGroups,
                         scramCredentials,
                         acls,
-                        clientQuotas);
+                        clientQuotas,
+                        transactions);
     }
 
     /** This image with other consumer groups, at the same metadata version (brokers do not watch groups). */
@@ -749,7 +796,8 @@ public record MetadataImage(
                         groups,
                         scramCredentials,
                         acls,
-                        clientQuotas);
+                        clientQuotas,
+                        transactions);
     }
 
     /**
@@ -771,7 +819,8 @@ public record MetadataImage(
                 consumerGroups,
                 scram,
                 acls,
-                clientQuotas);
+                clientQuotas,
+                transactions);
     }
 
     /** This image with other ACLs, one version later (brokers hold them). */
@@ -788,7 +837,8 @@ public record MetadataImage(
                         consumerGroups,
                         scramCredentials,
                         next,
-                        clientQuotas);
+                        clientQuotas,
+                        transactions);
     }
 
     /** This image with other client quotas, one version later (brokers hold them). */
@@ -805,6 +855,35 @@ public record MetadataImage(
                         consumerGroups,
                         scramCredentials,
                         acls,
+                        next,
+                        transactions);
+    }
+
+    /** The transactions with a record stored, which must hold a producer id handed out already. */
+    private Transactions storeTransaction(StoreTransaction c) {
+        long producerId = Math.max(c.transaction().producerId(), c.transaction().nextProducerId());
+        if (producerId >= nextProducerId) {
+            throw new InvalidRequestException("transactional id '%s' holds producer id %d, never handed out"
+                    .formatted(c.transaction().transactionalId(), producerId));
+        }
+        return transactions.with(c.transaction());
+    }
+
+    /** This image with other transactions, at the same metadata version (brokers do not watch them). */
+    private MetadataImage withTransactions(Transactions next) {
+        return next == transactions
+                ? this
+                : new MetadataImage(
+                        version,
+                        brokers,
+                        topics,
+                        nextProducerId,
+                        committedOffsets,
+                        classicGroups,
+                        consumerGroups,
+                        scramCredentials,
+                        acls,
+                        clientQuotas,
                         next);
     }
 
@@ -821,7 +900,8 @@ public record MetadataImage(
                 consumerGroups,
                 scramCredentials,
                 acls,
-                clientQuotas);
+                clientQuotas,
+                transactions);
     }
 
     private MetadataImage withPartition(Topic t, int index, PartitionState p) {

@@ -40,6 +40,11 @@ package io.tributary.coordinator.metadata;
  *     giving a quota to a new entity beyond it is refused ({@code POLICY_VIOLATION}), changes to
  *     stored entities and removals never are. Every entity is in every voter's and broker's memory,
  *     in every snapshot and in a broker's full metadata answer (about 120 bytes of JSON each)
+ * @param maxTransactionalIds the most transactional ids that may be stored at once (default 100,000;
+ *     Kafka has no bound); an InitProducerId of a new id beyond it is refused ({@code
+ *     POLICY_VIOLATION}), ids already stored never are. Every id's record (its open transaction's
+ *     partitions included) is in every voter's memory and in every snapshot; an idle id is forgotten
+ *     after {@code transactional-id-expiration}
  */
 public record MetadataLimits(
         int maxCommandBytes,
@@ -52,7 +57,11 @@ public record MetadataLimits(
         int maxConsumerGroups,
         int maxScramUsers,
         int maxAcls,
-        int maxQuotaEntities) {
+        int maxQuotaEntities,
+        int maxTransactionalIds) {
+
+    /** The default of {@link #maxTransactionalIds}. */
+    public static final int DEFAULT_MAX_TRANSACTIONAL_IDS = 100_000;
 
     /** The default of {@link #maxQuotaEntities}. */
     public static final int DEFAULT_MAX_QUOTA_ENTITIES = 10_000;
@@ -117,6 +126,37 @@ public record MetadataLimits(
         if (maxQuotaEntities < 1) {
             throw new IllegalArgumentException("maxQuotaEntities must be 1 or more, got " + maxQuotaEntities);
         }
+        if (maxTransactionalIds < 1) {
+            throw new IllegalArgumentException("maxTransactionalIds must be 1 or more, got " + maxTransactionalIds);
+        }
+    }
+
+    /** Limits with the default bound on transactional ids. */
+    public MetadataLimits(
+            int maxCommandBytes,
+            int maxPartitionsPerTopic,
+            int maxProducerIdsPerBlock,
+            int maxGroupsWithOffsets,
+            int maxOffsetsPerGroup,
+            int maxOffsetMetadataBytes,
+            int maxClassicGroups,
+            int maxConsumerGroups,
+            int maxScramUsers,
+            int maxAcls,
+            int maxQuotaEntities) {
+        this(
+                maxCommandBytes,
+                maxPartitionsPerTopic,
+                maxProducerIdsPerBlock,
+                maxGroupsWithOffsets,
+                maxOffsetsPerGroup,
+                maxOffsetMetadataBytes,
+                maxClassicGroups,
+                maxConsumerGroups,
+                maxScramUsers,
+                maxAcls,
+                maxQuotaEntities,
+                DEFAULT_MAX_TRANSACTIONAL_IDS);
     }
 
     /** Limits with the default bound on client quota entities. */

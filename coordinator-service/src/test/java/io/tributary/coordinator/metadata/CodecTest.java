@@ -167,9 +167,9 @@ class CodecTest {
     @Test
     void unknownVersionAndTypeAreRejected() {
         byte[] bytes = CommandCodec.encode(new DeleteTopic("t"));
-        bytes[0] = 10;
+        bytes[0] = 11;
         byte[] badVersion = bytes.clone();
-        assertThatThrownBy(() -> CommandCodec.decode(badVersion)).hasMessageContaining("version 10");
+        assertThatThrownBy(() -> CommandCodec.decode(badVersion)).hasMessageContaining("version 11");
         bytes[0] = 1;
         bytes[1] = 42;
         byte[] badType = bytes.clone();
@@ -342,7 +342,7 @@ class CodecTest {
             0x52,
             0x42,
             0x4D, // magic "TRBM"
-            9, // format version
+            10, // format version
             0,
             0,
             0,
@@ -391,7 +391,11 @@ class CodecTest {
             0,
             0,
             0,
-            0 // client quota entities
+            0, // client quota entities
+            0,
+            0,
+            0,
+            0 // transactional ids
         };
         assertThat(ImageCodec.encode(image)).isEqualTo(withCrc(body));
     }
@@ -406,10 +410,21 @@ class CodecTest {
     }
 
     /**
-     * A version-8 image (before client quotas): version 9's bytes of an image without any, less their
-     * count.
+     * A version-9 image (before transactional ids): version 10's bytes of an image without any, less
+     * their count.
      */
-    static byte[] asVersionEight(byte[] version9) {
+    static byte[] asVersionNine(byte[] version10) {
+        byte[] body = Arrays.copyOf(version10, version10.length - 4 - 4);
+        body[4] = 9;
+        return withCrc(body);
+    }
+
+    /**
+     * A version-8 image (before client quotas): version 10's bytes of an image without any (nor
+     * transactional ids), less their counts.
+     */
+    static byte[] asVersionEight(byte[] version10) {
+        byte[] version9 = asVersionNine(version10);
         byte[] body = Arrays.copyOf(version9, version9.length - 4 - 4);
         body[4] = 8;
         return withCrc(body);
