@@ -4,9 +4,11 @@ import io.tributary.broker.log.CorruptBatchException;
 import io.tributary.broker.log.InvalidProducerEpochException;
 import io.tributary.broker.log.InvalidRecordException;
 import io.tributary.broker.log.InvalidTimestampException;
+import io.tributary.broker.log.InvalidTxnStateException;
 import io.tributary.broker.log.OffsetOutOfRangeException;
 import io.tributary.broker.log.OutOfOrderSequenceException;
 import io.tributary.broker.log.RecordTooLargeException;
+import io.tributary.broker.log.TransactionCoordinatorFencedException;
 import io.tributary.broker.log.TransactionsUnsupportedException;
 import io.tributary.broker.log.UnexpectedAppendOffsetException;
 import io.tributary.broker.log.index.IndexStoreException;
@@ -30,6 +32,8 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@link InvalidTimestampException}</td><td>INVALID_TIMESTAMP (with RecordErrors, added by Produce)</td></tr>
  *   <tr><td>{@link OutOfOrderSequenceException}</td><td>OUT_OF_ORDER_SEQUENCE_NUMBER</td></tr>
  *   <tr><td>{@link InvalidProducerEpochException}</td><td>INVALID_PRODUCER_EPOCH</td></tr>
+ *   <tr><td>{@link InvalidTxnStateException}</td><td>INVALID_TXN_STATE</td></tr>
+ *   <tr><td>{@link TransactionCoordinatorFencedException}</td><td>TRANSACTION_COORDINATOR_FENCED</td></tr>
  *   <tr><td>{@link TransactionsUnsupportedException}</td><td>UNSUPPORTED_FOR_MESSAGE_FORMAT</td></tr>
  *   <tr><td>{@link NotLeaderException}, a log closed by a metadata change</td><td>NOT_LEADER_OR_FOLLOWER</td></tr>
  *   <tr><td>I/O and index failures</td><td>KAFKA_STORAGE_ERROR</td></tr>
@@ -51,6 +55,8 @@ final class DataPathErrors {
             case InvalidTimestampException x -> Errors.INVALID_TIMESTAMP;
             case OutOfOrderSequenceException x -> Errors.OUT_OF_ORDER_SEQUENCE_NUMBER;
             case InvalidProducerEpochException x -> Errors.INVALID_PRODUCER_EPOCH;
+            case InvalidTxnStateException x -> Errors.INVALID_TXN_STATE;
+            case TransactionCoordinatorFencedException x -> Errors.TRANSACTION_COORDINATOR_FENCED;
             case TransactionsUnsupportedException x -> Errors.UNSUPPORTED_FOR_MESSAGE_FORMAT;
             case NotLeaderException x -> Errors.NOT_LEADER_OR_FOLLOWER;
             case ApiException x -> Errors.forException(x);

@@ -15,6 +15,8 @@ public abstract sealed class LogException extends RuntimeException
                 UnexpectedAppendOffsetException,
                 OutOfOrderSequenceException,
                 InvalidProducerEpochException,
+                InvalidTxnStateException,
+                TransactionCoordinatorFencedException,
                 TransactionsUnsupportedException {
     private static final long serialVersionUID = 1L;
 

@@ -254,6 +254,7 @@ public final class PartitionLog implements AutoCloseable {
             long nowMs = clock.millis();
             ValidatedAppend append = AppendValidator.assignOffsetsAsLeader(
                     partition.topicPartition(), records, end.nextOffset(), leaderEpoch, config, nowMs);
+            refuseTransactions(append);
             ProducerState.Analysis analysis = producers.analyze(append.batches(), nowMs);
             if (analysis.duplicate().isPresent()) {
                 ProducerState.BatchMetadata original = analysis.duplicate().get();
@@ -274,6 +275,20 @@ public final class PartitionLog implements AutoCloseable {
                     logStartOffset,
                     false,
                     append.recompression());
+        }
+    }
+
+    /**
+     * Transactional and control batches are refused until markers, the last stable offset and
+     * read_committed fetches are in (issue 18): a transaction whose records read_committed readers
+     * could see before it commits would break its promise.
+     */
+    private static void refuseTransactions(ValidatedAppend append) {
+        for (BatchHeader batch : append.batches()) {
+            if (batch.isTransactional() || batch.isControl()) {
+                throw new TransactionsUnsupportedException(
+                        "transactional batch of producer " + batch.producerId() + ": transactions are not supported");
+            }
         }
     }
 

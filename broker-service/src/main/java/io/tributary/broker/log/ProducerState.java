@@ -9,15 +9,19 @@ import java.util.Optional;
 import org.apache.kafka.common.record.internal.RecordBatch;
 
 /**
- * The idempotent producers of one partition: per producer id, its epoch and its last {@value
- * #BATCHES_PER_PRODUCER} batches' sequence ranges and offsets (Kafka's {@code ProducerStateManager},
- * without transactions). It answers a retried batch with the offsets it got the first time and
+ * The idempotent and transactional producers of one partition: per producer id, its epoch, its
+ * last {@value #BATCHES_PER_PRODUCER} batches' sequence ranges and offsets, the first offset of its
+ * open transaction and the newest transaction coordinator epoch of its markers (Kafka's {@code
+ * ProducerStateManager}). It answers a retried batch with the offsets it got the first time and
  * refuses a batch that would leave a hole in the producer's sequence or comes from a fenced epoch.
+ * (The partition log still refuses transactional batches before they get here, until markers, the
+ * LSO and read_committed fetches are wired in: issue 18.)
  *
  * <h2>Rules (Kafka's, checked per batch in order)</h2>
  *
  * <ol>
- *   <li>A transactional or control batch is refused ({@link TransactionsUnsupportedException}).
+ *   <li>A control batch is not a client's to write ({@link IllegalArgumentException}: markers come
+ *       through {@link #analyzeMarker}).
  *   <li>Duplicate: same producer, same epoch, same first and last sequence as one of the last
  *       {@value #BATCHES_PER_PRODUCER} batches: the append is not written and is answered with
  *       that batch's original offsets.
@@ -26,7 +30,16 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  *       (wrapping from {@code Integer.MAX_VALUE} to 0); otherwise {@link
  *       OutOfOrderSequenceException}. A producer id this partition does not know is accepted at any
  *       sequence (its state may have expired, or the log holding it was deleted), as in Kafka.
+ *   <li>A non-transactional batch while the producer's transaction is open: {@link
+ *       InvalidTxnStateException}. A transactional batch opens the producer's transaction when none
+ *       is open.
  * </ol>
+ *
+ * <p>A marker ({@link #analyzeMarker}) of an epoch older than the producer's is {@link
+ * InvalidProducerEpochException}, of a coordinator epoch older than the newest seen {@link
+ * TransactionCoordinatorFencedException}; otherwise it ends the open transaction (if any) and takes
+ * the producer to the marker's epoch (a bumped epoch fences the older one: its batches are
+ * forgotten) and coordinator epoch.
  *
  * <h2>Durability</h2>
  *
@@ -39,20 +52,25 @@ import org.apache.kafka.common.record.internal.RecordBatch;
  * written to for {@code producer.id.expiration} are dropped by {@link #expire}, which bounds the
  * memory (and the snapshot).
  *
- * <h2>Snapshot encoding (big-endian), version 1</h2>
+ * <h2>Snapshot encoding (big-endian), version 2</h2>
  *
  * <pre>
- *  0  version         int8    1
+ *  0  version         int8    2
  *  1  endOffset       int64   the log end offset the snapshot describes
  *  9  producerCount   int32   n
  * 13  n times:
- *       producerId    int64
- *       epoch         int16
- *       lastAppendMs  int64   broker time of the producer's last append
- *       batchCount    int8    m, 1 to 5, oldest first
+ *       producerId            int64
+ *       epoch                 int16
+ *       lastAppendMs          int64   broker time of the producer's last append
+ *       coordinatorEpoch      int32   newest coordinator epoch of its markers, -1 before any
+ *       currentTxnFirstOffset int64   first offset of its open transaction, -1 when none
+ *       batchCount            int8    m, 0 to 5, oldest first (0: only markers seen)
  *       m times:
  *         firstSequence int32, lastSequence int32, firstOffset int64, lastOffset int64
  * </pre>
+ *
+ * <p>Version 1 (written before transactions) has neither {@code coordinatorEpoch} nor {@code
+ * currentTxnFirstOffset} and 1 to 5 batches; it is still read (both then -1).
  *
  * <p>Not thread-safe: the owning {@link PartitionLog} calls it under its writer lock only.
  */
@@ -69,6 +87,8 @@ final class ProducerState {
         private short epoch;
         private final ArrayDeque<BatchMetadata> batches = new ArrayDeque<>();
         private long lastAppendMs;
+        private int coordinatorEpoch = NO_COORDINATOR_EPOCH;
+        private long currentTxnFirstOffset = NO_OFFSET;
 
         Entry(short epoch) {
             this.epoch = epoch;
@@ -78,11 +98,23 @@ final class ProducerState {
             Entry copy = new Entry(epoch);
             copy.batches.addAll(batches);
             copy.lastAppendMs = lastAppendMs;
+            copy.coordinatorEpoch = coordinatorEpoch;
+            copy.currentTxnFirstOffset = currentTxnFirstOffset;
             return copy;
         }
 
         short epoch() {
             return epoch;
+        }
+
+        /** The newest coordinator epoch of this producer's markers, or -1 before any. */
+        int coordinatorEpoch() {
+            return coordinatorEpoch;
+        }
+
+        /** The first offset of this producer's open transaction, or -1 when none is open. */
+        long currentTxnFirstOffset() {
+            return currentTxnFirstOffset;
         }
 
         List<BatchMetadata> batches() {
@@ -99,9 +131,38 @@ final class ProducerState {
             while (batches.size() > BATCHES_PER_PRODUCER) {
                 batches.removeFirst();
             }
+            if (header.isTransactional() && currentTxnFirstOffset == NO_OFFSET) {
+                currentTxnFirstOffset = header.baseOffset();
+            }
+            lastAppendMs = nowMs;
+        }
+
+        /** A marker at {@code epoch}: the producer moves to it, its open transaction ends. */
+        private void endTransaction(short markerEpoch, int markerCoordinatorEpoch, long nowMs) {
+            if (markerEpoch != epoch) {
+                epoch = markerEpoch;
+                batches.clear();
+            }
+            if (markerCoordinatorEpoch != NO_COORDINATOR_EPOCH) {
+                coordinatorEpoch = markerCoordinatorEpoch;
+            }
+            currentTxnFirstOffset = NO_OFFSET;
             lastAppendMs = nowMs;
         }
     }
+
+    /** No coordinator epoch seen ({@link Entry#coordinatorEpoch()}), or unknown (a marker replayed). */
+    static final int NO_COORDINATOR_EPOCH = -1;
+
+    /** No open transaction ({@link Entry#currentTxnFirstOffset()}). */
+    static final long NO_OFFSET = -1;
+
+    /**
+     * The result of checking a marker: the first offset of the transaction it ends ({@link
+     * #NO_OFFSET} when none was open), and the producer's state after it, to {@link #commitMarker}
+     * once the marker is written.
+     */
+    record MarkerAnalysis(long producerId, long transactionFirstOffset, Entry updated) {}
 
     /**
      * The result of checking an append: either the original offsets of a duplicate, or the
@@ -111,9 +172,10 @@ final class ProducerState {
 
     private final Map<Long, Entry> producers = new HashMap<>();
 
-    static final byte SNAPSHOT_VERSION = 1;
+    static final byte SNAPSHOT_VERSION = 2;
+    static final byte SNAPSHOT_VERSION_1 = 1;
     private static final int SNAPSHOT_HEADER_BYTES = 13;
-    private static final int PRODUCER_BYTES = 19;
+    private static final int PRODUCER_BYTES = 31;
     private static final int BATCH_BYTES = 24;
 
     /** The snapshot of this state at log end offset {@code endOffset}. */
@@ -129,6 +191,8 @@ final class ProducerState {
             buffer.putLong(producer.getKey())
                     .putShort(entry.epoch)
                     .putLong(entry.lastAppendMs)
+                    .putInt(entry.coordinatorEpoch)
+                    .putLong(entry.currentTxnFirstOffset)
                     .put((byte) entry.batches.size());
             for (BatchMetadata batch : entry.batches) {
                 buffer.putInt(batch.firstSequence())
@@ -148,7 +212,8 @@ final class ProducerState {
     boolean load(byte[] snapshot, long endOffset) {
         try {
             ByteBuffer buffer = ByteBuffer.wrap(snapshot);
-            if (buffer.get() != SNAPSHOT_VERSION || buffer.getLong() != endOffset) {
+            byte version = buffer.get();
+            if ((version != SNAPSHOT_VERSION && version != SNAPSHOT_VERSION_1) || buffer.getLong() != endOffset) {
                 return false;
             }
             int count = buffer.getInt();
@@ -157,8 +222,15 @@ final class ProducerState {
                 long producerId = buffer.getLong();
                 Entry entry = new Entry(buffer.getShort());
                 entry.lastAppendMs = buffer.getLong();
+                if (version == SNAPSHOT_VERSION) {
+                    entry.coordinatorEpoch = buffer.getInt();
+                    entry.currentTxnFirstOffset = buffer.getLong();
+                    if (entry.coordinatorEpoch < NO_COORDINATOR_EPOCH || entry.currentTxnFirstOffset < NO_OFFSET) {
+                        return false;
+                    }
+                }
                 int batches = buffer.get();
-                if (batches < 1 || batches > BATCHES_PER_PRODUCER) {
+                if (batches < (version == SNAPSHOT_VERSION ? 0 : 1) || batches > BATCHES_PER_PRODUCER) {
                     return false;
                 }
                 for (int b = 0; b < batches; b++) {
@@ -182,9 +254,9 @@ final class ProducerState {
     Analysis analyze(List<BatchHeader> batches, long nowMs) {
         Map<Long, Entry> updated = new HashMap<>();
         for (BatchHeader batch : batches) {
-            if (batch.isTransactional() || batch.isControl()) {
-                throw new TransactionsUnsupportedException(
-                        "transactional batch of producer " + batch.producerId() + ": transactions are not supported");
+            if (batch.isControl()) {
+                throw new IllegalArgumentException("a control batch of producer " + batch.producerId()
+                        + " is not a client's to write: markers come through analyzeMarker");
             }
             if (!batch.hasProducerId()) {
                 continue;
@@ -200,6 +272,11 @@ final class ProducerState {
                     return new Analysis(duplicate, Map.of());
                 }
                 checkEpochAndSequence(current, batch);
+                if (!batch.isTransactional() && current.currentTxnFirstOffset != NO_OFFSET) {
+                    throw new InvalidTxnStateException("producer " + batch.producerId()
+                            + " wrote a non-transactional batch while its transaction from offset "
+                            + current.currentTxnFirstOffset + " is open");
+                }
             } else {
                 current = new Entry(batch.producerEpoch());
             }
@@ -214,9 +291,39 @@ final class ProducerState {
         producers.putAll(analysis.updated());
     }
 
+    /**
+     * Checks a leader's commit or abort marker (WriteTxnMarkers) without changing the state.
+     *
+     * @throws InvalidProducerEpochException the marker's epoch is older than the producer's
+     * @throws TransactionCoordinatorFencedException the marker's coordinator epoch is older than the
+     *     newest seen for the producer
+     */
+    MarkerAnalysis analyzeMarker(long producerId, short epoch, int coordinatorEpoch, long nowMs) {
+        Entry known = producers.get(producerId);
+        Entry updated = known == null ? new Entry(epoch) : known.copy();
+        if (known != null) {
+            if (epoch < known.epoch) {
+                throw new InvalidProducerEpochException("marker of producer " + producerId + " at epoch " + epoch
+                        + " is older than the current epoch " + known.epoch);
+            }
+            if (coordinatorEpoch < known.coordinatorEpoch) {
+                throw new TransactionCoordinatorFencedException("marker of producer " + producerId
+                        + " from coordinator epoch " + coordinatorEpoch + ", older than " + known.coordinatorEpoch);
+            }
+        }
+        long first = updated.currentTxnFirstOffset;
+        updated.endTransaction(epoch, coordinatorEpoch, nowMs);
+        return new MarkerAnalysis(producerId, first, updated);
+    }
+
+    /** Applies a marker analysis whose marker was written. */
+    void commitMarker(MarkerAnalysis analysis) {
+        producers.put(analysis.producerId(), analysis.updated());
+    }
+
     /** Records a batch without checks: a follower's append, or a batch read back when rebuilding. */
     void replay(BatchHeader batch, long nowMs) {
-        if (!batch.hasProducerId() || batch.isControl()) {
+        if (!batch.hasProducerId()) {
             return;
         }
         Entry entry = producers.get(batch.producerId());
@@ -226,7 +333,12 @@ final class ProducerState {
         } else if (batch.producerEpoch() < entry.epoch) {
             return;
         }
-        entry.add(batch, nowMs);
+        if (batch.isControl()) {
+            // The header does not hold the coordinator epoch (it is in the control record): kept as it was.
+            entry.endTransaction(batch.producerEpoch(), NO_COORDINATOR_EPOCH, nowMs);
+        } else {
+            entry.add(batch, nowMs);
+        }
     }
 
     /** Drops producers not written to since {@code nowMs - expirationMs}; returns how many. */
