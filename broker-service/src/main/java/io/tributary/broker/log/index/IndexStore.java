@@ -31,6 +31,8 @@ import org.rocksdb.WriteOptions;
  *   <li>{@code partition_state}: (topic id, partition) to {@link PartitionState}; (topic id,
  *       partition, {@code 0x01}) to the idempotent producers' snapshot of a clean close; {@code
  *       0x02} the high-watermark checkpoint; {@code 0x03} the log cleaner's {@link CleanerCheckpoint}.
+ *   <li>{@code aborted_txns}: (topic id, partition, abort marker offset) to the aborted transaction
+ *       ({@link AbortedTxnIndex}; derived data like the offset index, flushed with it).
  * </ul>
  *
  * <h2>Durability</h2>
@@ -57,6 +59,7 @@ public final class IndexStore implements AutoCloseable {
     static final String OFFSET_INDEX = "offset_index";
     static final String TIME_INDEX = "time_index";
     static final String PARTITION_STATE = "partition_state";
+    static final String ABORTED_TXNS = "aborted_txns";
 
     static {
         RocksDB.loadLibrary();
@@ -77,6 +80,7 @@ public final class IndexStore implements AutoCloseable {
     final ColumnFamilyHandle offsetIndex;
     final ColumnFamilyHandle timeIndex;
     final ColumnFamilyHandle partitionState;
+    final ColumnFamilyHandle abortedTxns;
     final WriteOptions indexWrites;
     final WriteOptions syncedWrites;
     final WriteOptions unsyncedWrites;
@@ -99,12 +103,14 @@ public final class IndexStore implements AutoCloseable {
                 new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
                 new ColumnFamilyDescriptor(bytes(OFFSET_INDEX), cfOptions),
                 new ColumnFamilyDescriptor(bytes(TIME_INDEX), cfOptions),
-                new ColumnFamilyDescriptor(bytes(PARTITION_STATE), cfOptions));
+                new ColumnFamilyDescriptor(bytes(PARTITION_STATE), cfOptions),
+                new ColumnFamilyDescriptor(bytes(ABORTED_TXNS), cfOptions));
         this.handles = new ArrayList<>();
         this.db = RocksDB.open(dbOptions, directory.toString(), descriptors, handles);
         this.offsetIndex = handles.get(1);
         this.timeIndex = handles.get(2);
         this.partitionState = handles.get(3);
+        this.abortedTxns = handles.get(4);
         this.indexWrites = new WriteOptions().setDisableWAL(true);
         this.syncedWrites = new WriteOptions().setSync(true);
         this.unsyncedWrites = new WriteOptions();
@@ -151,6 +157,11 @@ public final class IndexStore implements AutoCloseable {
                 new TopicIdPartitionKey(topicId, partition), key -> new PartitionIndex(this, db, topicId, partition));
     }
 
+    /** The aborted transactions of one partition replica. */
+    public AbortedTxnIndex abortedTransactions(Uuid topicId, int partition) {
+        return new AbortedTxnIndex(this, db, partition(topicId, partition).prefix());
+    }
+
     /** How many index entries of a partition are buffered before they are written to RocksDB. */
     public int bufferedEntriesPerPartition() {
         return bufferedEntriesPerPartition;
@@ -171,7 +182,7 @@ public final class IndexStore implements AutoCloseable {
             return;
         }
         try {
-            db.flush(flushOptions, List.of(offsetIndex, timeIndex));
+            db.flush(flushOptions, List.of(offsetIndex, timeIndex, abortedTxns));
         } catch (RocksDBException e) {
             throw new IndexStoreException("cannot flush the index in " + directory, e);
         }

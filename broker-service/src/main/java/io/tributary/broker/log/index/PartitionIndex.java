@@ -449,7 +449,12 @@ public final class PartitionIndex {
         }
     }
 
-    /** Removes every entry of this partition: offsets, times, state, producer snapshot, checkpoints. */
+    /** This partition's 20-byte key prefix (a copy). */
+    byte[] prefix() {
+        return prefix.clone();
+    }
+
+    /** Removes every entry of this partition: offsets, times, aborted transactions, state, producer snapshot, checkpoints. */
     public void deleteAll() {
         buffer.delete(() -> {
             buffer.offsets.clear();
@@ -457,6 +462,7 @@ public final class PartitionIndex {
             deleteRange(store.offsetIndex, prefix, upperBound());
             deleteRange(store.timeIndex, prefix, upperBound());
         });
+        new AbortedTxnIndex(store, db, prefix).deleteAll();
         store.forget(topicId, partition, this);
         try {
             db.delete(store.partitionState, store.unsyncedWrites, producerSnapshotKey);

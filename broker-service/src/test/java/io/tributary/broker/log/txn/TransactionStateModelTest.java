@@ -3,18 +3,27 @@ package io.tributary.broker.log.txn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.tributary.broker.log.index.AbortedTxnIndex;
+import io.tributary.broker.log.index.IndexStore;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import java.util.stream.LongStream;
+import org.apache.kafka.common.Uuid;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@link OngoingTransactions} and {@link AbortedTransactions} against a model that recomputes
+ * {@link OngoingTransactions} and the aborted-transactions index ({@link AbortedTxnIndex}, in a real
+ * {@link IndexStore}) against a model that recomputes
  * everything from the whole log each time: random logs of plain batches, transactional batches of a
  * few producers and their commit and abort markers (some markers ending nothing: a coordinator's
  * retry), the log start moving (retention) and the log truncated (a follower). After every entry:
@@ -24,8 +33,23 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class TransactionStateModelTest {
 
+    @TempDir
+    static Path dir;
+
+    private static IndexStore store;
+
+    @BeforeAll
+    static void openStore() {
+        store = IndexStore.open(dir.resolve("index"));
+    }
+
+    @AfterAll
+    static void closeStore() {
+        store.close();
+    }
+
     static LongStream seeds() {
-        return LongStream.range(0, 300);
+        return LongStream.range(0, 200);
     }
 
     /** One log entry: a plain batch (producer -1), a transactional batch, or a marker. */
@@ -40,7 +64,7 @@ class TransactionStateModelTest {
         SplittableRandom random = new SplittableRandom(seed);
         List<Entry> log = new ArrayList<>();
         OngoingTransactions ongoing = new OngoingTransactions();
-        AbortedTransactions aborted = new AbortedTransactions();
+        AbortedTxnIndex aborted = store.abortedTransactions(new Uuid(seed + 1, 1), 0);
         long logStart = 0;
         long next = 0;
         for (int step = 0; step < 300; step++) {
@@ -53,15 +77,14 @@ class TransactionStateModelTest {
                 next = to;
                 aborted.truncateTo(to);
                 ongoing.clear();
-                AbortedTransactions replayed = new AbortedTransactions();
                 for (Entry e : log) {
-                    feed(ongoing, replayed, e);
+                    feed(ongoing, null, e);
                 }
             } else if (kind < 5) {
                 logStart = Math.min(next, logStart + random.nextInt(20));
                 long start = logStart;
                 aborted.dropBefore(start);
-                assertThat(aborted.asList()).allMatch(a -> a.lastOffset() >= start);
+                assertThat(aborted.all()).allMatch(a -> a.lastOffset() >= start);
             } else {
                 Entry e;
                 if (kind < 25) {
@@ -79,11 +102,12 @@ class TransactionStateModelTest {
         }
     }
 
-    private static void feed(OngoingTransactions ongoing, AbortedTransactions aborted, Entry e) {
+    /** Feeds one log entry; {@code aborted} null: the open transactions only (a rebuild after truncation). */
+    private static void feed(OngoingTransactions ongoing, AbortedTxnIndex aborted, Entry e) {
         if (e.marker() != null) {
             OngoingTransactions.Ended ended = ongoing.marker(e.producerId(), e.offset(), e.marker());
             ended.completed()
-                    .filter(c -> !c.committed())
+                    .filter(c -> !c.committed() && aborted != null)
                     .ifPresent(c -> aborted.add(c.aborted(ended.lastStableOffset())));
         } else if (e.transactional()) {
             ongoing.batch(e.producerId(), e.offset());
@@ -96,7 +120,7 @@ class TransactionStateModelTest {
             long logStart,
             long next,
             OngoingTransactions ongoing,
-            AbortedTransactions aborted) {
+            AbortedTxnIndex aborted) {
         // The model: every transaction, from the whole log.
         Map<Long, Long> open = new HashMap<>();
         List<Txn> done = new ArrayList<>();
@@ -127,7 +151,9 @@ class TransactionStateModelTest {
                 .filter(t -> !t.committed() && t.last() >= logStart)
                 .map(t -> new AbortedTransaction(t.producerId(), t.first(), t.last(), lsoAfter.get(t.last())))
                 .toList();
-        assertThat(aborted.asList()).isEqualTo(expectedKept);
+        assertThat(aborted.all()).isEqualTo(expectedKept);
+        assertThat(aborted.last())
+                .isEqualTo(expectedKept.isEmpty() ? Optional.empty() : Optional.of(expectedKept.getLast()));
         for (int i = 0; i < 5; i++) {
             long fetch = logStart + random.nextLong(Math.max(1, next - logStart + 1));
             long upper = fetch + random.nextLong(Math.max(1, next - fetch + 1));
@@ -141,12 +167,31 @@ class TransactionStateModelTest {
     }
 
     @org.junit.jupiter.api.Test
+    void entriesSurviveAReopenAndGoWithThePartition(@TempDir Path other) {
+        Uuid topic = new Uuid(77, 77);
+        try (IndexStore first = IndexStore.open(other.resolve("index"))) {
+            first.abortedTransactions(topic, 0).add(new AbortedTransaction(1, 10, 20, 21));
+            first.abortedTransactions(topic, 1).add(new AbortedTransaction(2, 5, 6, 7));
+            first.flushIndex();
+        }
+        try (IndexStore reopened = IndexStore.open(other.resolve("index"))) {
+            assertThat(reopened.abortedTransactions(topic, 0).all())
+                    .containsExactly(new AbortedTransaction(1, 10, 20, 21));
+            reopened.partition(topic, 0).deleteAll();
+            assertThat(reopened.abortedTransactions(topic, 0).all()).isEmpty();
+            assertThat(reopened.abortedTransactions(topic, 1).all())
+                    .as("another partition's entries stay")
+                    .containsExactly(new AbortedTransaction(2, 5, 6, 7));
+        }
+    }
+
+    @org.junit.jupiter.api.Test
     void outOfOrderInputIsRefused() {
         OngoingTransactions ongoing = new OngoingTransactions();
         ongoing.batch(1, 10);
         assertThatThrownBy(() -> ongoing.batch(2, 5)).isInstanceOf(IllegalArgumentException.class);
         assertThat(ongoing.asMap()).containsExactly(Map.entry(1L, 10L));
-        AbortedTransactions aborted = new AbortedTransactions();
+        AbortedTxnIndex aborted = store.abortedTransactions(new Uuid(-1, -1), 3);
         aborted.add(new AbortedTransaction(1, 10, 20, 21));
         assertThatThrownBy(() -> aborted.add(new AbortedTransaction(2, 12, 19, 21)))
                 .isInstanceOf(IllegalArgumentException.class);
