@@ -226,7 +226,8 @@ public final class TransactionTransitions {
             TransactionConfig config) {
         TransactionRecord r = checkProducer(current, transactionalId, producerId, producerEpoch);
         checkNotEnding(r);
-        if (r.state() == TransactionState.ONGOING && r.partitions().containsAll(partitions)) {
+        if (partitions.isEmpty()
+                || r.state() == TransactionState.ONGOING && r.partitions().containsAll(partitions)) {
             return Decision.unchanged(r);
         }
         SortedSet<TopicPartition> all = new TreeSet<>(r.state() == TransactionState.ONGOING ? r.partitions() : Set0.P);

@@ -131,7 +131,7 @@ class TransactionHandlersTest {
     private Map<TopicPartition, Errors> add(String id, long pid, short epoch, int version, TopicPartition... tps) {
         AddPartitionsToTxnResponse r = (AddPartitionsToTxnResponse)
                 send(AddPartitionsToTxnRequest.Builder.forClient(id, pid, epoch, List.of(tps)), version);
-        return r.errors().get(AddPartitionsToTxnResponse.V3_AND_BELOW_TXN_ID);
+        return r.errors().getOrDefault(AddPartitionsToTxnResponse.V3_AND_BELOW_TXN_ID, Map.of());
     }
 
     private Errors end(String id, long pid, short epoch, boolean commit, int version) {
@@ -219,6 +219,13 @@ class TransactionHandlersTest {
                         Map.entry(good, Errors.OPERATION_NOT_ATTEMPTED),
                         Map.entry(beyond, Errors.UNKNOWN_TOPIC_OR_PARTITION),
                         Map.entry(missing, Errors.UNKNOWN_TOPIC_OR_PARTITION));
+        assertThat(stored.get("txn").state()).isEqualTo(TransactionState.EMPTY);
+    }
+
+    @Test
+    void addingNoPartitionChangesNothing() {
+        InitProducerIdResponse first = init("txn", 4);
+        assertThat(add("txn", first.data().producerId(), (short) 0, 3)).isEmpty();
         assertThat(stored.get("txn").state()).isEqualTo(TransactionState.EMPTY);
     }
 
