@@ -287,15 +287,6 @@ public final class KafkaMarkerChannel implements MarkerChannel, AutoCloseable {
     @Override
     public void close() {
         attempts.shutdownNow();
-        links.values().forEach(link -> {
-            Socket s = link.socket;
-            if (s != null) {
-                try {
-                    s.close();
-                } catch (IOException ignored) {
-                    // closing
-                }
-            }
-        });
+        links.values().forEach(KafkaMarkerChannel::closeQuietly);
     }
 }

@@ -102,6 +102,16 @@ public final class TransactionHandlers {
         public final ApiVersionRange versions() {
             return versions;
         }
+
+        /** Runs a request on the coordinator: NONE, or the error it was refused with. */
+        static Errors outcome(Runnable request) {
+            try {
+                request.run();
+                return Errors.NONE;
+            } catch (TransactionException e) {
+                return e.error();
+            }
+        }
     }
 
     private static final long NO_PRODUCER_ID = -1;
@@ -184,19 +194,13 @@ public final class TransactionHandlers {
                         tp, unknown.contains(tp) ? Errors.UNKNOWN_TOPIC_OR_PARTITION : Errors.OPERATION_NOT_ATTEMPTED));
                 return answer(answers);
             }
-            Errors error = Errors.NONE;
-            try {
-                context.coordinator()
-                        .addPartitions(
-                                data.v3AndBelowTransactionalId(),
-                                data.v3AndBelowProducerId(),
-                                data.v3AndBelowProducerEpoch(),
-                                partitions);
-            } catch (TransactionException e) {
-                error = e.error();
-            }
-            Errors all = error;
-            partitions.forEach(tp -> answers.put(tp, all));
+            Errors error = outcome(() -> context.coordinator()
+                    .addPartitions(
+                            data.v3AndBelowTransactionalId(),
+                            data.v3AndBelowProducerId(),
+                            data.v3AndBelowProducerEpoch(),
+                            partitions));
+            partitions.forEach(tp -> answers.put(tp, error));
             return answer(answers);
         }
 
@@ -231,19 +235,14 @@ public final class TransactionHandlers {
         public AbstractResponse handle(KafkaRequest request) {
             AddOffsetsToTxnRequestData data =
                     request.body(AddOffsetsToTxnRequest.class).data();
-            Errors error = Errors.NONE;
+            Errors error;
             if (!context.isLeader().getAsBoolean()) {
                 error = Errors.NOT_COORDINATOR;
             } else if (data.groupId().isEmpty()) {
                 error = Errors.INVALID_GROUP_ID;
             } else {
-                try {
-                    context.coordinator()
-                            .addOffsets(
-                                    data.transactionalId(), data.producerId(), data.producerEpoch(), data.groupId());
-                } catch (TransactionException e) {
-                    error = e.error();
-                }
+                error = outcome(() -> context.coordinator()
+                        .addOffsets(data.transactionalId(), data.producerId(), data.producerEpoch(), data.groupId()));
             }
             return new AddOffsetsToTxnResponse(new AddOffsetsToTxnResponseData().setErrorCode(error.code()));
         }
@@ -261,17 +260,10 @@ public final class TransactionHandlers {
         @Override
         public AbstractResponse handle(KafkaRequest request) {
             EndTxnRequestData data = request.body(EndTxnRequest.class).data();
-            Errors error = Errors.NONE;
-            if (!context.isLeader().getAsBoolean()) {
-                error = Errors.NOT_COORDINATOR;
-            } else {
-                try {
-                    context.coordinator()
-                            .endTxn(data.transactionalId(), data.producerId(), data.producerEpoch(), data.committed());
-                } catch (TransactionException e) {
-                    error = e.error();
-                }
-            }
+            Errors error = context.isLeader().getAsBoolean()
+                    ? outcome(() -> context.coordinator()
+                            .endTxn(data.transactionalId(), data.producerId(), data.producerEpoch(), data.committed()))
+                    : Errors.NOT_COORDINATOR;
             return new EndTxnResponse(new EndTxnResponseData()
                     .setErrorCode(error.code())
                     .setProducerId(NO_PRODUCER_ID)

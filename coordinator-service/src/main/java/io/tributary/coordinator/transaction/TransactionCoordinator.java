@@ -275,22 +275,23 @@ public final class TransactionCoordinator {
             return;
         }
         try {
-            store.store(d.write());
+            storeAndMark(d.write());
         } catch (StoreException e) {
             throw failed(e);
-        }
-        if (d.write().state().preparing()) {
-            startMarkers(d.write());
         }
     }
 
     private void tryWrite(TransactionRecord r) {
         try {
-            store.store(r);
+            storeAndMark(r);
         } catch (StoreException e) {
             log.debug("storing '{}' failed ({}); tried again at the next scan", r.transactionalId(), e.getMessage());
-            return;
         }
+    }
+
+    /** Stores a record; one being ended then has its markers sent. Called under the id's stripe. */
+    private void storeAndMark(TransactionRecord r) throws StoreException {
+        store.store(r);
         if (r.state().preparing()) {
             startMarkers(r);
         }

@@ -149,17 +149,22 @@ public final class IndexStore implements AutoCloseable {
 
     /** The view of one partition replica's entries (the same object for the same partition). */
     public PartitionIndex partition(Uuid topicId, int partition) {
-        Objects.requireNonNull(topicId, "topicId");
-        if (partition < 0) {
-            throw new IllegalArgumentException("negative partition " + partition);
-        }
+        checkPartition(topicId, partition);
         return partitions.computeIfAbsent(
                 new TopicIdPartitionKey(topicId, partition), key -> new PartitionIndex(this, db, topicId, partition));
     }
 
     /** The aborted transactions of one partition replica. */
     public AbortedTxnIndex abortedTransactions(Uuid topicId, int partition) {
-        return new AbortedTxnIndex(this, db, partition(topicId, partition).prefix());
+        checkPartition(topicId, partition);
+        return new AbortedTxnIndex(this, db, PartitionIndex.prefix(topicId, partition));
+    }
+
+    private static void checkPartition(Uuid topicId, int partition) {
+        Objects.requireNonNull(topicId, "topicId");
+        if (partition < 0) {
+            throw new IllegalArgumentException("negative partition " + partition);
+        }
     }
 
     /** How many index entries of a partition are buffered before they are written to RocksDB. */

@@ -84,11 +84,7 @@ public final class PartitionIndex {
         this.store = store;
         this.db = db;
         this.buffer = new IndexBuffer(store);
-        this.prefix = ByteBuffer.allocate(PREFIX_BYTES)
-                .putLong(topicId.getMostSignificantBits())
-                .putLong(topicId.getLeastSignificantBits())
-                .putInt(partition)
-                .array();
+        this.prefix = prefix(topicId, partition);
         this.producerSnapshotKey = Arrays.copyOf(prefix, PREFIX_BYTES + 1);
         this.producerSnapshotKey[PREFIX_BYTES] = PRODUCER_SNAPSHOT_TAG;
         this.highWatermarkKey = Arrays.copyOf(prefix, PREFIX_BYTES + 1);
@@ -449,9 +445,13 @@ public final class PartitionIndex {
         }
     }
 
-    /** This partition's 20-byte key prefix (a copy). */
-    byte[] prefix() {
-        return prefix.clone();
+    /** The 20-byte key prefix of a partition's entries (see the class comment). */
+    static byte[] prefix(Uuid topicId, int partition) {
+        return ByteBuffer.allocate(PREFIX_BYTES)
+                .putLong(topicId.getMostSignificantBits())
+                .putLong(topicId.getLeastSignificantBits())
+                .putInt(partition)
+                .array();
     }
 
     /** Removes every entry of this partition: offsets, times, aborted transactions, state, producer snapshot, checkpoints. */

@@ -12,8 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How the group stores ({@link RaftOffsetStore}, {@link RaftClassicGroupStore}) write group state
- * through the metadata Raft log and read it back from this voter's image.
+ * How the group stores ({@link RaftOffsetStore}, {@link RaftClassicGroupStore}) and the transaction
+ * store ({@link RaftTransactionStore}) write their state through the metadata Raft log and read it
+ * back from this voter's image.
  *
  * <p>A write is refused with {@link OffsetStoreException.Reason#NOT_LEADER} unless this voter leads
  * (the group coordinator is the Raft leader); otherwise it is one {@link MetadataCommand}, submitted
@@ -21,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * leadership moved during the call the command may have been committed by the new leader; the write
  * then waits (at most {@code applyWait}) until this voter applied it too, so that a read here after a
  * successful write sees it. A command the leader refused before appending (a bound of {@link
- * io.tributary.coordinator.metadata.MetadataLimits} exceeded) is {@link
- * OffsetStoreException.Reason#LIMIT_EXCEEDED}; a group that cannot commit (no quorum, timeouts) is
+ * io.tributary.coordinator.metadata.MetadataLimits} exceeded, or refused when applied) is {@link
+ * OffsetStoreException.Reason#LIMIT_EXCEEDED}, with the {@link MetadataException} as its cause; a group that cannot commit (no quorum, timeouts) is
  * {@link OffsetStoreException.Reason#UNAVAILABLE}, with an unknown outcome.
  *
  * <p>Thread-safety: safe for concurrent use (the image is one volatile reference; the client is

@@ -1,5 +1,6 @@
 package io.tributary.coordinator.metadata.raft;
 
+import io.tributary.coordinator.group.OffsetStore.OffsetStoreException;
 import io.tributary.coordinator.metadata.MetadataCommand;
 import io.tributary.coordinator.metadata.MetadataCommand.DeleteTransaction;
 import io.tributary.coordinator.metadata.MetadataCommand.StoreTransaction;
@@ -21,9 +22,10 @@ import org.slf4j.LoggerFactory;
  * and image (StoreTransaction, DeleteTransaction), and producer ids for them in blocks allocated to
  * this coordinator's node id (AllocateProducerIds, as brokers allocate theirs).
  *
- * <p><b>Writes</b> only on the Raft leader (else {@link StoreException.Reason#NOT_LEADER}), one
- * command each, acknowledged once committed and applied; then the write waits (at most {@code
- * applyWait}) until this voter applied it, so a read here sees it. A command refused when applied
+ * <p><b>Writes</b> go through the group stores' {@link GroupStateWriter}: only on the Raft leader
+ * (else {@link StoreException.Reason#NOT_LEADER}), one command each, acknowledged once committed
+ * and applied; then the write waits (at most {@code applyWait}) until this voter applied it, so a
+ * read here sees it. A command refused when applied
  * because another revision is stored is {@link StoreException.Reason#CONFLICT}; refused before it
  * is appended (a bound of {@link io.tributary.coordinator.metadata.MetadataLimits}) {@link
  * StoreException.Reason#LIMIT_EXCEEDED}; no quorum or a timeout {@link
@@ -39,10 +41,9 @@ public final class RaftTransactionStore implements TransactionStore, Transaction
 
     private static final Logger log = LoggerFactory.getLogger(RaftTransactionStore.class);
 
-    private final MetadataStateMachine stateMachine;
+    private final GroupStateWriter writer;
     private final MetadataClient client;
     private final BooleanSupplier isLeader;
-    private final Duration applyWait;
     private final int nodeId;
     private final int blockSize;
     private long nextId;
@@ -64,26 +65,24 @@ public final class RaftTransactionStore implements TransactionStore, Transaction
             Duration applyWait,
             int nodeId,
             int blockSize) {
-        this.stateMachine = Objects.requireNonNull(stateMachine, "stateMachine");
+        this.writer = new GroupStateWriter(stateMachine, client, isLeader, applyWait);
         this.client = Objects.requireNonNull(client, "client");
         this.isLeader = Objects.requireNonNull(isLeader, "isLeader");
-        if (applyWait.isNegative() || blockSize < 1) {
-            throw new IllegalArgumentException(
-                    "need applyWait >= 0 and blockSize >= 1, got " + applyWait + ", " + blockSize);
+        if (blockSize < 1) {
+            throw new IllegalArgumentException("need blockSize >= 1, got " + blockSize);
         }
-        this.applyWait = applyWait;
         this.nodeId = nodeId;
         this.blockSize = blockSize;
     }
 
     @Override
     public Optional<TransactionRecord> get(String transactionalId) {
-        return stateMachine.image().transactions().get(transactionalId);
+        return writer.image().transactions().get(transactionalId);
     }
 
     @Override
     public Collection<TransactionRecord> all() {
-        return stateMachine.image().transactions().asMap().values();
+        return writer.image().transactions().asMap().values();
     }
 
     @Override
@@ -118,27 +117,19 @@ public final class RaftTransactionStore implements TransactionStore, Transaction
     }
 
     private void write(MetadataCommand command, String what) throws StoreException {
-        if (!isLeader.getAsBoolean()) {
-            throw new StoreException(StoreException.Reason.NOT_LEADER, "this coordinator is not the metadata leader");
-        }
-        long index;
         try {
-            index = client.submitForIndex(command);
-        } catch (StaleEpochException e) {
-            throw new StoreException(StoreException.Reason.CONFLICT, e.getMessage(), e);
-        } catch (MetadataException e) {
-            throw new StoreException(StoreException.Reason.LIMIT_EXCEEDED, e.getMessage(), e);
-        } catch (IOException e) {
-            throw new StoreException(StoreException.Reason.UNAVAILABLE, what + " not replicated: " + e.getMessage(), e);
-        }
-        try {
-            if (!stateMachine.awaitApplied(index, applyWait)) {
-                log.debug("entry {} committed but not applied here within {}", index, applyWait);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StoreException(
-                    StoreException.Reason.UNAVAILABLE, "interrupted after the change was committed", e);
+            writer.write(command, what);
+        } catch (OffsetStoreException e) {
+            StoreException.Reason reason = switch (e.reason()) {
+                case NOT_LEADER -> StoreException.Reason.NOT_LEADER;
+                case UNAVAILABLE -> StoreException.Reason.UNAVAILABLE;
+                // The writer reports every refusal of the command as a bound; a stale revision is a conflict.
+                case LIMIT_EXCEEDED ->
+                    e.getCause() instanceof StaleEpochException
+                            ? StoreException.Reason.CONFLICT
+                            : StoreException.Reason.LIMIT_EXCEEDED;
+            };
+            throw new StoreException(reason, e.getMessage(), e);
         }
     }
 }
